@@ -1,0 +1,33 @@
+"""starbench: exact, reproducible benchmarks of *-minimax search in trees with chance nodes.
+
+The public API::
+
+    from starbench import RegularTree, RegularTreeSpec, load_tree, search
+    tree = RegularTree(RegularTreeSpec(branching=10, chance_arity=10, depth=2), seed=0)
+    result = search(tree, "star2.5-cyclic", k=3)
+    result.value, result.best_move, result.stats.leaves
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from starbench.errors import InputError, StarbenchError
+from starbench.search import ALGORITHMS, SearchResult, SearchStats, search
+from starbench.trees import (
+    GENERATOR_VERSION,
+    ExplicitTree,
+    Kind,
+    RegularTree,
+    RegularTreeSpec,
+    Tree,
+    load_tree,
+    loads_tree,
+)
+
+try:
+    __version__ = version("starbench")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0+unknown"
+
+__all__ = ["ALGORITHMS", "GENERATOR_VERSION", "ExplicitTree", "InputError", "Kind",
+           "RegularTree", "RegularTreeSpec", "SearchResult", "SearchStats", "StarbenchError",
+           "Tree", "__version__", "load_tree", "loads_tree", "search"]

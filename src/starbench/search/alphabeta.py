@@ -1,0 +1,90 @@
+"""Alpha-beta: fail-soft alpha-beta search of a tree without chance nodes.
+
+At a MAX node with window (alpha, beta) the moves are searched in order with the window
+(max(alpha, best), beta); the node stops (a decision cut-off) as soon as ``best >= beta``; a MIN
+node mirrors this (``best <= alpha``).  Cut-off tests are non-strict, ties go to the first move
+(strict ``>``), the root is searched with (-inf, +inf).  With perfect ordering on a uniform tree of
+branching b and depth d it evaluates Knuth and Moore's minimal tree,
+b^ceil(d/2) + b^floor(d/2) - 1 leaves.
+
+The decision loop works on a ``DecisionState`` and can stop after any move and continue later:
+the *-minimax algorithms reuse it for their decision nodes, and Star2/Star2.5 probe the first
+moves of a successor with it and resume the rest.
+
+D. E. Knuth and R. W. Moore, "An analysis of alpha-beta pruning", Artificial Intelligence 6(4),
+1975.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starbench.search.base import DecisionState, Search, refuse_chance
+from starbench.trees.protocol import Kind
+
+
+class AlphaBeta(Search):
+    name = "alphabeta"
+    chance_capable = False
+
+    def __init__(self, tree: Any, **kw: Any):
+        if not self.chance_capable:
+            refuse_chance(tree, self.name)
+        super().__init__(tree, **kw)
+
+    def _state(self, node: Any, kind: Kind) -> DecisionState:
+        is_max = kind == Kind.MAX
+        return DecisionState(node, is_max, self.tree.children(node),
+                             self.arith.neg_inf if is_max else self.arith.pos_inf)
+
+    def _run_moves(self, st: DecisionState, alpha: Any, beta: Any, stop: int) -> None:
+        """Search moves ``st.next .. stop-1`` with alpha-beta, updating ``st`` (fail-soft)."""
+        kids = st.children
+        best = st.best
+        if st.is_max:
+            while st.next < stop:
+                if best >= beta:
+                    self.decision_cutoffs += 1
+                    break
+                m = st.next
+                st.next = m + 1
+                v = self._child(kids[m], alpha if alpha > best else best, beta)
+                if v > best:
+                    best = v
+                    st.best_move = m
+        else:
+            while st.next < stop:
+                if best <= alpha:
+                    self.decision_cutoffs += 1
+                    break
+                m = st.next
+                st.next = m + 1
+                v = self._child(kids[m], alpha, beta if beta < best else best)
+                if v < best:
+                    best = v
+                    st.best_move = m
+        st.best = best
+
+    def _chance(self, node: Any, alpha: Any, beta: Any) -> Any:
+        raise AssertionError("alpha-beta met a chance node")  # refused at construction
+
+    def _search(self, node: Any, alpha: Any, beta: Any) -> Any:
+        kind = self._enter(node)
+        if kind == Kind.LEAF:
+            return self._leaf(node)
+        if kind == Kind.CHANCE:
+            return self._chance(node, alpha, beta)
+        st = self._state(node, kind)
+        self._run_moves(st, alpha, beta, len(st.children))
+        return st.best
+
+    def _root(self) -> tuple[Any, int | None, tuple[int, ...] | None]:
+        root = self.tree.root
+        kind = self.tree.kind(root)
+        neg, pos = self.arith.neg_inf, self.arith.pos_inf
+        if kind not in (Kind.MAX, Kind.MIN):
+            return self._search(root, neg, pos), None, None
+        self._enter(root)
+        st = self._state(root, kind)
+        self._run_moves(st, neg, pos, len(st.children))
+        return st.best, st.best_move, None

@@ -1,0 +1,182 @@
+"""What every search shares: node accounting, leaf evaluation, budgets and the debug checks.
+
+A search object runs one search of one tree.  Algorithms subclass ``Search`` and implement
+``_search(node, alpha, beta) -> value`` (and ``_root`` where the root needs more).  They enter
+every node through ``_enter`` (so every algorithm counts nodes the same way, see
+``starbench.search.stats``) and search children through ``_child`` (so debug mode can check the
+bound semantics of every windowed result).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from starbench.errors import BudgetExceeded, EvaluationError
+from starbench.search.arith import Arithmetic, agree, arithmetic
+from starbench.search.stats import SearchResult, SearchStats
+from starbench.trees.protocol import Kind, Tree
+
+
+class DecisionState:
+    """A decision node part-way through its moves (alpha-beta state that probing can resume)."""
+
+    __slots__ = ("node", "is_max", "children", "best", "best_move", "next")
+
+    def __init__(self, node: Any, is_max: bool, children: Any, best: Any):
+        self.node = node
+        self.is_max = is_max
+        self.children = children
+        self.best = best
+        self.best_move: int | None = None
+        self.next = 0
+
+
+class Search:
+    """Base class of every algorithm (one instance = one search)."""
+
+    name = "search"
+    exhaustive = False  # returns exact values everywhere and the set of tied best moves
+
+    def __init__(self, tree: Tree, *, exact: bool = False, debug: bool = False,
+                 node_budget: int | None = None, time_budget: float | None = None,
+                 **params: Any):
+        if params:
+            raise TypeError(f"{self.name} takes no parameter {', '.join(params)}")
+        self.tree = tree
+        self.arith: Arithmetic = arithmetic(exact)
+        self.num = self.arith.num
+        L, U = tree.bounds
+        self.L, self.U = self.num(L), self.num(U)
+        self.debug = debug
+        self.node_budget = node_budget
+        self.time_budget = time_budget
+        self._deadline = None
+        # counters (see starbench.search.stats)
+        self.nodes = self.leaves = self.max_nodes = self.min_nodes = self.chance_nodes = 0
+        self.probe_nodes = self.probe_leaves = 0
+        self.chance_cutoffs = self.probe_cutoffs = self.decision_cutoffs = self.resumed = 0
+        self.probing = 0  # > 0 while a probing phase is under way above
+        if debug:
+            self._child = self._child_checked  # type: ignore[method-assign]
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {}
+
+    # ------------------------------------------------------------------ accounting
+    def _enter(self, node: Any) -> Kind:
+        kind = self.tree.kind(node)
+        self.nodes += 1
+        if kind == Kind.LEAF:
+            self.leaves += 1
+        elif kind == Kind.MAX:
+            self.max_nodes += 1
+        elif kind == Kind.MIN:
+            self.min_nodes += 1
+        else:
+            self.chance_nodes += 1
+        if self.probing:
+            self.probe_nodes += 1
+            if kind == Kind.LEAF:
+                self.probe_leaves += 1
+        if self.node_budget is not None and self.nodes > self.node_budget:
+            raise BudgetExceeded(f"node budget of {self.node_budget} nodes exceeded")
+        if self._deadline is not None and (self.nodes & 1023) == 0 \
+                and time.perf_counter() > self._deadline:
+            raise BudgetExceeded(f"time budget of {self.time_budget} s exceeded")
+        return kind
+
+    def _leaf(self, node: Any) -> Any:
+        """Evaluate a leaf, refusing NaN and values outside [L, U]."""
+        raw = self.tree.evaluate(node)
+        try:
+            v = self.num(raw)
+            ok = self.L <= v <= self.U
+        except (TypeError, ValueError, OverflowError):
+            ok = False
+        if not ok:
+            raise EvaluationError(
+                f"{self.tree.describe(node)}: evaluation {raw!r} is NaN or outside the bounds "
+                f"[{self.tree.bounds[0]}, {self.tree.bounds[1]}]"
+            )
+        return v
+
+    def _probs(self, node: Any) -> list[Any]:
+        num = self.num
+        return [num(p) for p in self.tree.probabilities(node)]
+
+    def stats(self) -> SearchStats:
+        return SearchStats(
+            nodes=self.nodes, leaves=self.leaves, max_nodes=self.max_nodes,
+            min_nodes=self.min_nodes, chance_nodes=self.chance_nodes,
+            probe_nodes=self.probe_nodes, probe_leaves=self.probe_leaves,
+            chance_cutoffs=self.chance_cutoffs, probe_cutoffs=self.probe_cutoffs,
+            decision_cutoffs=self.decision_cutoffs, resumed=self.resumed,
+        )
+
+    # ------------------------------------------------------------------ children
+    def _child(self, node: Any, alpha: Any, beta: Any) -> Any:
+        return self._search(node, alpha, beta)
+
+    def _child_checked(self, node: Any, alpha: Any, beta: Any) -> Any:
+        v = self._search(node, alpha, beta)
+        self.check_bound(node, alpha, beta, v)
+        return v
+
+    def exact_value(self, node: Any) -> Any:
+        """The node's value by an uncounted full-window expectimax (debug mode)."""
+        from starbench.search.expectimax import Expectimax
+
+        return Expectimax(self.tree, exact=self.arith.exact)._search(node, None, None)
+
+    def check_bound(self, node: Any, alpha: Any, beta: Any, v: Any) -> None:
+        """Assert the fail-soft semantics of a windowed result ``v`` of ``node``."""
+        true = self.exact_value(node)
+        L, U, ex = self.L, self.U, self.arith.exact
+        if alpha < v < beta:
+            ok = agree(v, true, L, U, ex)
+            what = "inside the window it must be exact"
+        elif v <= alpha:
+            ok = true <= v or agree(v, true, L, U, ex)
+            what = "at or below alpha it must be an upper bound"
+        else:
+            ok = true >= v or agree(v, true, L, U, ex)
+            what = "at or above beta it must be a lower bound"
+        if not ok:
+            raise AssertionError(
+                f"{self.name}: {self.tree.describe(node)} window ({alpha}, {beta}) returned {v}, "
+                f"true value {true}: {what}"
+            )
+
+    # ------------------------------------------------------------------ running
+    def _search(self, node: Any, alpha: Any, beta: Any) -> Any:
+        raise NotImplementedError
+
+    def _root(self) -> tuple[Any, int | None, tuple[int, ...] | None]:
+        """Search the root: (value, best move, tied moves or None)."""
+        raise NotImplementedError
+
+    def run(self) -> SearchResult:
+        if self.time_budget is not None:
+            self._deadline = time.perf_counter() + self.time_budget
+        t0, c0 = time.perf_counter(), time.process_time()
+        value, best, tied = self._root()
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+        return SearchResult(self.name, self.params, value, best, tied, self.stats(),
+                            self.arith.exact, seconds, cpu)
+
+
+def refuse_chance(tree: Tree, name: str) -> None:
+    """Raise InputError when ``tree`` has a chance node (for minimax and alpha-beta)."""
+    from starbench.errors import InputError
+
+    finder = getattr(tree, "first_chance", None)
+    from starbench.trees.protocol import has_chance
+
+    node = finder() if finder is not None else has_chance(tree)
+    if node is not None:
+        raise InputError(
+            f"{name} does not apply to trees with chance nodes; first chance node: "
+            f"{tree.describe(node)} (use expectimax or a star algorithm)"
+        )

@@ -1,0 +1,58 @@
+"""Expectimax: Michie's (1966) exhaustive procedure for trees with chance nodes.
+
+``value(n)`` is the leaf's evaluation at a leaf, the largest child value at MAX, the smallest at
+MIN and ``sum_i p_i * value(child_i)`` (one explicit loop in child order) at a chance node.  Every
+node is entered exactly once, so on a regular tree ``nodes`` is the tree's size.  The root
+returns the first best move (strict ``>``) and the set of all tied best moves (equal values; within
+the float tolerance in float mode).  The window arguments are ignored.
+
+D. Michie, "Game-playing and game-learning automata", in Advances in Programming and
+Non-Numerical Computation, Pergamon, 1966; see also the seeds' pseudocode (``expectiminimax``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starbench.search.arith import agree
+from starbench.search.base import Search
+from starbench.trees.protocol import Kind
+
+
+class Expectimax(Search):
+    name = "expectimax"
+    exhaustive = True
+
+    def _search(self, node: Any, alpha: Any, beta: Any) -> Any:
+        kind = self._enter(node)
+        if kind == Kind.LEAF:
+            return self._leaf(node)
+        kids = self.tree.children(node)
+        if kind == Kind.CHANCE:
+            probs = self._probs(node)
+            total = self.num(0)
+            for p, child in zip(probs, kids, strict=True):
+                total += p * self._search(child, alpha, beta)
+            return total
+        best = None
+        for child in kids:
+            v = self._search(child, alpha, beta)
+            if best is None or (v > best if kind == Kind.MAX else v < best):
+                best = v
+        return best
+
+    def _root(self) -> tuple[Any, int | None, tuple[int, ...] | None]:
+        root = self.tree.root
+        kind = self.tree.kind(root)
+        if kind not in (Kind.MAX, Kind.MIN):
+            return self._search(root, None, None), None, None
+        self._enter(root)
+        values = [self._search(child, None, None) for child in self.tree.children(root)]
+        best_move = 0
+        for m, v in enumerate(values):
+            if v > values[best_move] if kind == Kind.MAX else v < values[best_move]:
+                best_move = m
+        best = values[best_move]
+        tied = tuple(m for m, v in enumerate(values)
+                     if agree(v, best, self.L, self.U, self.arith.exact))
+        return best, best_move, tied

@@ -1,0 +1,128 @@
+"""The registry of algorithms: public name -> class, parameters and what the name fixes.
+
+Names are exactly ``minimax``, ``alphabeta``, ``expectimax``, ``star1``, ``star2``,
+``star2.5-cyclic`` and ``star2.5-sequential``.  A spec string names an algorithm and optionally
+its parameters: ``star2.5-cyclic:k=3,after_probe=research``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starbench.errors import InputError
+from starbench.search.alphabeta import AlphaBeta
+from starbench.search.base import Search
+from starbench.search.expectimax import Expectimax
+from starbench.search.minimax import Minimax
+from starbench.search.star1 import Star1
+from starbench.search.star2 import AFTER_PROBE, Star2
+
+
+def _int_at_least_0(name: str, v: Any) -> int:
+    if isinstance(v, bool):
+        raise InputError(f"{name} must be an integer >= 0, got {v!r}")
+    if isinstance(v, str):
+        try:
+            v = int(v.strip())
+        except ValueError:
+            raise InputError(f"{name} must be an integer >= 0, got {v!r}") from None
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if not isinstance(v, int) or v < 0:
+        raise InputError(f"{name} must be an integer >= 0, got {v!r}")
+    return v
+
+
+def _choice(allowed: tuple[str, ...]) -> Callable[[str, Any], str]:
+    def check(name: str, v: Any) -> str:
+        if v not in allowed:
+            raise InputError(f"{name} must be one of {', '.join(allowed)}, got {v!r}")
+        return str(v)
+
+    return check
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: Any
+    check: Callable[[str, Any], Any]
+    doc: str
+
+
+@dataclass(frozen=True)
+class AlgorithmInfo:
+    name: str
+    cls: type[Search]
+    params: tuple[Param, ...] = ()
+    fixed: dict[str, Any] = field(default_factory=dict)
+    chance: bool = True  # applies to trees with chance nodes
+    doc: str = ""
+
+    def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
+        """Checked parameters with defaults filled in (only this algorithm's own)."""
+        known = {p.name: p for p in self.params}
+        for key in given:
+            if key not in known:
+                allowed = ", ".join(known) or "none"
+                raise InputError(
+                    f"unknown parameter {key!r} for algorithm {self.name} (allowed: {allowed})"
+                )
+        return {p.name: p.check(f"{self.name}: {p.name}", given.get(p.name, p.default))
+                for p in self.params}
+
+    def make(self, tree: Any, params: dict[str, Any] | None = None, **options: Any) -> Search:
+        return self.cls(tree, **self.fixed, **self.resolve(params or {}), **options)
+
+    def describe(self) -> str:
+        ps = ", ".join(f"{p.name}={p.default} ({p.doc})" for p in self.params) or "no parameters"
+        scope = "any tree" if self.chance else "trees without chance nodes"
+        return f"{self.name:20s} {self.doc}; {scope}; {ps}"
+
+
+K = Param("k", 2, _int_at_least_0, "probing factor, integer >= 0")
+AFTER = Param("after_probe", "resume", _choice(AFTER_PROBE), "resume or research")
+
+ALGORITHMS: dict[str, AlgorithmInfo] = {
+    a.name: a
+    for a in (
+        AlgorithmInfo("minimax", Minimax, chance=False, doc="exhaustive minimax"),
+        AlgorithmInfo("alphabeta", AlphaBeta, chance=False, doc="fail-soft alpha-beta"),
+        AlgorithmInfo("expectimax", Expectimax, doc="exhaustive expectimax (Michie 1966)"),
+        AlgorithmInfo("star1", Star1, doc="Ballard's Star1"),
+        AlgorithmInfo("star2", Star2, (AFTER,), {"k": 1, "probing": "cyclic"},
+                      doc="Ballard's Star2 (one probe per successor)"),
+        AlgorithmInfo("star2.5-cyclic", Star2, (K, AFTER), {"probing": "cyclic"},
+                      doc="Star2.5, cyclic probing"),
+        AlgorithmInfo("star2.5-sequential", Star2, (K, AFTER), {"probing": "sequential"},
+                      doc="Star2.5, sequential probing"),
+    )
+}
+
+
+def get_algorithm(name: str) -> AlgorithmInfo:
+    try:
+        return ALGORITHMS[name]
+    except KeyError:
+        raise InputError(
+            f"unknown algorithm {name!r} (allowed: {', '.join(ALGORITHMS)})"
+        ) from None
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"star2.5-cyclic:k=3,after_probe=research"`` -> (name, {"k": "3", ...}), checked."""
+    name, _, rest = spec.partition(":")
+    info = get_algorithm(name.strip())
+    params: dict[str, str] = {}
+    if rest.strip():
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise InputError(
+                    f"bad algorithm parameter {item!r} in {spec!r} (write NAME:PARAM=VALUE,...)"
+                )
+            params[key.strip()] = value.strip()
+    info.resolve(params)
+    return info.name, params

@@ -1,0 +1,81 @@
+"""Star1: Ballard's *-minimax pruning at chance nodes, alpha-beta at decision nodes.
+
+Every value lies in [L, U].  A chance node with outcomes 1..n, probabilities p_1..p_n and window
+(alpha, beta) keeps, for each outcome j, a lower and an upper bound lo_j <= v_j <= hi_j (L and U
+before the outcome is searched; its exact value after).  Before outcome i is searched, with
+X_i = sum_{j<i} p_j v_j and the tails over the outcomes after i,
+
+    alpha_i = (alpha - X_i - sum_{j>i} p_j hi_j) / p_i     (v_i <= alpha_i  =>  value <= alpha)
+    beta_i  = (beta  - X_i - sum_{j>i} p_j lo_j) / p_i     (v_i >= beta_i   =>  value >= beta)
+
+(the general per-outcome form; with equal probabilities and lo = L, hi = U this is Ballard's
+A_i = N(alpha - U) + U, B_i = N(beta - L) + L, with A += U - v, B += L - v after each outcome).
+Outcome i is searched with the window clamped to [L, U], (max(alpha_i, L), min(beta_i, U)), but
+the cut-off is tested against the *unclamped* alpha_i and beta_i (non-strict tests).  On a fail
+low the node returns the proven upper bound X_i + p_i v_i + sum_{j>i} p_j hi_j, on a fail high the
+lower bound X_i + p_i v_i + sum_{j>i} p_j lo_j (fail-soft); otherwise sum_i p_i v_i, which is what
+expectimax returns.  Before the first outcome the node returns at once when the bounds alone
+decide (sum_j p_j hi_j <= alpha or sum_j p_j lo_j >= beta).
+
+B. W. Ballard, "The *-minimax search procedure for trees containing chance nodes", Artificial
+Intelligence 21(3):327-350, 1983.  T. Hauk, M. Buro, J. Schaeffer, "Rediscovering *-Minimax
+Search", Computers and Games 2004, LNCS 3846, 2006.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starbench.search.alphabeta import AlphaBeta
+
+
+class Star1(AlphaBeta):
+    name = "star1"
+    chance_capable = True
+
+    def _chance(self, node: Any, alpha: Any, beta: Any) -> Any:
+        kids = self.tree.children(node)
+        probs = self._probs(node)
+        n = len(kids)
+        return self._search_phase(kids, probs, alpha, beta, [self.L] * n, [self.U] * n, None)
+
+    def _outcome(self, i: int, node: Any, a: Any, b: Any, states: Any) -> Any:
+        """Search outcome ``i`` with window (a, b); Star2 overrides this to resume probes."""
+        return self._child(node, a, b)
+
+    def _search_phase(self, kids: Any, probs: list[Any], alpha: Any, beta: Any,
+                      lo: list[Any], hi: list[Any], states: Any) -> Any:
+        """Star1 over all outcomes with per-outcome bounds ``lo``/``hi`` (L/U unless probed)."""
+        L, U = self.L, self.U
+        n = len(kids)
+        tail_lo = self.num(0)
+        tail_hi = self.num(0)
+        for j in range(n):
+            tail_lo += probs[j] * lo[j]
+            tail_hi += probs[j] * hi[j]
+        # the bounds alone may decide (no outcome searched)
+        if tail_hi <= alpha:
+            self.chance_cutoffs += 1
+            return tail_hi
+        if tail_lo >= beta:
+            self.chance_cutoffs += 1
+            return tail_lo
+        x = self.num(0)
+        for i in range(n):
+            p = probs[i]
+            tail_lo -= p * lo[i]
+            tail_hi -= p * hi[i]
+            alpha_i = (alpha - x - tail_hi) / p
+            beta_i = (beta - x - tail_lo) / p
+            v = self._outcome(i, kids[i], alpha_i if alpha_i > L else L,
+                              beta_i if beta_i < U else U, states)
+            if v <= alpha_i:  # fail low: proven upper bound
+                if i < n - 1:
+                    self.chance_cutoffs += 1
+                return x + p * v + tail_hi
+            if v >= beta_i:  # fail high: proven lower bound
+                if i < n - 1:
+                    self.chance_cutoffs += 1
+                return x + p * v + tail_lo
+            x += p * v
+        return x

@@ -1,0 +1,195 @@
+"""Star2 and Star2.5: Star1 with a probing phase at chance nodes (probing factor k).
+
+Probing phase, at a chance node with window (alpha, beta), for every successor that is a MAX or
+MIN node (leaf and chance successors are not probed: they keep L and U until the search phase).
+A MAX successor i keeps a running lower bound lo_i (initially L); probing it searches its next
+move with alpha-beta, with the window
+
+    (lo_i, min(beta_i, U)),   beta_i = (beta - sum_{j != i} p_j lo_j) / p_i,
+
+i.e. its running bound as one edge and the chance-level fail-high threshold, clamped to [L, U],
+as the other; the successor's running maximum becomes lo_i (a probe that fails low leaves lo_i
+unchanged: it is only an upper bound of that move).  A MIN successor mirrors this with an upper
+bound hi_i, window (max(alpha_i, L), hi_i), alpha_i = (alpha - sum_{j != i} p_j hi_j) / p_i.
+After every probe the node tests the cut-offs with the bounds so far:
+sum_j p_j lo_j >= beta (fail high, returns that lower bound) or sum_j p_j hi_j <= alpha (fail low).
+
+* ``star2`` (Ballard's Star2, k = 1): one probe, the first move, of every successor.
+* ``star2.5-cyclic``: k rounds; round r probes move r of every successor still open, testing
+  after every probe.
+* ``star2.5-sequential``: each successor in turn is probed on up to k moves (one alpha-beta run
+  that stops early once the successor's own bound decides the cut-off), then the cut-off is tested.
+
+A successor stops being probed when its moves run out or its window is empty (its bound reached
+U, resp. L).  k = 0 is Star1; k = 1 is Star2 in both variants (tests check the node counts).
+
+Search phase: Star1 (see ``star1``) with lo_j, hi_j from probing in place of L, U.  With
+``after_probe=resume`` (default) each probed successor continues after its probed moves with its
+probe result as the running bound, so no leaf is evaluated twice; ``after_probe=research``
+searches it again from its first move (Hauk's variant).  Either way the successor is entered again
+and counted in ``resumed``.
+
+Ballard defined Star2 on regular trees (all successors of a chance node decision nodes of one
+kind); this per-successor form is identical there and correct on every tree.
+
+B. W. Ballard, "The *-minimax search procedure for trees containing chance nodes", Artificial
+Intelligence 21(3):327-350, 1983.  T. Hauk, "Search in Trees with Chance Nodes", MSc thesis,
+University of Alberta, 2004.  C. Heyden, "Implementing a computer player for Carcassonne", MSc
+thesis, Maastricht University, 2009.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starbench.search.star1 import Star1
+from starbench.trees.protocol import Kind
+
+PROBING_MODES = ("cyclic", "sequential")
+AFTER_PROBE = ("resume", "research")
+
+
+class Star2(Star1):
+    name = "star2"
+
+    def __init__(self, tree: Any, *, k: int = 1, probing: str = "cyclic",
+                 after_probe: str = "resume", **kw: Any):
+        super().__init__(tree, **kw)
+        if probing not in PROBING_MODES:
+            raise ValueError(f"probing must be one of {PROBING_MODES}, got {probing!r}")
+        if after_probe not in AFTER_PROBE:
+            raise ValueError(f"after_probe must be one of {AFTER_PROBE}, got {after_probe!r}")
+        self.k = k
+        self.probing_mode = probing
+        self.after_probe = after_probe
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"k": self.k, "probing": self.probing_mode, "after_probe": self.after_probe}
+
+    # ------------------------------------------------------------------ chance nodes
+    def _chance(self, node: Any, alpha: Any, beta: Any) -> Any:
+        if self.k == 0:
+            return super()._chance(node, alpha, beta)
+        tree = self.tree
+        kids = tree.children(node)
+        probs = self._probs(node)
+        n = len(kids)
+        L, U = self.L, self.U
+        lo = [L] * n
+        hi = [U] * n
+        states: list[Any] = [None] * n
+        targets = [i for i in range(n) if tree.kind(kids[i]) in (Kind.MAX, Kind.MIN)]
+        if targets and U > alpha and L < beta:
+            self.probing += 1
+            try:
+                if self.probing_mode == "cyclic":
+                    cut = self._probe_cyclic(kids, probs, alpha, beta, lo, hi, states, targets)
+                else:
+                    cut = self._probe_sequential(kids, probs, alpha, beta, lo, hi, states,
+                                                 targets)
+            finally:
+                self.probing -= 1
+            if cut is not None:
+                self.probe_cutoffs += 1
+                self.chance_cutoffs += 1
+                return cut
+        return self._search_phase(kids, probs, alpha, beta, lo, hi, states)
+
+    def _probe(self, i: int, kids: Any, probs: list[Any], alpha: Any, beta: Any,
+               lo: list[Any], hi: list[Any], states: list[Any], sums: list[Any],
+               stop: int) -> None:
+        """Enter successor i and probe its moves up to ``stop`` (exclusive); update its bound."""
+        node = kids[i]
+        kind = self._enter(node)
+        st = states[i]
+        if st is None:
+            st = states[i] = self._state(node, kind)
+        p = probs[i]
+        if st.is_max:
+            beta_i = (beta - (sums[0] - p * lo[i])) / p
+            self._run_moves(st, self.L, beta_i if beta_i < self.U else self.U,
+                            min(stop, len(st.children)))
+            if st.best > lo[i]:
+                sums[0] += p * (st.best - lo[i])
+                lo[i] = st.best
+            if self.debug:
+                self.check_bound(node, self.arith.neg_inf, lo[i], lo[i])
+        else:
+            alpha_i = (alpha - (sums[1] - p * hi[i])) / p
+            self._run_moves(st, alpha_i if alpha_i > self.L else self.L, self.U,
+                            min(stop, len(st.children)))
+            if st.best < hi[i]:
+                sums[1] += p * (st.best - hi[i])
+                hi[i] = st.best
+            if self.debug:
+                self.check_bound(node, hi[i], self.arith.pos_inf, hi[i])
+
+    @staticmethod
+    def _decided(sums: list[Any], alpha: Any, beta: Any) -> Any:
+        """The proven bound if the chance node's cut-off is decided, else None."""
+        if sums[0] >= beta:
+            return sums[0]
+        if sums[1] <= alpha:
+            return sums[1]
+        return None
+
+    def _initial_sums(self, probs: list[Any]) -> list[Any]:
+        s_lo, s_hi = self.num(0), self.num(0)
+        for p in probs:
+            s_lo += p * self.L
+            s_hi += p * self.U
+        return [s_lo, s_hi]
+
+    def _open(self, st: Any, i: int, lo: list[Any], hi: list[Any]) -> bool:
+        """Can successor i still be probed (moves left and a non-empty window)?"""
+        if st is None:
+            return True
+        if st.next >= len(st.children):
+            return False
+        return lo[i] < self.U if st.is_max else hi[i] > self.L
+
+    def _probe_cyclic(self, kids: Any, probs: list[Any], alpha: Any, beta: Any,
+                      lo: list[Any], hi: list[Any], states: list[Any],
+                      targets: list[int]) -> Any:
+        sums = self._initial_sums(probs)
+        for _ in range(self.k):
+            progressed = False
+            for i in targets:
+                st = states[i]
+                if not self._open(st, i, lo, hi):
+                    continue
+                progressed = True
+                self._probe(i, kids, probs, alpha, beta, lo, hi, states, sums,
+                            (0 if st is None else st.next) + 1)
+                cut = self._decided(sums, alpha, beta)
+                if cut is not None:
+                    return cut
+            if not progressed:
+                break
+        return None
+
+    def _probe_sequential(self, kids: Any, probs: list[Any], alpha: Any, beta: Any,
+                          lo: list[Any], hi: list[Any], states: list[Any],
+                          targets: list[int]) -> Any:
+        sums = self._initial_sums(probs)
+        for i in targets:
+            self._probe(i, kids, probs, alpha, beta, lo, hi, states, sums, self.k)
+            cut = self._decided(sums, alpha, beta)
+            if cut is not None:
+                return cut
+        return None
+
+    # ------------------------------------------------------------------ search phase
+    def _outcome(self, i: int, node: Any, a: Any, b: Any, states: Any) -> Any:
+        st = None if states is None else states[i]
+        if st is None:
+            return self._child(node, a, b)
+        self.resumed += 1
+        if self.after_probe == "research":
+            return self._child(node, a, b)
+        self._enter(node)
+        self._run_moves(st, a, b, len(st.children))
+        if self.debug:
+            self.check_bound(node, a, b, st.best)
+        return st.best

@@ -1,0 +1,67 @@
+"""Search statistics and results: one definition of every counter, used by every algorithm.
+
+Counters (the compiled engine counts identically; tests compare them counter for counter):
+
+* ``nodes``: nodes entered: every call into a node, root and leaves included; a node entered again
+  (a probed successor resumed or re-searched, a successor probed again in a later cyclic round)
+  counts again.  ``max_nodes``, ``min_nodes``, ``chance_nodes``, ``leaves`` split it by kind, so
+  ``nodes == max_nodes + min_nodes + chance_nodes + leaves``.
+* ``leaves``: leaf evaluations (a leaf is evaluated exactly when it is entered).
+* ``probe_nodes``, ``probe_leaves``: the part of ``nodes`` and ``leaves`` entered while a probing
+  phase (Star2, Star2.5) is under way anywhere above.
+* ``chance_cutoffs``: chance nodes that returned a bound with outcomes left unsearched (all
+  phases); ``probe_cutoffs``: those proven during that node's own probing phase.
+* ``decision_cutoffs``: times a decision node declined to search a move it would otherwise have
+  searched, because its running value reached its window edge (>= beta at MAX, <= alpha at MIN).
+* ``resumed``: probed successors resumed (``after_probe=resume``) or re-searched
+  (``after_probe=research``) in a search phase.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    nodes: int = 0
+    leaves: int = 0
+    max_nodes: int = 0
+    min_nodes: int = 0
+    chance_nodes: int = 0
+    probe_nodes: int = 0
+    probe_leaves: int = 0
+    chance_cutoffs: int = 0
+    probe_cutoffs: int = 0
+    decision_cutoffs: int = 0
+    resumed: int = 0
+
+    def __add__(self, other: SearchStats) -> SearchStats:
+        return SearchStats(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+    def as_dict(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+STAT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(SearchStats))
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome of one search.
+
+    ``best_move`` is the 0-based index of the first best child of a decision root (None for a
+    leaf or chance root).  ``tied_moves`` is the set of all tied best moves, from the exhaustive
+    algorithms only (pruning cannot tell a tie from a worse move); None otherwise.
+    """
+
+    algorithm: str
+    params: dict[str, Any]
+    value: Any
+    best_move: int | None
+    tied_moves: tuple[int, ...] | None
+    stats: SearchStats
+    exact: bool
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0

@@ -1,0 +1,391 @@
+"""Random regular *-minimax trees, lazy and deterministic.
+
+Shape.  ``depth`` decision plies (>= 1) with a chance level between consecutive plies, plus one
+more chance level below the last ply when ``trailing_chance`` is set.  ``pattern`` says which
+decision kinds alternate: ``max,chance,min,chance`` (default: MAX, chance, MIN, chance, ...),
+``max,chance`` (single agent: every ply MAX) or ``max,min`` (no chance levels: for alpha-beta).
+Decision nodes have ``branching`` children, chance nodes ``chance_arity`` outcomes.  ``levels`` is
+the number of internal levels (Ballard's depth: 2 plies = 3 levels).
+
+Determinism.  A node is the tuple ``(level, id, path_sum)``.  The root id is
+``splitmix64(tree_seed)``, child ``j`` (generated order) of node ``id`` has id ``mix(id, j)``; every
+random quantity is ``draw(tree_seed, id, purpose)`` (see ``starbench.trees.hashing``).  Nothing is
+stored: memory grows with depth, not with tree size, so a 10^12-node tree is created instantly.
+Orderings only permute children, so instance i is the same underlying tree under every ordering
+and bounds option (paired comparisons).
+
+Full pass.  Orderings by exact value (``perfect``, ``worst``, ``noisy``, outcome orders
+``refuting``/``supporting``) and ``bounds=tree`` (L, U = smallest and largest leaf) need every
+internal node's exact expectimax value.  They are computed once, when the tree is built, in one
+pass over the whole tree (floats, children in generated order, sums in one explicit loop order)
+and stored per internal node; trees over ``full_pass_limit`` nodes (default 10^7) are refused.
+That pass is not part of any search: it is never counted in nodes and never timed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, fields
+from fractions import Fraction
+from typing import Any
+
+from starbench.errors import ConfigError
+from starbench.trees.hashing import (
+    PURPOSE_INCREMENT,
+    PURPOSE_NOISE,
+    PURPOSE_VALUE,
+    child_id,
+    draw,
+    root_id,
+    tree_seed,
+    unit_float,
+)
+from starbench.trees.models import (
+    BOUNDS,
+    CONSTANT_DISTRIBUTIONS,
+    DISTRIBUTIONS,
+    ORDERINGS,
+    OUTCOME_ORDERS,
+    PATTERNS,
+    VALUE_MODELS,
+)
+from starbench.trees.protocol import Kind
+
+#: Bumped whenever a change alters any generated tree; recorded in every result row.
+GENERATOR_VERSION = 1
+
+Node = tuple[int, int, int]  # (level, id, path_sum)
+
+
+@dataclass(frozen=True)
+class RegularTreeSpec:
+    """Every parameter of the generator (the ``tree`` config group)."""
+
+    branching: int = 4
+    chance_arity: int = 4
+    depth: int = 2
+    trailing_chance: bool = False
+    pattern: str = "max,chance,min,chance"
+    distribution: str = "uniform"
+    skew: str = "1/2"
+    weight_max: int = 16
+    value_model: str = "incremental"
+    resolution: int = 1_000_000
+    bounds: str = "declared"
+    ordering: str = "generated"
+    noise_sd: float = 0.0
+    outcome_order: str = "generated"
+    full_pass_limit: int = 10_000_000
+
+    # ------------------------------------------------------------------ validation
+    def validate(self, prefix: str = "tree.") -> RegularTreeSpec:
+        """Raise ConfigError naming the first bad key; return self when all is well."""
+
+        def bad(key: str, allowed: str, got: Any) -> ConfigError:
+            return ConfigError(f"{prefix}{key}: {allowed}, got {got!r}")
+
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.type in ("int",) and (not isinstance(v, int) or isinstance(v, bool)):
+                raise bad(f.name, "must be an integer", v)
+            if f.type == "bool" and not isinstance(v, bool):
+                raise bad(f.name, "must be true or false", v)
+            if f.type == "str" and f.name != "skew" and not isinstance(v, str):
+                raise bad(f.name, "must be a string", v)
+        if self.depth < 1:
+            raise bad("depth", "must be an integer >= 1 (decision plies)", self.depth)
+        if self.branching < 1:
+            raise bad("branching", "must be an integer >= 1", self.branching)
+        if self.chance_arity < 1:
+            raise bad("chance_arity", "must be an integer >= 1", self.chance_arity)
+        if self.pattern not in PATTERNS:
+            raise bad("pattern", f"must be one of {', '.join(PATTERNS)}", self.pattern)
+        if self.pattern == "max,min" and self.trailing_chance:
+            raise bad("trailing_chance", "must be false with pattern max,min (no chance)", True)
+        if self.distribution not in DISTRIBUTIONS:
+            raise bad("distribution", f"must be one of {', '.join(DISTRIBUTIONS)}",
+                      self.distribution)
+        if self.distribution == "dice" and self.chance_arity != 21:
+            raise bad("chance_arity", "must be 21 with distribution=dice (the 21 rolls)",
+                      self.chance_arity)
+        try:
+            skew = Fraction(str(self.skew))
+        except (ValueError, ZeroDivisionError):
+            raise bad("skew", "must be a rational number in (0, 1] such as 1/2", self.skew)
+        if not (0 < skew <= 1):
+            raise bad("skew", "must be a rational number in (0, 1] such as 1/2", self.skew)
+        if self.weight_max < 1:
+            raise bad("weight_max", "must be an integer >= 1", self.weight_max)
+        if self.value_model not in VALUE_MODELS:
+            raise bad("value_model", f"must be one of {', '.join(VALUE_MODELS)}",
+                      self.value_model)
+        if self.resolution < 1:
+            raise bad("resolution", "must be an integer >= 1", self.resolution)
+        if self.bounds not in BOUNDS:
+            raise bad("bounds", f"must be one of {', '.join(BOUNDS)}", self.bounds)
+        if self.ordering not in ORDERINGS:
+            raise bad("ordering", f"must be one of {', '.join(ORDERINGS)}", self.ordering)
+        if self.ordering == "static" and not VALUE_MODELS[self.value_model].incremental:
+            raise bad("ordering", "static ordering needs value_model=incremental "
+                      "(the path sum is the static value)", self.ordering)
+        if not isinstance(self.noise_sd, (int, float)) or isinstance(self.noise_sd, bool) \
+                or not (0 <= self.noise_sd < float("inf")):
+            raise bad("noise_sd", "must be a finite number >= 0", self.noise_sd)
+        if self.outcome_order not in OUTCOME_ORDERS:
+            raise bad("outcome_order", f"must be one of {', '.join(OUTCOME_ORDERS)}",
+                      self.outcome_order)
+        if self.full_pass_limit < 1:
+            raise bad("full_pass_limit", "must be an integer >= 1", self.full_pass_limit)
+        if self.needs_full_pass and self.size > self.full_pass_limit:
+            what = self.full_pass_reason
+            raise ConfigError(
+                f"{prefix}{what}: needs a full pass over the tree, allowed up to "
+                f"{prefix}full_pass_limit={self.full_pass_limit} nodes; this tree has "
+                f"{self.size} nodes"
+            )
+        return self
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def level_kinds(self) -> tuple[Kind, ...]:
+        first, second = PATTERNS[self.pattern]
+        chance = self.pattern != "max,min"
+        kinds: list[Kind] = []
+        for ply in range(self.depth):
+            name = first if ply % 2 == 0 else second
+            kinds.append(Kind.MAX if name == "max" else Kind.MIN)
+            if chance and (ply < self.depth - 1 or self.trailing_chance):
+                kinds.append(Kind.CHANCE)
+        return tuple(kinds)
+
+    @property
+    def levels(self) -> int:
+        """Internal levels (Ballard's depth)."""
+        return len(self.level_kinds)
+
+    @property
+    def arities(self) -> tuple[int, ...]:
+        return tuple(self.chance_arity if k == Kind.CHANCE else self.branching
+                     for k in self.level_kinds)
+
+    @property
+    def size(self) -> int:
+        """Number of nodes of the whole tree (root and leaves included)."""
+        total, width = 1, 1
+        for a in self.arities:
+            width *= a
+            total += width
+        return total
+
+    @property
+    def leaf_count(self) -> int:
+        width = 1
+        for a in self.arities:
+            width *= a
+        return width
+
+    @property
+    def full_pass_reason(self) -> str | None:
+        if ORDERINGS[self.ordering]:
+            return "ordering"
+        if OUTCOME_ORDERS[self.outcome_order]:
+            return "outcome_order"
+        if self.bounds == "tree":
+            return "bounds"
+        return None
+
+    @property
+    def needs_full_pass(self) -> bool:
+        return self.full_pass_reason is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class RegularTree:
+    """A lazily generated regular tree: instance ``instance`` of ``spec`` under ``seed``.
+
+    Implements the tree protocol of ``starbench.trees.protocol``.
+    """
+
+    def __init__(self, spec: RegularTreeSpec, seed: int = 0, instance: int = 0):
+        spec.validate()
+        self.spec = spec
+        self.seed = seed
+        self.instance = instance
+        self.tree_seed = tree_seed(seed, instance)
+        self.level_kinds = spec.level_kinds
+        self.levels = len(self.level_kinds)
+        self.arities = spec.arities
+        self._incremental = VALUE_MODELS[spec.value_model].incremental
+        self._R1 = spec.resolution + 1
+        self._skew = Fraction(str(spec.skew))
+        self._dist = DISTRIBUTIONS[spec.distribution]
+        self._const_probs: tuple[Fraction, ...] | None = None
+        if spec.distribution in CONSTANT_DISTRIBUTIONS:
+            self._const_probs = self._dist(spec.chance_arity, 0, [], self._skew, spec.weight_max)
+        self.root: Node = (0, root_id(self.tree_seed), 0)
+        self._exact: dict[tuple[int, int], float] = {}
+        L, U = VALUE_MODELS[spec.value_model].declared_bounds(spec.resolution, self.levels)
+        if spec.needs_full_pass:
+            lo, hi = self._full_pass()
+            if spec.bounds == "tree":
+                L, U = lo, hi
+                if L == U:  # a degenerate tree (every leaf equal): widen to keep L < U
+                    U = L + 1
+        self.L, self.U = L, U
+
+    # ------------------------------------------------------------------ protocol
+    @property
+    def bounds(self) -> tuple[int, int]:
+        return (self.L, self.U)
+
+    def kind(self, node: Node) -> Kind:
+        level = node[0]
+        return Kind.LEAF if level == self.levels else self.level_kinds[level]
+
+    def evaluate(self, node: Node) -> int:
+        if self._incremental:
+            return node[2]
+        return draw(self.tree_seed, node[1], PURPOSE_VALUE) % self._R1
+
+    def describe(self, node: Node) -> str:
+        return f"generated node level={node[0]} id={node[1]:#018x} (tree_seed={self.tree_seed})"
+
+    def first_chance(self) -> Node | None:
+        node = self.root
+        while self.kind(node) not in (Kind.CHANCE, Kind.LEAF):
+            node = self.children(node)[0]
+        return node if self.kind(node) == Kind.CHANCE else None
+
+    def _generated(self, node: Node) -> list[Node]:
+        level, nid, ps = node
+        n = self.arities[level]
+        ts = self.tree_seed
+        if self._incremental:
+            out = []
+            for j in range(n):
+                cid = child_id(nid, j)
+                out.append((level + 1, cid, ps + draw(ts, cid, PURPOSE_INCREMENT) % self._R1))
+            return out
+        return [(level + 1, child_id(nid, j), 0) for j in range(n)]
+
+    def _generated_probs(self, node: Node, kids: list[Node]) -> tuple[Fraction, ...]:
+        if self._const_probs is not None:
+            return self._const_probs
+        return self._dist(len(kids), self.tree_seed, [k[1] for k in kids], self._skew,
+                          self.spec.weight_max)
+
+    def _value(self, node: Node) -> float:
+        """Exact (full-pass) value of a node, as a float."""
+        if node[0] == self.levels:
+            return float(self.evaluate(node))
+        return self._exact[(node[0], node[1])]
+
+    def _noise(self, node: Node) -> float:
+        total = 0.0
+        for j in range(12):
+            total += unit_float(draw(self.tree_seed, node[1], PURPOSE_NOISE * 16 + j))
+        return self.spec.noise_sd * (total - 6.0)
+
+    def _permutation(self, node: Node, kids: list[Node],
+                     probs: Sequence[Fraction] | None) -> list[int] | None:
+        """The order of the generated children, or None for the generated order."""
+        level = node[0]
+        kind = self.level_kinds[level]
+        n = len(kids)
+        spec = self.spec
+        if kind == Kind.CHANCE:
+            order = spec.outcome_order
+            if order == "generated":
+                return None
+            if order == "probable":
+                assert probs is not None
+                return sorted(range(n), key=lambda j: (-probs[j], j))
+            parent_max = level == 0 or self.level_kinds[level - 1] != Kind.MIN
+            ascending = parent_max == (order == "refuting")
+            keys = [self._value(k) for k in kids]
+        else:
+            order = spec.ordering
+            if order == "generated":
+                return None
+            if order == "reversed":
+                return list(range(n - 1, -1, -1))
+            if order == "static":
+                keys = [float(k[2]) for k in kids]
+            elif order == "noisy":
+                keys = [self._value(k) + self._noise(k) for k in kids]
+            else:
+                keys = [self._value(k) for k in kids]
+            best_first = order != "worst"
+            ascending = (kind == Kind.MIN) == best_first
+        if ascending:
+            return sorted(range(n), key=lambda j: (keys[j], j))
+        return sorted(range(n), key=lambda j: (-keys[j], j))
+
+    def children(self, node: Node) -> list[Node]:
+        kids = self._generated(node)
+        probs = None
+        if self.level_kinds[node[0]] == Kind.CHANCE and self.spec.outcome_order == "probable":
+            probs = self._generated_probs(node, kids)
+        perm = self._permutation(node, kids, probs)
+        return kids if perm is None else [kids[j] for j in perm]
+
+    def probabilities(self, node: Node) -> tuple[Fraction, ...]:
+        kids = self._generated(node)
+        probs = self._generated_probs(node, kids)
+        perm = self._permutation(node, kids, probs)
+        return probs if perm is None else tuple(probs[j] for j in perm)
+
+    # ------------------------------------------------------------------ full pass
+    def _full_pass(self) -> tuple[int, int]:
+        """Exact values of all internal nodes (floats), and the smallest and largest leaf."""
+        lo: int | None = None
+        hi: int | None = None
+        exact = self._exact
+        levels = self.levels
+        # Iterative post-order: (node, children, next index, accumulator).
+        stack: list[list[Any]] = []
+
+        def push(node: Node) -> None:
+            kids = self._generated(node)
+            kind = self.level_kinds[node[0]]
+            probs = None
+            if kind == Kind.CHANCE:
+                probs = [float(p) for p in self._generated_probs(node, kids)]
+            acc = 0.0 if kind == Kind.CHANCE else None
+            stack.append([node, kids, 0, acc, probs, kind])
+
+        push(self.root)
+        while stack:
+            frame = stack[-1]
+            node, kids, i, acc, probs, kind = frame
+            if i == len(kids):
+                exact[(node[0], node[1])] = acc
+                stack.pop()
+                if stack:
+                    _accumulate(stack[-1], acc)
+                continue
+            child = kids[i]
+            if child[0] == levels:
+                v = self.evaluate(child)
+                lo = v if lo is None or v < lo else lo
+                hi = v if hi is None or v > hi else hi
+                _accumulate(frame, float(v))
+            else:
+                push(child)
+        assert lo is not None and hi is not None
+        return lo, hi
+
+
+def _accumulate(frame: list[Any], v: float) -> None:
+    """Fold one child's value into a full-pass frame (generated order, explicit loop)."""
+    i = frame[2]
+    kind = frame[5]
+    if kind == Kind.CHANCE:
+        frame[3] = frame[3] + frame[4][i] * v
+    elif kind == Kind.MAX:
+        frame[3] = v if frame[3] is None or v > frame[3] else frame[3]
+    else:
+        frame[3] = v if frame[3] is None or v < frame[3] else frame[3]
+    frame[2] = i + 1
