@@ -11,16 +11,18 @@ def _probs(draw, n: int, style: str) -> list[Fraction]:
     if style == "uniform":
         return [Fraction(1, n)] * n
     if style == "dice" and n == 21:
-        return [Fraction(1, 36) if a == b else Fraction(1, 18)
-                for a in range(1, 7) for b in range(a, 7)]
+        return [
+            Fraction(1, 36) if a == b else Fraction(1, 18) for a in range(1, 7) for b in range(a, 7)
+        ]
     weights = draw(st.lists(st.integers(1, 20), min_size=n, max_size=n))
     total = sum(weights)
     return [Fraction(w, total) for w in weights]
 
 
 @st.composite
-def tree_objects(draw, max_depth: int = 4, max_children: int = 4, pattern: str = "any",
-                 lo: int = 0, hi: int = 10) -> dict:
+def tree_objects(
+    draw, max_depth: int = 4, max_children: int = 4, pattern: str = "any", lo: int = 0, hi: int = 10
+) -> dict:
     """A random tree: irregular shapes, any node kinds, leaves on a small integer grid in [lo, hi]
     (many ties and leaves at the bounds).  ``pattern``: any, minimax (no chance), single (MAX and
     chance only), regular (MAX, chance, MIN, chance, ... with equal arities)."""
@@ -38,8 +40,11 @@ def tree_objects(draw, max_depth: int = 4, max_children: int = 4, pattern: str =
         else:
             if depth == 0 or draw(st.integers(0, 5)) == 0:
                 return draw(leaf)
-            choices = {"any": ["max", "min", "chance"], "minimax": ["max", "min"],
-                       "single": ["max", "chance"]}[pattern]
+            choices = {
+                "any": ["max", "min", "chance"],
+                "minimax": ["max", "min"],
+                "single": ["max", "chance"],
+            }[pattern]
             kind = draw(st.sampled_from(choices))
             n = draw(st.integers(1, max_children))
         if kind == "chance":

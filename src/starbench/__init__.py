@@ -28,6 +28,20 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
-__all__ = ["ALGORITHMS", "GENERATOR_VERSION", "ExplicitTree", "InputError", "Kind",
-           "RegularTree", "RegularTreeSpec", "SearchResult", "SearchStats", "StarbenchError",
-           "Tree", "__version__", "load_tree", "loads_tree", "search"]
+__all__ = [
+    "ALGORITHMS",
+    "GENERATOR_VERSION",
+    "ExplicitTree",
+    "InputError",
+    "Kind",
+    "RegularTree",
+    "RegularTreeSpec",
+    "SearchResult",
+    "SearchStats",
+    "StarbenchError",
+    "Tree",
+    "__version__",
+    "load_tree",
+    "loads_tree",
+    "search",
+]

@@ -38,8 +38,13 @@ def _exact(x: Any) -> Number:
 class GameTree:
     """The tree protocol over game states.  A node is ``(state, plies_left)``."""
 
-    def __init__(self, state: GameState, bounds: tuple[Any, Any], horizon: int | None = None,
-                 heuristic: Callable[[GameState], Any] | None = None):
+    def __init__(
+        self,
+        state: GameState,
+        bounds: tuple[Any, Any],
+        horizon: int | None = None,
+        heuristic: Callable[[GameState], Any] | None = None,
+    ):
         self.L, self.U = _exact(bounds[0]), _exact(bounds[1])
         self.horizon = horizon
         self.heuristic = heuristic

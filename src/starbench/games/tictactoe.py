@@ -48,7 +48,7 @@ class TicTacToeState:
     def child(self, action: int) -> TicTacToeState:
         if self.board[action] != ".":
             raise ValueError(f"cell {action} is taken")
-        b = self.board[:action] + self.to_move + self.board[action + 1:]
+        b = self.board[:action] + self.to_move + self.board[action + 1 :]
         return TicTacToeState(b, "O" if self.to_move == "X" else "X")
 
     def returns(self) -> list[int]:

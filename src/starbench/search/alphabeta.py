@@ -34,8 +34,12 @@ class AlphaBeta(Search):
 
     def _state(self, node: Any, kind: Kind) -> DecisionState:
         is_max = kind == Kind.MAX
-        return DecisionState(node, is_max, self.tree.children(node),
-                             self.arith.neg_inf if is_max else self.arith.pos_inf)
+        return DecisionState(
+            node,
+            is_max,
+            self.tree.children(node),
+            self.arith.neg_inf if is_max else self.arith.pos_inf,
+        )
 
     def _run_moves(self, st: DecisionState, alpha: Any, beta: Any, stop: int) -> None:
         """Search moves ``st.next .. stop-1`` with alpha-beta, updating ``st`` (fail-soft)."""

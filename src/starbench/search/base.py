@@ -38,9 +38,16 @@ class Search:
     name = "search"
     exhaustive = False  # returns exact values everywhere and the set of tied best moves
 
-    def __init__(self, tree: Tree, *, exact: bool = False, debug: bool = False,
-                 node_budget: int | None = None, time_budget: float | None = None,
-                 **params: Any):
+    def __init__(
+        self,
+        tree: Tree,
+        *,
+        exact: bool = False,
+        debug: bool = False,
+        node_budget: int | None = None,
+        time_budget: float | None = None,
+        **params: Any,
+    ):
         if params:
             raise TypeError(f"{self.name} takes no parameter {', '.join(params)}")
         self.tree = tree
@@ -82,8 +89,11 @@ class Search:
                 self.probe_leaves += 1
         if self.node_budget is not None and self.nodes > self.node_budget:
             raise BudgetExceeded(f"node budget of {self.node_budget} nodes exceeded")
-        if self._deadline is not None and (self.nodes & 1023) == 0 \
-                and time.perf_counter() > self._deadline:
+        if (
+            self._deadline is not None
+            and (self.nodes & 1023) == 0
+            and time.perf_counter() > self._deadline
+        ):
             raise BudgetExceeded(f"time budget of {self.time_budget} s exceeded")
         return kind
 
@@ -108,11 +118,17 @@ class Search:
 
     def stats(self) -> SearchStats:
         return SearchStats(
-            nodes=self.nodes, leaves=self.leaves, max_nodes=self.max_nodes,
-            min_nodes=self.min_nodes, chance_nodes=self.chance_nodes,
-            probe_nodes=self.probe_nodes, probe_leaves=self.probe_leaves,
-            chance_cutoffs=self.chance_cutoffs, probe_cutoffs=self.probe_cutoffs,
-            decision_cutoffs=self.decision_cutoffs, resumed=self.resumed,
+            nodes=self.nodes,
+            leaves=self.leaves,
+            max_nodes=self.max_nodes,
+            min_nodes=self.min_nodes,
+            chance_nodes=self.chance_nodes,
+            probe_nodes=self.probe_nodes,
+            probe_leaves=self.probe_leaves,
+            chance_cutoffs=self.chance_cutoffs,
+            probe_cutoffs=self.probe_cutoffs,
+            decision_cutoffs=self.decision_cutoffs,
+            resumed=self.resumed,
         )
 
     # ------------------------------------------------------------------ children
@@ -163,8 +179,9 @@ class Search:
         t0, c0 = time.perf_counter(), time.process_time()
         value, best, tied = self._root()
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-        return SearchResult(self.name, self.params, value, best, tied, self.stats(),
-                            self.arith.exact, seconds, cpu)
+        return SearchResult(
+            self.name, self.params, value, best, tied, self.stats(), self.arith.exact, seconds, cpu
+        )
 
 
 def refuse_chance(tree: Tree, name: str) -> None:

@@ -53,6 +53,7 @@ class Expectimax(Search):
             if v > values[best_move] if kind == Kind.MAX else v < values[best_move]:
                 best_move = m
         best = values[best_move]
-        tied = tuple(m for m, v in enumerate(values)
-                     if agree(v, best, self.L, self.U, self.arith.exact))
+        tied = tuple(
+            m for m, v in enumerate(values) if agree(v, best, self.L, self.U, self.arith.exact)
+        )
         return best, best_move, tied

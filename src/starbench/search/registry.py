@@ -70,11 +70,15 @@ class AlgorithmInfo:
                 raise InputError(
                     f"unknown parameter {key!r} for algorithm {self.name} (allowed: {allowed})"
                 )
-        return {p.name: p.check(f"{self.name}: {p.name}", given.get(p.name, p.default))
-                for p in self.params}
+        return {
+            p.name: p.check(f"{self.name}: {p.name}", given.get(p.name, p.default))
+            for p in self.params
+        }
 
     def make(self, tree: Any, params: dict[str, Any] | None = None, **options: Any) -> Search:
-        return self.cls(tree, **self.fixed, **self.resolve(params or {}), **options)
+        search = self.cls(tree, **self.fixed, **self.resolve(params or {}), **options)
+        search.name = self.name  # the registered name (star2.5-* share the Star2 class)
+        return search
 
     def describe(self) -> str:
         ps = ", ".join(f"{p.name}={p.default} ({p.doc})" for p in self.params) or "no parameters"
@@ -92,12 +96,27 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
         AlgorithmInfo("alphabeta", AlphaBeta, chance=False, doc="fail-soft alpha-beta"),
         AlgorithmInfo("expectimax", Expectimax, doc="exhaustive expectimax (Michie 1966)"),
         AlgorithmInfo("star1", Star1, doc="Ballard's Star1"),
-        AlgorithmInfo("star2", Star2, (AFTER,), {"k": 1, "probing": "cyclic"},
-                      doc="Ballard's Star2 (one probe per successor)"),
-        AlgorithmInfo("star2.5-cyclic", Star2, (K, AFTER), {"probing": "cyclic"},
-                      doc="Star2.5, cyclic probing"),
-        AlgorithmInfo("star2.5-sequential", Star2, (K, AFTER), {"probing": "sequential"},
-                      doc="Star2.5, sequential probing"),
+        AlgorithmInfo(
+            "star2",
+            Star2,
+            (AFTER,),
+            {"k": 1, "probing": "cyclic"},
+            doc="Ballard's Star2 (one probe per successor)",
+        ),
+        AlgorithmInfo(
+            "star2.5-cyclic",
+            Star2,
+            (K, AFTER),
+            {"probing": "cyclic"},
+            doc="Star2.5, cyclic probing",
+        ),
+        AlgorithmInfo(
+            "star2.5-sequential",
+            Star2,
+            (K, AFTER),
+            {"probing": "sequential"},
+            doc="Star2.5, sequential probing",
+        ),
     )
 }
 
@@ -106,9 +125,7 @@ def get_algorithm(name: str) -> AlgorithmInfo:
     try:
         return ALGORITHMS[name]
     except KeyError:
-        raise InputError(
-            f"unknown algorithm {name!r} (allowed: {', '.join(ALGORITHMS)})"
-        ) from None
+        raise InputError(f"unknown algorithm {name!r} (allowed: {', '.join(ALGORITHMS)})") from None
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

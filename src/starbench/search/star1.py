@@ -43,8 +43,16 @@ class Star1(AlphaBeta):
         """Search outcome ``i`` with window (a, b); Star2 overrides this to resume probes."""
         return self._child(node, a, b)
 
-    def _search_phase(self, kids: Any, probs: list[Any], alpha: Any, beta: Any,
-                      lo: list[Any], hi: list[Any], states: Any) -> Any:
+    def _search_phase(
+        self,
+        kids: Any,
+        probs: list[Any],
+        alpha: Any,
+        beta: Any,
+        lo: list[Any],
+        hi: list[Any],
+        states: Any,
+    ) -> Any:
         """Star1 over all outcomes with per-outcome bounds ``lo``/``hi`` (L/U unless probed)."""
         L, U = self.L, self.U
         n = len(kids)
@@ -67,8 +75,9 @@ class Star1(AlphaBeta):
             tail_hi -= p * hi[i]
             alpha_i = (alpha - x - tail_hi) / p
             beta_i = (beta - x - tail_lo) / p
-            v = self._outcome(i, kids[i], alpha_i if alpha_i > L else L,
-                              beta_i if beta_i < U else U, states)
+            v = self._outcome(
+                i, kids[i], alpha_i if alpha_i > L else L, beta_i if beta_i < U else U, states
+            )
             if v <= alpha_i:  # fail low: proven upper bound
                 if i < n - 1:
                     self.chance_cutoffs += 1

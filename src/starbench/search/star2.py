@@ -52,8 +52,15 @@ AFTER_PROBE = ("resume", "research")
 class Star2(Star1):
     name = "star2"
 
-    def __init__(self, tree: Any, *, k: int = 1, probing: str = "cyclic",
-                 after_probe: str = "resume", **kw: Any):
+    def __init__(
+        self,
+        tree: Any,
+        *,
+        k: int = 1,
+        probing: str = "cyclic",
+        after_probe: str = "resume",
+        **kw: Any,
+    ):
         super().__init__(tree, **kw)
         if probing not in PROBING_MODES:
             raise ValueError(f"probing must be one of {PROBING_MODES}, got {probing!r}")
@@ -80,14 +87,13 @@ class Star2(Star1):
         hi = [U] * n
         states: list[Any] = [None] * n
         targets = [i for i in range(n) if tree.kind(kids[i]) in (Kind.MAX, Kind.MIN)]
-        if targets and U > alpha and L < beta:
+        if targets and alpha < U and beta > L:
             self.probing += 1
             try:
                 if self.probing_mode == "cyclic":
                     cut = self._probe_cyclic(kids, probs, alpha, beta, lo, hi, states, targets)
                 else:
-                    cut = self._probe_sequential(kids, probs, alpha, beta, lo, hi, states,
-                                                 targets)
+                    cut = self._probe_sequential(kids, probs, alpha, beta, lo, hi, states, targets)
             finally:
                 self.probing -= 1
             if cut is not None:
@@ -96,9 +102,19 @@ class Star2(Star1):
                 return cut
         return self._search_phase(kids, probs, alpha, beta, lo, hi, states)
 
-    def _probe(self, i: int, kids: Any, probs: list[Any], alpha: Any, beta: Any,
-               lo: list[Any], hi: list[Any], states: list[Any], sums: list[Any],
-               stop: int) -> None:
+    def _probe(
+        self,
+        i: int,
+        kids: Any,
+        probs: list[Any],
+        alpha: Any,
+        beta: Any,
+        lo: list[Any],
+        hi: list[Any],
+        states: list[Any],
+        sums: list[Any],
+        stop: int,
+    ) -> None:
         """Enter successor i and probe its moves up to ``stop`` (exclusive); update its bound."""
         node = kids[i]
         kind = self._enter(node)
@@ -108,8 +124,9 @@ class Star2(Star1):
         p = probs[i]
         if st.is_max:
             beta_i = (beta - (sums[0] - p * lo[i])) / p
-            self._run_moves(st, self.L, beta_i if beta_i < self.U else self.U,
-                            min(stop, len(st.children)))
+            self._run_moves(
+                st, self.L, beta_i if beta_i < self.U else self.U, min(stop, len(st.children))
+            )
             if st.best > lo[i]:
                 sums[0] += p * (st.best - lo[i])
                 lo[i] = st.best
@@ -117,8 +134,9 @@ class Star2(Star1):
                 self.check_bound(node, self.arith.neg_inf, lo[i], lo[i])
         else:
             alpha_i = (alpha - (sums[1] - p * hi[i])) / p
-            self._run_moves(st, alpha_i if alpha_i > self.L else self.L, self.U,
-                            min(stop, len(st.children)))
+            self._run_moves(
+                st, alpha_i if alpha_i > self.L else self.L, self.U, min(stop, len(st.children))
+            )
             if st.best < hi[i]:
                 sums[1] += p * (st.best - hi[i])
                 hi[i] = st.best
@@ -149,9 +167,17 @@ class Star2(Star1):
             return False
         return lo[i] < self.U if st.is_max else hi[i] > self.L
 
-    def _probe_cyclic(self, kids: Any, probs: list[Any], alpha: Any, beta: Any,
-                      lo: list[Any], hi: list[Any], states: list[Any],
-                      targets: list[int]) -> Any:
+    def _probe_cyclic(
+        self,
+        kids: Any,
+        probs: list[Any],
+        alpha: Any,
+        beta: Any,
+        lo: list[Any],
+        hi: list[Any],
+        states: list[Any],
+        targets: list[int],
+    ) -> Any:
         sums = self._initial_sums(probs)
         for _ in range(self.k):
             progressed = False
@@ -160,8 +186,18 @@ class Star2(Star1):
                 if not self._open(st, i, lo, hi):
                     continue
                 progressed = True
-                self._probe(i, kids, probs, alpha, beta, lo, hi, states, sums,
-                            (0 if st is None else st.next) + 1)
+                self._probe(
+                    i,
+                    kids,
+                    probs,
+                    alpha,
+                    beta,
+                    lo,
+                    hi,
+                    states,
+                    sums,
+                    (0 if st is None else st.next) + 1,
+                )
                 cut = self._decided(sums, alpha, beta)
                 if cut is not None:
                     return cut
@@ -169,9 +205,17 @@ class Star2(Star1):
                 break
         return None
 
-    def _probe_sequential(self, kids: Any, probs: list[Any], alpha: Any, beta: Any,
-                          lo: list[Any], hi: list[Any], states: list[Any],
-                          targets: list[int]) -> Any:
+    def _probe_sequential(
+        self,
+        kids: Any,
+        probs: list[Any],
+        alpha: Any,
+        beta: Any,
+        lo: list[Any],
+        hi: list[Any],
+        states: list[Any],
+        targets: list[int],
+    ) -> Any:
         sums = self._initial_sums(probs)
         for i in targets:
             self._probe(i, kids, probs, alpha, beta, lo, hi, states, sums, self.k)

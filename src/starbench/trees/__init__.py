@@ -4,5 +4,14 @@ from starbench.trees.explicit import ExplicitTree, dumps_tree, load_tree, loads_
 from starbench.trees.protocol import Kind, Tree
 from starbench.trees.regular import GENERATOR_VERSION, RegularTree, RegularTreeSpec
 
-__all__ = ["GENERATOR_VERSION", "ExplicitTree", "Kind", "RegularTree", "RegularTreeSpec", "Tree",
-           "dumps_tree", "load_tree", "loads_tree"]
+__all__ = [
+    "GENERATOR_VERSION",
+    "ExplicitTree",
+    "Kind",
+    "RegularTree",
+    "RegularTreeSpec",
+    "Tree",
+    "dumps_tree",
+    "load_tree",
+    "loads_tree",
+]

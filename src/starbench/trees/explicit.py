@@ -59,7 +59,7 @@ def _number(x: Any, where: str, what: str) -> Fraction:
             return Fraction(x.strip())
         except (ValueError, ZeroDivisionError):
             raise TreeError(
-                f"{where}: {what} {x!r} is not a finite number (use e.g. 3, \"3/4\" or \"0.25\")"
+                f'{where}: {what} {x!r} is not a finite number (use e.g. 3, "3/4" or "0.25")'
             ) from None
     raise TreeError(f"{where}: {what} must be a number, got {json.dumps(x)}")
 
@@ -174,7 +174,7 @@ def parse_tree(obj: Any, source: str = "<tree>") -> ExplicitTree:
                     f"{where}: a node object must have exactly one key "
                     f"(max, min or chance), got {sorted(spec)}"
                 )
-            (key, items), = spec.items()
+            ((key, items),) = spec.items()
             if key not in _KEYS:
                 raise TreeError(f"{where}: unknown node kind {key!r} (allowed: max, min, chance)")
             if not isinstance(items, list) or not items:
@@ -218,8 +218,16 @@ def parse_tree(obj: Any, source: str = "<tree>") -> ExplicitTree:
     # Children were pushed in order but popped in reverse; indices still follow insertion order,
     # so renumber to depth-first preorder for readable handles.
     return _renumber(
-        ExplicitTree(tuple(kinds), tuple(child_lists), tuple(probs), tuple(values),
-                     tuple(paths), L, U, source)
+        ExplicitTree(
+            tuple(kinds),
+            tuple(child_lists),
+            tuple(probs),
+            tuple(values),
+            tuple(paths),
+            L,
+            U,
+            source,
+        )
     )
 
 
@@ -253,9 +261,13 @@ def loads_tree(text: str, source: str = "<tree>") -> ExplicitTree:
             parse_constant=_reject_constant,
         )
     except json.JSONDecodeError as e:
-        raise TreeError(f"{source}: malformed JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        raise TreeError(
+            f"{source}: malformed JSON: {e.msg} at line {e.lineno} column {e.colno}"
+        ) from None
     except ValueError as e:
         raise TreeError(f"{source}: {e}") from None
+    except RecursionError:
+        raise TreeError(f"{source}: the JSON is nested too deeply to read") from None
     return parse_tree(obj, source)
 
 

@@ -40,19 +40,22 @@ DICE: tuple[Fraction, ...] = tuple(
 )
 
 
-def uniform_probs(arity: int, seed: int, child_ids: list[int], skew: Fraction,
-                  weight_max: int) -> tuple[Fraction, ...]:
+def uniform_probs(
+    arity: int, seed: int, child_ids: list[int], skew: Fraction, weight_max: int
+) -> tuple[Fraction, ...]:
     p = Fraction(1, arity)
     return (p,) * arity
 
 
-def dice_probs(arity: int, seed: int, child_ids: list[int], skew: Fraction,
-               weight_max: int) -> tuple[Fraction, ...]:
+def dice_probs(
+    arity: int, seed: int, child_ids: list[int], skew: Fraction, weight_max: int
+) -> tuple[Fraction, ...]:
     return DICE
 
 
-def geometric_probs(arity: int, seed: int, child_ids: list[int], skew: Fraction,
-                    weight_max: int) -> tuple[Fraction, ...]:
+def geometric_probs(
+    arity: int, seed: int, child_ids: list[int], skew: Fraction, weight_max: int
+) -> tuple[Fraction, ...]:
     weights = [skew**i for i in range(arity)]
     total = Fraction(0)
     for w in weights:
@@ -60,8 +63,9 @@ def geometric_probs(arity: int, seed: int, child_ids: list[int], skew: Fraction,
     return tuple(w / total for w in weights)
 
 
-def random_probs(arity: int, seed: int, child_ids: list[int], skew: Fraction,
-                 weight_max: int) -> tuple[Fraction, ...]:
+def random_probs(
+    arity: int, seed: int, child_ids: list[int], skew: Fraction, weight_max: int
+) -> tuple[Fraction, ...]:
     weights = [1 + draw(seed, cid, PURPOSE_WEIGHT) % weight_max for cid in child_ids]
     total = 0
     for w in weights:

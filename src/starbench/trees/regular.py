@@ -103,22 +103,27 @@ class RegularTreeSpec:
         if self.pattern == "max,min" and self.trailing_chance:
             raise bad("trailing_chance", "must be false with pattern max,min (no chance)", True)
         if self.distribution not in DISTRIBUTIONS:
-            raise bad("distribution", f"must be one of {', '.join(DISTRIBUTIONS)}",
-                      self.distribution)
+            raise bad(
+                "distribution", f"must be one of {', '.join(DISTRIBUTIONS)}", self.distribution
+            )
         if self.distribution == "dice" and self.chance_arity != 21:
-            raise bad("chance_arity", "must be 21 with distribution=dice (the 21 rolls)",
-                      self.chance_arity)
+            raise bad(
+                "chance_arity",
+                "must be 21 with distribution=dice (the 21 rolls)",
+                self.chance_arity,
+            )
         try:
             skew = Fraction(str(self.skew))
         except (ValueError, ZeroDivisionError):
-            raise bad("skew", "must be a rational number in (0, 1] such as 1/2", self.skew)
+            raise bad(
+                "skew", "must be a rational number in (0, 1] such as 1/2", self.skew
+            ) from None
         if not (0 < skew <= 1):
             raise bad("skew", "must be a rational number in (0, 1] such as 1/2", self.skew)
         if self.weight_max < 1:
             raise bad("weight_max", "must be an integer >= 1", self.weight_max)
         if self.value_model not in VALUE_MODELS:
-            raise bad("value_model", f"must be one of {', '.join(VALUE_MODELS)}",
-                      self.value_model)
+            raise bad("value_model", f"must be one of {', '.join(VALUE_MODELS)}", self.value_model)
         if self.resolution < 1:
             raise bad("resolution", "must be an integer >= 1", self.resolution)
         if self.bounds not in BOUNDS:
@@ -126,14 +131,21 @@ class RegularTreeSpec:
         if self.ordering not in ORDERINGS:
             raise bad("ordering", f"must be one of {', '.join(ORDERINGS)}", self.ordering)
         if self.ordering == "static" and not VALUE_MODELS[self.value_model].incremental:
-            raise bad("ordering", "static ordering needs value_model=incremental "
-                      "(the path sum is the static value)", self.ordering)
-        if not isinstance(self.noise_sd, (int, float)) or isinstance(self.noise_sd, bool) \
-                or not (0 <= self.noise_sd < float("inf")):
+            raise bad(
+                "ordering",
+                "static ordering needs value_model=incremental (the path sum is the static value)",
+                self.ordering,
+            )
+        if (
+            not isinstance(self.noise_sd, (int, float))
+            or isinstance(self.noise_sd, bool)
+            or not (0 <= self.noise_sd < float("inf"))
+        ):
             raise bad("noise_sd", "must be a finite number >= 0", self.noise_sd)
         if self.outcome_order not in OUTCOME_ORDERS:
-            raise bad("outcome_order", f"must be one of {', '.join(OUTCOME_ORDERS)}",
-                      self.outcome_order)
+            raise bad(
+                "outcome_order", f"must be one of {', '.join(OUTCOME_ORDERS)}", self.outcome_order
+            )
         if self.full_pass_limit < 1:
             raise bad("full_pass_limit", "must be an integer >= 1", self.full_pass_limit)
         if self.needs_full_pass and self.size > self.full_pass_limit:
@@ -165,8 +177,9 @@ class RegularTreeSpec:
 
     @property
     def arities(self) -> tuple[int, ...]:
-        return tuple(self.chance_arity if k == Kind.CHANCE else self.branching
-                     for k in self.level_kinds)
+        return tuple(
+            self.chance_arity if k == Kind.CHANCE else self.branching for k in self.level_kinds
+        )
 
     @property
     def size(self) -> int:
@@ -273,8 +286,9 @@ class RegularTree:
     def _generated_probs(self, node: Node, kids: list[Node]) -> tuple[Fraction, ...]:
         if self._const_probs is not None:
             return self._const_probs
-        return self._dist(len(kids), self.tree_seed, [k[1] for k in kids], self._skew,
-                          self.spec.weight_max)
+        return self._dist(
+            len(kids), self.tree_seed, [k[1] for k in kids], self._skew, self.spec.weight_max
+        )
 
     def _value(self, node: Node) -> float:
         """Exact (full-pass) value of a node, as a float."""
@@ -288,8 +302,9 @@ class RegularTree:
             total += unit_float(draw(self.tree_seed, node[1], PURPOSE_NOISE * 16 + j))
         return self.spec.noise_sd * (total - 6.0)
 
-    def _permutation(self, node: Node, kids: list[Node],
-                     probs: Sequence[Fraction] | None) -> list[int] | None:
+    def _permutation(
+        self, node: Node, kids: list[Node], probs: Sequence[Fraction] | None
+    ) -> list[int] | None:
         """The order of the generated children, or None for the generated order."""
         level = node[0]
         kind = self.level_kinds[level]

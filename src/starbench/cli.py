@@ -1,0 +1,105 @@
+"""The ``starbench`` command: a thin layer over plain functions.
+
+Subcommands: ``solve`` (search one JSON tree), ``run`` (the Hydra experiment runner; every
+argument after ``run`` goes to Hydra).  Bad input prints one line ``starbench: error: ...`` on
+stderr and exits with status 2; a value mismatch exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from starbench.errors import InputError
+
+EXIT_MISMATCH = 1
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit 2, no usage dump)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"starbench: error: {message} (see '{self.prog} --help')\n")
+        raise SystemExit(EXIT_BAD_INPUT)
+
+
+def fail(message: str) -> int:
+    sys.stderr.write(f"starbench: error: {message}\n")
+    return EXIT_BAD_INPUT
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from starbench.search import ALGORITHMS
+    from starbench.solve import row, solve, table
+    from starbench.trees.explicit import load_tree
+
+    if args.list:
+        for info in ALGORITHMS.values():
+            print(info.describe())
+        return 0
+    if args.tree is None:
+        return fail("solve needs a TREE.json argument (or --list)")
+    tree = load_tree(args.tree)
+    solved = solve(tree, args.algorithm, exact=args.exact, debug=args.debug)
+    if args.json:
+        print(json.dumps([row(r) for r in solved.results], indent=1))
+    else:
+        print(table(solved.results))
+    if solved.mismatch:
+        sys.stderr.write(f"starbench: MISMATCH: {solved.mismatch}\n")
+        return EXIT_MISMATCH
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="starbench", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    p = sub.add_parser("solve", help="search one JSON tree with several algorithms")
+    p.add_argument("tree", nargs="?", help="a JSON tree file")
+    p.add_argument(
+        "-a",
+        "--algorithm",
+        action="append",
+        metavar="NAME[:PARAM=VALUE,...]",
+        help="algorithm to run (repeatable; default: every one that applies)",
+    )
+    p.add_argument("--exact", action="store_true", help="exact fraction arithmetic")
+    p.add_argument("--json", action="store_true", help="print only a JSON array on stdout")
+    p.add_argument("--list", action="store_true", help="list the algorithms and their parameters")
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="check every windowed result against a full-window search (slow)",
+    )
+    p.set_defaults(func=_cmd_solve)
+    sub.add_parser("run", help="run an experiment (Hydra; arguments go to Hydra)", add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "run":
+        from starbench.run import main as run_main
+
+        return run_main(argv[1:])
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (2, already reported on one line)
+        return int(e.code or 0)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return args.func(args)
+    except InputError as e:
+        return fail(str(e))
+    except RecursionError:
+        return fail("the tree is too deep for the Python engine's recursion limit")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

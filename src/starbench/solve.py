@@ -1,0 +1,93 @@
+"""Solve one tree with several algorithms and check that their values agree (``solve``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from starbench.search import ALGORITHMS, SearchResult, get_algorithm, parse_spec
+from starbench.search.arith import agree, format_value
+from starbench.trees.protocol import Tree, has_chance
+
+
+def default_algorithms(tree: Tree) -> list[str]:
+    """Every registered algorithm that applies to the tree (minimax, alpha-beta: no chance)."""
+    finder = getattr(tree, "first_chance", None)
+    chance = (finder() if finder is not None else has_chance(tree)) is not None
+    return [name for name, info in ALGORITHMS.items() if info.chance or not chance]
+
+
+@dataclass(frozen=True)
+class Solved:
+    results: list[SearchResult]
+    mismatch: str | None  # a one-line description of the first disagreement
+
+
+def solve(
+    tree: Tree, specs: list[str] | None = None, *, exact: bool = False, debug: bool = False
+) -> Solved:
+    """Run the algorithms named by ``specs`` (default: all that apply) on ``tree``."""
+    parsed = [parse_spec(s) for s in (specs or default_algorithms(tree))]
+    infos = [(get_algorithm(n), p) for n, p in parsed]
+    searches = [info.make(tree, p, exact=exact, debug=debug) for info, p in infos]
+    results = [s.run() for s in searches]
+    L, U = tree.bounds
+    mismatch = None
+    first = results[0]
+    for r in results[1:]:
+        if not agree(r.value, first.value, L, U, exact):
+            mismatch = (
+                f"values differ: {label(first)} = {format_value(first.value, exact)}, "
+                f"{label(r)} = {format_value(r.value, exact)}"
+            )
+            break
+    return Solved(results, mismatch)
+
+
+def label(r: SearchResult) -> str:
+    info = ALGORITHMS.get(r.algorithm)
+    own = [p.name for p in info.params] if info else []
+    shown = ",".join(f"{k}={r.params[k]}" for k in own if k in r.params)
+    return f"{r.algorithm}:{shown}" if shown else r.algorithm
+
+
+def row(r: SearchResult) -> dict[str, Any]:
+    """The JSON object of one result (keys fixed by the solve command's contract)."""
+    info = ALGORITHMS.get(r.algorithm)
+    own = {p.name for p in info.params} if info else set()
+    return {
+        "algorithm": r.algorithm,
+        "k": r.params.get("k") if "k" in own else None,
+        "after_probe": r.params.get("after_probe") if "after_probe" in own else None,
+        "value": format_value(r.value, r.exact),
+        "best_move": r.best_move,
+        "nodes": r.stats.nodes,
+        "leaves": r.stats.leaves,
+        "seconds": r.seconds,
+    }
+
+
+def table(results: list[SearchResult]) -> str:
+    """A plain-text table of results."""
+    head = ("algorithm", "value", "best_move", "nodes", "leaves", "seconds")
+    lines = [head]
+    for r in results:
+        v = format_value(r.value, r.exact)
+        lines.append(
+            (
+                label(r),
+                f"{v:.10g}" if isinstance(v, float) else v,
+                "-" if r.best_move is None else str(r.best_move),
+                str(r.stats.nodes),
+                str(r.stats.leaves),
+                f"{r.seconds:.6f}",
+            )
+        )
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    return "\n".join(
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(line, widths, strict=True))
+        )
+        for line in lines
+    )

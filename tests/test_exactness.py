@@ -1,0 +1,125 @@
+"""The core promise: every algorithm agrees with exact expectimax on every tree.
+
+Exact mode: equal values and a best move among expectimax's tied best moves.  Float mode: values
+within 1e-9 * max(1, |L|, |U|) and a best move whose exact expectimax value is within that
+tolerance of the best.  Every search runs in debug mode, which re-searches every windowed result
+with a full window and checks the fail-soft bound semantics (and every probe bound).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from starbench import RegularTree, RegularTreeSpec, search
+from starbench.search.arith import tolerance
+from starbench.search.expectimax import Expectimax
+from starbench.trees.explicit import parse_tree
+from strategies import tree_objects
+
+STAR = ["star1", "star2", "star2.5-cyclic", "star2.5-sequential"]
+
+
+def configs(k: int, after: str):
+    yield "star1", {}
+    yield "star2", {"after_probe": after}
+    yield "star2.5-cyclic", {"k": k, "after_probe": after}
+    yield "star2.5-sequential", {"k": k, "after_probe": after}
+
+
+def check_tree(tree, k: int, after: str) -> None:
+    ref = search(tree, "expectimax", exact=True)
+    L, U = tree.bounds
+    tol = tolerance(L, U)
+    move_values = None
+    if ref.best_move is not None:
+        move_values = [
+            Expectimax(tree, exact=True)._search(c, None, None) for c in tree.children(tree.root)
+        ]
+    for name, params in configs(k, after):
+        exact = search(tree, name, exact=True, debug=True, **params)
+        assert exact.value == ref.value, (name, params, exact.value, ref.value)
+        assert (
+            exact.best_move == ref.best_move
+            if ref.best_move is None
+            else exact.best_move in ref.tied_moves
+        ), (name, params)
+        flt = search(tree, name, exact=False, debug=True, **params)
+        assert abs(flt.value - float(ref.value)) <= tol, (name, params, flt.value, ref.value)
+        if move_values is not None:
+            assert abs(float(move_values[flt.best_move]) - float(ref.value)) <= tol
+
+
+ks = st.integers(0, 5)
+afters = st.sampled_from(["resume", "research"])
+
+
+@given(tree_objects(max_depth=5, max_children=4, pattern="any"), ks, afters)
+def test_irregular_trees(obj, k, after):
+    check_tree(parse_tree(obj), k, after)
+
+
+@given(tree_objects(max_depth=6, max_children=4, pattern="regular"), ks, afters)
+def test_regular_expectiminimax_trees(obj, k, after):
+    check_tree(parse_tree(obj), k, after)
+
+
+@given(tree_objects(max_depth=5, max_children=4, pattern="single"), ks, afters)
+def test_single_agent_trees(obj, k, after):
+    check_tree(parse_tree(obj), k, after)
+
+
+@given(tree_objects(max_depth=4, max_children=4, pattern="any", lo=0, hi=1), ks, afters)
+def test_many_ties_and_leaves_at_the_bounds(obj, k, after):
+    check_tree(parse_tree(obj), k, after)
+
+
+@given(tree_objects(max_depth=4, max_children=3, pattern="any", lo=-3, hi=3), ks, afters)
+def test_negative_bounds(obj, k, after):
+    check_tree(parse_tree(obj), k, after)
+
+
+@given(st.data())
+def test_dice_chance_nodes(data):
+    leaves = st.integers(0, 6)
+    probs = [
+        Fraction(1, 36) if a == b else Fraction(1, 18) for a in range(1, 7) for b in range(a, 7)
+    ]
+
+    def chance():
+        return {
+            "chance": [
+                [str(p), {"min": data.draw(st.lists(leaves, min_size=1, max_size=3))}]
+                for p in probs
+            ]
+        }
+
+    obj = {
+        "bounds": [0, 6],
+        "root": {"max": [chance() for _ in range(data.draw(st.integers(1, 3)))]},
+    }
+    check_tree(parse_tree(obj), data.draw(ks), data.draw(afters))
+
+
+specs = st.builds(
+    RegularTreeSpec,
+    branching=st.integers(1, 4),
+    chance_arity=st.integers(1, 4),
+    depth=st.integers(1, 3),
+    trailing_chance=st.booleans(),
+    pattern=st.sampled_from(["max,chance,min,chance", "max,chance"]),
+    distribution=st.sampled_from(["uniform", "random", "geometric"]),
+    value_model=st.sampled_from(["uniform", "incremental"]),
+    resolution=st.sampled_from([1, 3, 100, 10**6]),
+    bounds=st.sampled_from(["declared", "tree"]),
+    ordering=st.sampled_from(["generated", "reversed", "perfect", "worst", "noisy"]),
+    noise_sd=st.sampled_from([0.0, 1.0, 1000.0]),
+    outcome_order=st.sampled_from(["generated", "probable", "refuting", "supporting"]),
+)
+
+
+@given(specs, st.integers(0, 2**64 - 1), ks, afters)
+def test_generated_trees(spec, seed, k, after):
+    check_tree(RegularTree(spec, seed=seed), k, after)
