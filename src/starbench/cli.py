@@ -1,7 +1,8 @@
 """The ``starbench`` command: a thin layer over plain functions.
 
 Subcommands: ``solve`` (search one JSON tree), ``run`` (the Hydra experiment runner; every
-argument after ``run`` goes to Hydra).  Bad input prints one line ``starbench: error: ...`` on
+argument after ``run`` goes to Hydra), ``collect`` (one table from a sweep), ``export`` (an
+instance of a result row as a JSON tree).  Bad input prints one line ``starbench: error: ...`` on
 stderr and exits with status 2; a value mismatch exits with status 1.
 """
 
@@ -11,6 +12,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from starbench.errors import InputError
 
@@ -54,6 +56,40 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_collect(args: argparse.Namespace) -> int:
+    from starbench.experiment.collect import collect
+
+    root = Path(args.dir)
+    if not root.is_dir():
+        return fail(f"{root}: no such folder")
+    result = collect(root, csv=args.csv)
+    if result.cells == 0 and not result.problems:
+        return fail(f"{root}: no result cells below this folder (no cell.json found)")
+    if result.table is not None:
+        print(f"table: {result.table} ({result.rows} rows from {result.cells} cells)")
+    for kind, folder, command in result.problems:
+        print(f"{kind}: {folder}\n  rerun: {command}")
+    return 1 if result.problems else 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from starbench.experiment.export import export
+
+    out, row = export(Path(args.source), Path(args.out), args.instance, args.row, args.max_nodes)
+    spec = row["algorithm"]
+    params = [
+        f"{k}={row[k]}"
+        for k in ("k", "after_probe")
+        if row.get(k) is not None and str(row[k]) not in ("<NA>", "nan", "None")
+    ]
+    if params:
+        spec += ":" + ",".join(params)
+    exact = " --exact" if bool(row.get("exact")) else ""
+    print(f"wrote {out} (instance {row['instance']}, tree_seed {row['tree_seed']})")
+    print(f"reproduce: starbench solve {out} -a {spec}{exact}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="starbench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -76,6 +112,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_solve)
     sub.add_parser("run", help="run an experiment (Hydra; arguments go to Hydra)", add_help=False)
+    p = sub.add_parser("collect", help="concatenate the cells of a sweep into one table")
+    p.add_argument("dir", help="a sweep (or any) folder holding result cells")
+    p.add_argument("--csv", action="store_true", help="also write collected.csv")
+    p.set_defaults(func=_cmd_collect)
+    p = sub.add_parser("export", help="write the tree of a result row as a JSON tree")
+    p.add_argument("source", metavar="CELL_OR_TABLE", help="a cell folder or a .parquet table")
+    p.add_argument("--instance", type=int, help="the instance to export (default 0)")
+    p.add_argument("--row", type=int, help="or the row number in the table")
+    p.add_argument("-o", "--out", default="tree.json", help="output file (default tree.json)")
+    p.add_argument("--max-nodes", type=int, default=1_000_000, help="size limit (nodes)")
+    p.set_defaults(func=_cmd_export)
     return parser
 
 

@@ -108,27 +108,30 @@ class ExplicitTree:
     def size(self) -> int:
         return len(self.kinds)
 
-    # ------------------------------------------------------------------ JSON
     def to_json_obj(self) -> dict[str, Any]:
-        """The tree as a JSON-ready object (numbers as exact strings where not integers)."""
+        return tree_to_json(self)
 
-        def num(x: Fraction) -> int | str:
-            return int(x) if x.denominator == 1 else str(x)
 
-        def node(i: int) -> Any:
-            k = self.kinds[i]
-            if k == Kind.LEAF:
-                return num(self.values[i])  # type: ignore[arg-type]
-            if k == Kind.CHANCE:
-                return {
-                    "chance": [
-                        [num(p), node(c)]
-                        for p, c in zip(self.probs[i], self.child_lists[i], strict=True)
-                    ]
-                }
-            return {_NAMES[k]: [node(c) for c in self.child_lists[i]]}
+def _json_number(x: Any) -> int | str:
+    f = Fraction(x)
+    return int(f) if f.denominator == 1 else str(f)
 
-        return {"bounds": [num(self.L), num(self.U)], "root": node(0)}
+
+def tree_to_json(tree: Any) -> dict[str, Any]:
+    """Any tree of the protocol as a JSON-ready object in the file format (exact numbers)."""
+
+    def node(n: Any) -> Any:
+        kind = tree.kind(n)
+        if kind == Kind.LEAF:
+            return _json_number(tree.evaluate(n))
+        kids = tree.children(n)
+        if kind == Kind.CHANCE:
+            ps = tree.probabilities(n)
+            return {"chance": [[_json_number(p), node(c)] for p, c in zip(ps, kids, strict=True)]}
+        return {_NAMES[kind]: [node(c) for c in kids]}
+
+    L, U = tree.bounds
+    return {"bounds": [_json_number(L), _json_number(U)], "root": node(tree.root)}
 
 
 def parse_tree(obj: Any, source: str = "<tree>") -> ExplicitTree:

@@ -1,0 +1,79 @@
+"""``starbench export``: one generated instance as a JSON tree that ``starbench solve`` reads.
+
+Every row carries what regenerates its tree: the tree parameters, ``seed``, ``instance`` and
+``generator_version``.  The export walks the tree in its searched order (orderings applied) with
+exact probabilities and values, so ``starbench solve`` reproduces the row's value, best move and
+node counts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from starbench.errors import InputError
+from starbench.experiment.storage import TABLE
+from starbench.trees.explicit import tree_to_json
+from starbench.trees.regular import GENERATOR_VERSION, RegularTree, RegularTreeSpec
+
+DEFAULT_EXPORT_LIMIT = 1_000_000
+
+
+def row_of(path: Path, instance: int | None, row: int | None) -> dict[str, Any]:
+    import pandas as pd
+
+    path = Path(path)
+    table = path / TABLE if path.is_dir() else path
+    if not table.exists():
+        raise InputError(f"{path}: no result table here (expected a cell folder or a .parquet)")
+    try:
+        df = pd.read_parquet(table)
+    except Exception as e:  # noqa: BLE001 - any unreadable file is bad input here
+        raise InputError(f"{table}: cannot read the table ({e})") from None
+    if row is not None:
+        if not 0 <= row < len(df):
+            raise InputError(f"--row: must be in [0, {len(df) - 1}], got {row}")
+        return df.iloc[row].to_dict()
+    instance = 0 if instance is None else instance
+    hits = df[df["instance"] == instance]
+    if not len(hits):
+        raise InputError(f"{table}: no row with instance {instance}")
+    return hits.iloc[0].to_dict()
+
+
+def tree_of_row(r: dict[str, Any]) -> RegularTree:
+    version = int(r.get("generator_version", GENERATOR_VERSION))
+    if version != GENERATOR_VERSION:
+        raise InputError(
+            f"the row was made with generator version {version}; this starbench "
+            f"has version {GENERATOR_VERSION} and cannot regenerate it"
+        )
+    params = {}
+    for f in fields(RegularTreeSpec):
+        if f.name not in r:
+            raise InputError(f"the row has no column {f.name!r}: cannot regenerate its tree")
+        v = r[f.name]
+        params[f.name] = v.item() if hasattr(v, "item") else v
+    spec = RegularTreeSpec(**params)
+    return RegularTree(spec, int(r["seed"]), int(r["instance"]))
+
+
+def export(
+    path: Path,
+    out: Path,
+    instance: int | None = None,
+    row: int | None = None,
+    limit: int = DEFAULT_EXPORT_LIMIT,
+) -> tuple[Path, dict[str, Any]]:
+    r = row_of(path, instance, row)
+    tree = tree_of_row(r)
+    if tree.spec.size > limit:
+        raise InputError(
+            f"the tree has {tree.spec.size} nodes, over the export limit of {limit} (--max-nodes)"
+        )
+    from starbench.experiment.storage import atomic_write_text
+
+    atomic_write_text(Path(out), json.dumps(tree_to_json(tree), separators=(",", ":")))
+    return Path(out), r

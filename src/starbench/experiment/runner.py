@@ -1,0 +1,468 @@
+"""The runner: every algorithm on the same trees, values verified, rows saved as they complete.
+
+Instance ``i`` of a cell is ``RegularTree(settings.tree, settings.seed, i)`` for every algorithm
+and every rerun.  Each finished instance's rows are appended to the cell's journal at once, so a
+killed run continues where it stopped (``starbench.experiment.storage``).  Statuses are derived
+from all rows of an instance when they are shown or tabled (``verify``), so rows added later
+(a new algorithm, expectimax added to a study) are verified too:
+
+* ``ok``: the value agrees with expectimax's on that tree (within ``1e-9 * max(1, |L|, |U|)``,
+  exactly in exact mode); where expectimax has no row (not requested, or the tree is over
+  ``expectimax_limit`` nodes) with the value two other algorithms agree on (``verified_by``
+  names them);
+* ``mismatch``: it does not agree; ``unverified``: there is nothing to compare with;
+* ``budget_exceeded``: the search hit ``node_budget`` or ``time_budget`` (kept, never dropped);
+* ``error``: the search raised (the ``error`` column says what).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from starbench.errors import BudgetExceeded, ConfigError, StarbenchError
+from starbench.experiment.metadata import metadata
+from starbench.experiment.settings import AlgorithmSpec, RunSettings
+from starbench.experiment.storage import (
+    CELL,
+    TABLE,
+    TABLE_CSV,
+    Journal,
+    atomic_write,
+    atomic_write_text,
+    read_json,
+)
+from starbench.search import STAT_FIELDS, get_algorithm
+from starbench.search.arith import agree, format_value
+from starbench.trees.regular import RegularTree
+
+#: The table's leading columns, in order (names fixed by the runner's contract).
+COLUMNS = (
+    "algorithm",
+    "k",
+    "after_probe",
+    "instance",
+    "tree_seed",
+    "value",
+    "best_move",
+    "nodes",
+    "leaves",
+    "probe_nodes",
+    "probe_leaves",
+    "chance_cutoffs",
+    "probe_cutoffs",
+    "decision_cutoffs",
+    "resumed",
+    "seconds",
+    "cpu_seconds",
+    "status",
+    "expectimax_value",
+    "L",
+    "U",
+    "levels",
+)
+STATUSES = ("ok", "mismatch", "unverified", "budget_exceeded", "error")
+
+
+# --------------------------------------------------------------------------- computing rows
+def compute_instance(
+    settings: RunSettings, instance: int, todo: tuple[AlgorithmSpec, ...]
+) -> list[dict[str, Any]]:
+    """Search instance ``instance`` with the algorithms ``todo``; one raw row each."""
+    tree = RegularTree(settings.tree, settings.seed, instance)
+    meta = metadata()
+    L, U = tree.bounds
+    rows = []
+    for spec in todo:
+        info = get_algorithm(spec.name)
+        row: dict[str, Any] = {
+            "algorithm": spec.name,
+            "k": spec.k,
+            "after_probe": spec.after_probe,
+            "instance": instance,
+            "tree_seed": tree.tree_seed,
+        }
+        search = None
+        try:
+            search = info.make(
+                tree,
+                dict(spec.params),
+                exact=settings.exact,
+                debug=settings.debug,
+                node_budget=settings.node_budget,
+                time_budget=settings.time_budget,
+            )
+            result = search.run()
+            row.update(
+                value=float(result.value),
+                best_move=result.best_move,
+                value_exact=format_value(result.value, True) if settings.exact else None,
+                seconds=result.seconds,
+                cpu_seconds=result.cpu_seconds,
+                run_status="done",
+                error=None,
+                **result.stats.as_dict(),
+            )
+        except BudgetExceeded as e:
+            row.update(
+                value=None,
+                best_move=None,
+                value_exact=None,
+                seconds=None,
+                cpu_seconds=None,
+                run_status="budget_exceeded",
+                error=str(e),
+                **search.stats().as_dict(),
+            )
+        except (StarbenchError, ArithmeticError, RecursionError) as e:
+            stats = search.stats().as_dict() if search is not None else {}
+            row.update(
+                value=None,
+                best_move=None,
+                value_exact=None,
+                seconds=None,
+                cpu_seconds=None,
+                run_status="error",
+                error=f"{type(e).__name__}: {e}",
+                **stats,
+            )
+        row.update(
+            L=float(L),
+            U=float(U),
+            levels=tree.levels,
+            tree_size=settings.tree.size,
+            seed=settings.seed,
+            exact=settings.exact,
+            engine=settings.engine,
+            **meta,
+        )
+        rows.append(row)
+    return rows
+
+
+def row_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    return (row["instance"], row["algorithm"], row["k"], row["after_probe"])
+
+
+# --------------------------------------------------------------------------- verification
+def _exact_value(row: dict[str, Any], exact: bool) -> Any:
+    if exact and row.get("value_exact") is not None:
+        return Fraction(row["value_exact"])
+    return row["value"]
+
+
+def _present(x: Any) -> bool:
+    return x is not None and not (isinstance(x, float) and math.isnan(x)) and str(x) != "<NA>"
+
+
+def _label(row: Any) -> str:
+    params = [f"k={row['k']}"] if _present(row.get("k")) else []
+    if _present(row.get("after_probe")):
+        params.append(f"after_probe={row['after_probe']}")
+    return f"{row['algorithm']}:{','.join(params)}" if params else row["algorithm"]
+
+
+def verify(rows: list[dict[str, Any]], exact: bool) -> list[dict[str, Any]]:
+    """Derive ``status``, ``expectimax_value`` and ``verified_by`` for the rows of one instance."""
+    done = [r for r in rows if r["run_status"] == "done"]
+    ref_row = next((r for r in done if r["algorithm"] == "expectimax"), None)
+    ref, by = None, None
+    if ref_row is not None:
+        ref, by = _exact_value(ref_row, exact), "expectimax"
+    else:
+        for i, a in enumerate(done):
+            for b in done[i + 1 :]:
+                if agree(_exact_value(a, exact), _exact_value(b, exact), a["L"], a["U"], exact):
+                    ref, by = _exact_value(a, exact), f"{_label(a)}+{_label(b)}"
+                    break
+            if ref is not None:
+                break
+    out = []
+    for r in rows:
+        r = dict(r)
+        if r["run_status"] != "done":
+            status = r["run_status"]
+        elif ref is None:
+            status = "unverified"
+        elif agree(_exact_value(r, exact), ref, r["L"], r["U"], exact):
+            status = "ok"
+        else:
+            status = "mismatch"
+        r["status"] = status
+        r["expectimax_value"] = None if ref_row is None else ref_row["value"]
+        r["verified_by"] = by if ref is not None else None
+        out.append(r)
+    return out
+
+
+# --------------------------------------------------------------------------- the cell
+@dataclass(frozen=True)
+class CellOutcome:
+    folder: Path
+    table: Path
+    rows: int
+    computed: int
+    counts: dict[str, int]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.counts.get("mismatch") or self.counts.get("error") else 0
+
+
+def check_folder(settings: RunSettings, folder: Path) -> None:
+    """Refuse a folder that holds another cell, or rows from another commit (unless forced)."""
+    cell = read_json(folder / CELL)
+    if cell is None:
+        return
+    if cell.get("identity") != _jsonable(settings.cell_identity()):
+        raise ConfigError(
+            f"{folder}: this folder holds another cell (tree, seed, arithmetic or generator "
+            f"version differ); choose a fresh folder (hydra.run.dir=...)"
+        )
+    commit = metadata()["git_commit"]
+    theirs = set(cell.get("git_commits") or [])
+    if settings.resume != "force" and theirs and theirs != {commit}:
+        raise ConfigError(
+            f"{folder}: its rows were made at commit {', '.join(sorted(map(str, theirs)))}, "
+            f"this is {commit}; pass resume=force to add to them or choose a fresh folder "
+            f"(hydra.run.dir=...)"
+        )
+
+
+def _jsonable(x: Any) -> Any:
+    import json
+
+    return json.loads(json.dumps(x))
+
+
+def run_cell(
+    settings: RunSettings,
+    folder: Path,
+    *,
+    overrides: list[str] | None = None,
+    out: Callable[[str], None] = print,
+) -> CellOutcome:
+    """Run (or continue) one cell in ``folder``; write its table; return what happened."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    check_folder(settings, folder)
+    journal = Journal(folder)
+    old = journal.read()
+    commit = metadata()["git_commit"]
+    commits = sorted({str(r.get("git_commit")) for r in old} | {str(commit)})
+    _write_cell(folder, settings, "running", overrides, commits, {})
+
+    wanted = list(settings.algorithms)
+    if settings.tree.size > settings.expectimax_limit and any(
+        a.name == "expectimax" for a in wanted
+    ):
+        sys.stderr.write(
+            f"starbench: expectimax skipped: the tree has {settings.tree.size} nodes, over "
+            f"expectimax_limit={settings.expectimax_limit}; rows are verified by agreement\n"
+        )
+        wanted = [a for a in wanted if a.name != "expectimax"]
+    by_instance: dict[int, dict[tuple[Any, ...], dict[str, Any]]] = {}
+    for r in old:
+        by_instance.setdefault(r["instance"], {})[row_key(r)] = r
+    pending: list[tuple[int, tuple[AlgorithmSpec, ...]]] = []
+    for i in range(settings.trees):
+        have = by_instance.get(i, {})
+        todo = tuple(a for a in wanted if (i, *a.key) not in have)
+        if todo:
+            pending.append((i, todo))
+    if old and pending:
+        out(f"resuming {folder}: {len(old)} saved rows kept, {len(pending)} instances to do")
+
+    computed = 0
+    progress = _Progress(len(pending), settings.progress)
+    try:
+        for rows in _execute(settings, pending):
+            journal.append(rows)
+            computed += len(rows)
+            i = rows[0]["instance"]
+            inst = by_instance.setdefault(i, {})
+            for r in rows:
+                inst[row_key(r)] = r
+            for r in verify(list(inst.values()), settings.exact):
+                if r["status"] == "mismatch" and row_key(r) in {row_key(x) for x in rows}:
+                    sys.stderr.write(
+                        f"starbench: MISMATCH instance {i} (tree_seed {r['tree_seed']}): "
+                        f"{_label(r)} = {r['value']!r}, reference ({r['verified_by']}) = "
+                        f"{r['expectimax_value']!r}\n"
+                    )
+            progress.update(sum(r.get("nodes") or 0 for r in rows))
+    finally:
+        progress.close()
+
+    table_rows = []
+    keys = [a.key for a in wanted]
+    for i in range(settings.trees):
+        inst = by_instance.get(i, {})
+        rows = [inst[(i, *k)] for k in keys if (i, *k) in inst]
+        table_rows.extend(verify(rows, settings.exact))
+    df = make_table(table_rows, settings)
+    table = folder / TABLE
+    atomic_write(table, lambda p: df.to_parquet(p, index=False))
+    if settings.csv:
+        atomic_write(folder / TABLE_CSV, lambda p: df.to_csv(p, index=False))
+    counts = {s: int((df["status"] == s).sum()) for s in STATUSES} if len(df) else {}
+    status = "mismatch" if counts.get("mismatch") else "complete"
+    _write_cell(folder, settings, status, overrides, commits, counts)
+    out(f"table: {table} ({len(df)} rows, {computed} computed now)")
+    out(summary(df))
+    return CellOutcome(folder, table, len(df), computed, counts)
+
+
+def _write_cell(
+    folder: Path,
+    settings: RunSettings,
+    status: str,
+    overrides: list[str] | None,
+    commits: list[str],
+    counts: dict[str, int],
+) -> None:
+    import json
+
+    cell = {
+        "identity": _jsonable(settings.cell_identity()),
+        "name": settings.name,
+        "status": status,
+        "overrides": overrides or [],
+        "git_commits": commits,
+        "trees": settings.trees,
+        "algorithms": [a.label for a in settings.algorithms],
+        "counts": counts,
+    }
+    atomic_write_text(folder / CELL, json.dumps(cell, indent=1, sort_keys=True))
+
+
+def _execute(settings: RunSettings, pending: list[tuple[int, tuple[AlgorithmSpec, ...]]]):
+    """Yield the rows of each pending instance as it completes (in any order)."""
+    if settings.n_jobs == 1 or len(pending) <= 1:
+        for i, todo in pending:
+            yield compute_instance(settings, i, todo)
+        return
+    with ProcessPoolExecutor(max_workers=settings.n_jobs) as pool:
+        futures = [pool.submit(compute_instance, settings, i, todo) for i, todo in pending]
+        try:
+            for f in as_completed(futures):
+                yield f.result()
+        finally:
+            for f in futures:
+                f.cancel()
+
+
+class _Progress:
+    """A tqdm bar on a terminal; plain log lines (about every 10%) otherwise."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total = total
+        self.done = 0
+        self.nodes = 0
+        self.t0 = time.perf_counter()
+        self.bar = None
+        self.enabled = enabled and total > 0
+        self.step = max(1, total // 10)
+        if self.enabled and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="tree", file=sys.stderr, dynamic_ncols=True)
+
+    def update(self, nodes: int) -> None:
+        self.done += 1
+        self.nodes += nodes
+        rate = self.nodes / max(time.perf_counter() - self.t0, 1e-9)
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"{rate / 1e6:.2f} M nodes/s", refresh=False)
+            self.bar.update(1)
+        elif self.enabled and (self.done % self.step == 0 or self.done == self.total):
+            elapsed = time.perf_counter() - self.t0
+            eta = elapsed / self.done * (self.total - self.done)
+            sys.stderr.write(
+                f"starbench: {self.done}/{self.total} instances, "
+                f"{rate / 1e6:.2f} M nodes/s, ETA {eta:.0f} s\n"
+            )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# --------------------------------------------------------------------------- the table
+def make_table(rows: list[dict[str, Any]], settings: RunSettings):
+    """The tidy table: the contract's columns first, then tree parameters and metadata."""
+    import pandas as pd
+
+    tree_params = settings.tree.as_dict()
+    records = []
+    for r in rows:
+        rec = {c: r.get(c) for c in COLUMNS}
+        rec.update(tree_params)
+        rec.update({k: v for k, v in r.items() if k not in rec and k != "run_status"})
+        records.append(rec)
+    df = pd.DataFrame.from_records(records)
+    if len(df):
+        df["tree_seed"] = df["tree_seed"].astype("uint64")
+        for c in ("k", "best_move"):
+            df[c] = df[c].astype("Int64")
+        for c in STAT_FIELDS:
+            if c in df:
+                df[c] = df[c].astype("Int64")
+    return df
+
+
+def summary(df) -> str:
+    """Per algorithm: median nodes and leaves, percent of expectimax's leaves (mean over
+    instances, with its standard error), median seconds, rows verified."""
+    import pandas as pd
+
+    if not len(df):
+        return "(no rows)"
+    ex = df[df["algorithm"] == "expectimax"].set_index("instance")["leaves"]
+    lines = []
+    head = (
+        "algorithm",
+        "rows",
+        "ok",
+        "median nodes",
+        "median leaves",
+        "% expectimax leaves",
+        "median s",
+    )
+    lines.append(head)
+    for label, g in df.groupby(df.apply(_label, axis=1), sort=False):
+        pct = "-"
+        if len(ex):
+            joined = g.set_index("instance")["leaves"].astype(float) / ex.astype(float) * 100
+            joined = joined.dropna()
+            if len(joined):
+                se = joined.std(ddof=1) / math.sqrt(len(joined)) if len(joined) > 1 else 0.0
+                pct = f"{joined.mean():.1f} +- {se:.1f}"
+        lines.append(
+            (
+                label,
+                str(len(g)),
+                str(int((g["status"] == "ok").sum())),
+                f"{pd.to_numeric(g['nodes']).median():.0f}",
+                f"{pd.to_numeric(g['leaves']).median():.0f}",
+                pct,
+                f"{pd.to_numeric(g['seconds']).median():.4f}"
+                if g["seconds"].notna().any()
+                else "-",
+            )
+        )
+    widths = [max(len(x[i]) for x in lines) for i in range(len(head))]
+    return "\n".join(
+        "  ".join(
+            c.ljust(w) if j == 0 else c.rjust(w)
+            for j, (c, w) in enumerate(zip(x, widths, strict=True))
+        )
+        for x in lines
+    )

@@ -1,0 +1,244 @@
+"""Typed settings of one run (one cell of a study), and their config schemas.
+
+``RunConfig`` and friends are the structured-config schemas Hydra validates the YAML files and
+overrides against (types, unknown keys).  ``RunSettings.from_config`` turns a composed config into
+frozen, range-checked settings; everything after that is plain Python that tests call without
+Hydra.  Range errors are ``ConfigError``s naming the key and what is allowed.
+
+Choices documented here (one place):
+
+* rows are keyed by ``(instance, algorithm, k, after_probe)`` with the algorithm's parameters
+  resolved (defaults filled in), so a study is extended, never redone;
+* a cell's default folder is ``results/<name>/<cell>``, where ``<cell>`` is built from the tree
+  parameters, the seed, the arithmetic and the generator version (``cell_name``): not from the
+  clock, not from ``trees`` or the algorithm list;
+* ``budget_exceeded`` and ``error`` rows are results too: they are kept on resume (node budgets
+  are deterministic; time budgets are not).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import typing
+from dataclasses import asdict, dataclass, field, fields, make_dataclass
+from typing import Any
+
+from starbench.errors import ConfigError, InputError
+from starbench.search.registry import get_algorithm
+from starbench.trees.regular import GENERATOR_VERSION, RegularTreeSpec
+
+_HINTS = typing.get_type_hints(RegularTreeSpec)
+
+#: The ``tree`` config group's schema: exactly the generator's parameters and defaults.
+TreeConfig = make_dataclass(
+    "TreeConfig",
+    [(f.name, _HINTS[f.name], field(default=f.default)) for f in fields(RegularTreeSpec)],
+)
+
+
+@dataclass
+class AlgorithmConfig:
+    name: str = "expectimax"
+    k: int | None = None
+    after_probe: str | None = None
+
+
+@dataclass
+class RunConfig:
+    name: str = "default"  # the study: results/<name>/<cell>
+    tree: Any = field(default_factory=TreeConfig)
+    algorithms: list[AlgorithmConfig] = field(default_factory=list)
+    trees: int = 20  # instances per cell
+    seed: int = 0
+    exact: bool = False
+    engine: str = "python"
+    n_jobs: int = 1
+    node_budget: int | None = None
+    time_budget: float | None = None
+    expectimax_limit: int = 100_000_000  # expectimax is skipped on larger trees
+    csv: bool = False
+    resume: str = "auto"  # auto: continue a compatible folder; force: also across commits
+    progress: bool = True
+    debug: bool = False
+    plugins: list[str] = field(default_factory=list)  # modules that register algorithms
+
+
+ENGINES = ("python",)
+RESUME = ("auto", "force")
+UINT64_MAX = 2**64 - 1
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """One algorithm with its resolved parameters."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def k(self) -> int | None:
+        return dict(self.params).get("k")
+
+    @property
+    def after_probe(self) -> str | None:
+        return dict(self.params).get("after_probe")
+
+    @property
+    def key(self) -> tuple[str, int | None, str | None]:
+        return (self.name, self.k, self.after_probe)
+
+    @property
+    def label(self) -> str:
+        shown = ",".join(f"{k}={v}" for k, v in self.params)
+        return f"{self.name}:{shown}" if shown else self.name
+
+
+def algorithm_spec(name: str, params: dict[str, Any], where: str = "algorithms") -> AlgorithmSpec:
+    try:
+        info = get_algorithm(name)
+        resolved = info.resolve(params)
+    except InputError as e:
+        raise ConfigError(f"{where}: {e}") from None
+    return AlgorithmSpec(info.name, tuple(resolved.items()))
+
+
+def _check_int(key: str, v: Any, lo: int, hi: int | None = None, what: str = "") -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
+        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+        raise ConfigError(f"{key}: must be an integer {rng}{what}, got {v!r}")
+    return v
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything one cell needs, checked."""
+
+    tree: RegularTreeSpec
+    algorithms: tuple[AlgorithmSpec, ...]
+    trees: int = 20
+    seed: int = 0
+    exact: bool = False
+    name: str = "default"
+    engine: str = "python"
+    n_jobs: int = 1
+    node_budget: int | None = None
+    time_budget: float | None = None
+    expectimax_limit: int = 100_000_000
+    csv: bool = False
+    resume: str = "auto"
+    progress: bool = True
+    debug: bool = False
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> RunSettings:
+        """Settings from a composed config (a DictConfig or a plain mapping), range-checked."""
+        from omegaconf import DictConfig, OmegaConf
+
+        if isinstance(cfg, DictConfig):
+            cfg = {
+                k: OmegaConf.to_container(cfg[k], resolve=True)
+                if OmegaConf.is_config(cfg[k])
+                else cfg[k]
+                for k in cfg
+                if k != "hydra"
+            }
+        cfg = dict(cfg)
+        cfg.pop("hydra", None)
+        tree_cfg = dict(cfg.get("tree") or {})
+        unknown = set(tree_cfg) - {f.name for f in fields(RegularTreeSpec)}
+        if unknown:
+            raise ConfigError(f"tree.{sorted(unknown)[0]}: unknown tree parameter")
+        spec = RegularTreeSpec(**tree_cfg).validate("tree.")
+        algos = cfg.get("algorithms") or []
+        if not algos:
+            raise ConfigError("algorithms: must list at least one algorithm")
+        specs = []
+        for i, a in enumerate(algos):
+            a = dict(a)
+            name = a.pop("name", None)
+            params = {k: v for k, v in a.items() if v is not None}
+            specs.append(algorithm_spec(str(name), params, f"algorithms[{i}]"))
+        seen = set()
+        for i, s in enumerate(specs):
+            if s.key in seen:
+                raise ConfigError(f"algorithms[{i}]: {s.label} is listed twice")
+            seen.add(s.key)
+        _check_int("trees", cfg.get("trees", 20), 1)
+        _check_int("seed", cfg.get("seed", 0), 0, UINT64_MAX)
+        _check_int("n_jobs", cfg.get("n_jobs", 1), 1)
+        _check_int("expectimax_limit", cfg.get("expectimax_limit", 100_000_000), 1)
+        if cfg.get("node_budget") is not None:
+            _check_int("node_budget", cfg["node_budget"], 1, what=" or null")
+        tb = cfg.get("time_budget")
+        if tb is not None and (
+            isinstance(tb, bool) or not isinstance(tb, int | float) or not 0 < tb < float("inf")
+        ):
+            raise ConfigError(f"time_budget: must be a number > 0 (seconds) or null, got {tb!r}")
+        if cfg.get("engine", "python") not in ENGINES:
+            raise ConfigError(
+                f"engine: must be one of {', '.join(ENGINES)}, got {cfg.get('engine')!r}"
+            )
+        if cfg.get("resume", "auto") not in RESUME:
+            raise ConfigError(
+                f"resume: must be one of {', '.join(RESUME)}, got {cfg.get('resume')!r}"
+            )
+        name = cfg.get("name", "default")
+        if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+            raise ConfigError(f"name: must be a folder name (no '/'), got {name!r}")
+        return cls(
+            tree=spec,
+            algorithms=tuple(specs),
+            trees=cfg.get("trees", 20),
+            seed=cfg.get("seed", 0),
+            exact=bool(cfg.get("exact", False)),
+            name=name,
+            engine=cfg.get("engine", "python"),
+            n_jobs=cfg.get("n_jobs", 1),
+            node_budget=cfg.get("node_budget"),
+            time_budget=tb,
+            expectimax_limit=cfg.get("expectimax_limit", 100_000_000),
+            csv=bool(cfg.get("csv", False)),
+            resume=cfg.get("resume", "auto"),
+            progress=bool(cfg.get("progress", True)),
+            debug=bool(cfg.get("debug", False)),
+        )
+
+    def cell_identity(self) -> dict[str, Any]:
+        """What determines the trees and values of a cell (the folder name hashes it)."""
+        return {
+            "tree": asdict(self.tree),
+            "seed": self.seed,
+            "exact": self.exact,
+            "generator_version": GENERATOR_VERSION,
+        }
+
+
+def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
+    """A readable, deterministic folder name for a cell."""
+    spec = RegularTreeSpec(**tree)
+    ident = {
+        "tree": asdict(spec),
+        "seed": seed,
+        "exact": exact,
+        "generator_version": GENERATOR_VERSION,
+    }
+    digest = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:8]
+    pattern = {"max,chance,min,chance": "mcmc", "max,chance": "mc", "max,min": "mm"}.get(
+        spec.pattern, "x"
+    )
+    parts = [
+        f"d{spec.depth}{'t' if spec.trailing_chance else ''}",
+        f"b{spec.branching}",
+        f"c{spec.chance_arity}",
+        pattern,
+        spec.distribution,
+        spec.value_model,
+        f"{spec.ordering}-{spec.outcome_order}",
+        f"bounds-{spec.bounds}",
+        f"s{seed}",
+        "exact" if exact else "float",
+        f"g{GENERATOR_VERSION}",
+        digest,
+    ]
+    return "_".join(parts)

@@ -1,0 +1,247 @@
+"""``starbench run``: the Hydra entry point of the experiment runner (thin).
+
+``main(argv)`` first composes every cell of the requested run or sweep with Hydra's Compose API
+and checks it (types and unknown keys by the config schemas, ranges by ``RunSettings``, the
+output folder by the resume rules); the first problem is one line on stderr and exit status 2,
+before anything runs (``--verbose`` shows Hydra's own message).  Then Hydra runs the cells
+(``_task`` -> ``run_cell``), and the exit status is 1 if any cell has a mismatch, an error or did
+not finish.  Also ``python -m starbench.run``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from omegaconf import OmegaConf
+
+from starbench.errors import ConfigError, InputError
+
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+MANIFEST = "sweep.json"
+_HYDRA_INFO_FLAGS = {
+    "--help",
+    "-h",
+    "--hydra-help",
+    "--version",
+    "--cfg",
+    "-c",
+    "--info",
+    "--resolve",
+    "--package",
+    "-p",
+    "--shell-completion",
+    "-sc",
+}
+
+
+def _cell_resolver(*, _root_: Any) -> str:
+    from starbench.experiment.settings import cell_name
+
+    tree = OmegaConf.to_container(_root_.tree, resolve=True)
+    return cell_name(tree, _root_.seed, _root_.exact)
+
+
+if not OmegaConf.has_resolver("sb_cell"):
+    OmegaConf.register_new_resolver("sb_cell", _cell_resolver)
+
+
+def _store_schemas() -> None:
+    from hydra.core.config_store import ConfigStore
+
+    from starbench.experiment.settings import RunConfig
+
+    ConfigStore.instance().store(name="run_schema", node=RunConfig)
+
+
+_store_schemas()
+
+
+def load_plugins(cfg: Any) -> None:
+    for module in cfg.get("plugins") or []:
+        try:
+            importlib.import_module(module)
+        except ImportError as e:
+            raise ConfigError(f"plugins: cannot import {module!r} ({e})") from None
+
+
+def settings_of(cfg: Any):
+    from starbench.experiment.settings import RunSettings
+
+    load_plugins(cfg)
+    return RunSettings.from_config(cfg)
+
+
+# --------------------------------------------------------------------------- Hydra task
+def _task(cfg: Any) -> int:
+    from hydra.core.hydra_config import HydraConfig
+
+    from starbench.experiment.runner import run_cell
+
+    hc = HydraConfig.get()
+    folder = Path(hc.runtime.output_dir)
+    try:
+        settings = settings_of(cfg)
+        return run_cell(settings, folder, overrides=list(hc.overrides.task)).exit_code
+    except InputError as e:
+        sys.stderr.write(f"starbench: error: {e}\n")
+        _mark_failed(folder, str(e))
+        return 2
+
+
+def _mark_failed(folder: Path, message: str) -> None:
+    from starbench.experiment.storage import CELL, atomic_write_text, read_json
+
+    cell = read_json(folder / CELL) or {}
+    cell.update(status="failed", error=message)
+    atomic_write_text(folder / CELL, json.dumps(cell, indent=1, sort_keys=True))
+
+
+def _hydra_main(argv: list[str]) -> None:
+    import hydra
+
+    app = hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")(_task)
+    old = sys.argv
+    sys.argv = ["starbench run", *argv]
+    try:
+        app()
+    finally:
+        sys.argv = old
+
+
+# --------------------------------------------------------------------------- validation
+def _one_line(e: BaseException) -> str:
+    """A short message from a Hydra/OmegaConf composition error, naming the key."""
+    from omegaconf.errors import OmegaConfBaseException
+
+    seen = e
+    while seen is not None:
+        if isinstance(seen, OmegaConfBaseException) and getattr(seen, "full_key", None):
+            msg = str(getattr(seen, "msg", "") or seen).splitlines()[0]
+            return f"{seen.full_key}: {msg}"
+        seen = seen.__cause__ or seen.__context__
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
+
+
+def plan(argv: list[str]) -> tuple[bool, list[tuple[list[str], Any, Path]], Path | None]:
+    """Compose and check every cell: (multirun, [(overrides, settings, folder)], sweep dir)."""
+    from hydra import compose, initialize_config_dir
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    multirun = any(a in ("-m", "--multirun") for a in argv)
+    overrides = [a for a in argv if not a.startswith("-")]
+    for o in overrides:
+        key, _, value = o.lstrip("+~").partition("=")
+        if key == "algorithms" and value.strip().startswith("["):
+            raise ConfigError(
+                "algorithms: names a file of conf/algorithms (e.g. "
+                "algorithms=ballard); write a list of algorithms in such a file"
+            )
+    parser = OverridesParser.create()
+    parsed = parser.parse_overrides(overrides)
+    fixed = [o.input_line for o in parsed if not o.is_sweep_override()]
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        base = compose("config", overrides=fixed, return_hydra_config=True)
+        multirun = (
+            multirun or str(base.hydra.mode) == "RunMode.MULTIRUN" or base.hydra.mode == "MULTIRUN"
+        )
+        if any(o.is_sweep_override() for o in parsed) and not multirun:
+            bad = next(o for o in parsed if o.is_sweep_override())
+            raise ConfigError(
+                f"{bad.get_key_element()}: a sweep ({bad.input_line}) needs -m (--multirun)"
+            )
+        sweep_keys = {o.get_key_element().lstrip("+~") for o in parsed if o.is_sweep_override()}
+        if multirun:
+            params = [f"{k}={v}" for k, v in (base.hydra.sweeper.params or {}).items()]
+            sweep_keys |= {str(k) for k in (base.hydra.sweeper.params or {})}
+            cells = BasicSweeper.split_arguments(parser.parse_overrides(params + overrides), None)[
+                0
+            ]
+        else:
+            cells = [overrides]
+        out = []
+        for cell in cells:
+            cfg = compose("config", overrides=list(cell), return_hydra_config=True)
+            shown = [c for c in cell if c.split("=", 1)[0].lstrip("+~") in sweep_keys]
+            where = f"in sweep cell {' '.join(shown)}: " if multirun else ""
+            try:
+                settings = settings_of(cfg)
+                if multirun:
+                    folder = Path(str(cfg.hydra.sweep.dir)) / str(cfg.hydra.sweep.subdir)
+                else:
+                    folder = Path(str(cfg.hydra.run.dir))
+                from starbench.experiment.runner import check_folder
+
+                check_folder(settings, folder)
+            except InputError as e:
+                raise ConfigError(f"{where}{e}") from None
+            out.append((list(cell), settings, folder))
+        sweep_dir = Path(str(base.hydra.sweep.dir)) if multirun else None
+    return multirun, out, sweep_dir
+
+
+def _write_manifest(sweep_dir: Path, cells: list[tuple[list[str], Any, Path]]) -> None:
+    from starbench.experiment.storage import atomic_write_text, read_json
+
+    manifest = read_json(sweep_dir / MANIFEST) or {"cells": []}
+    known = {c["folder"] for c in manifest["cells"]}
+    for overrides, _settings, folder in cells:
+        if str(folder) not in known:
+            manifest["cells"].append({"folder": str(folder), "overrides": overrides})
+    atomic_write_text(sweep_dir / MANIFEST, json.dumps(manifest, indent=1))
+
+
+def _exit_status(cells: list[tuple[list[str], Any, Path]]) -> int:
+    from starbench.experiment.storage import CELL, read_json
+
+    code = 0
+    for _overrides, _settings, folder in cells:
+        cell = read_json(folder / CELL) or {}
+        status = cell.get("status")
+        if status == "failed":
+            return 2 if len(cells) == 1 else 1
+        if status != "complete" or (cell.get("counts") or {}).get("error"):
+            code = 1
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    verbose = "--verbose" in argv
+    argv = [a for a in argv if a != "--verbose"]
+    if not CONF_DIR.is_dir():
+        sys.stderr.write(
+            f"starbench: error: no config folder at {CONF_DIR}: install starbench "
+            f"from its source tree with pip install -e (see README)\n"
+        )
+        return 2
+    if any(a.split("=")[0] in _HYDRA_INFO_FLAGS for a in argv):
+        _hydra_main(argv)  # --help, --cfg job, ...: Hydra answers, nothing runs
+        return 0
+    try:
+        multirun, cells, sweep_dir = plan(argv)
+    except InputError as e:
+        sys.stderr.write(f"starbench: error: {e}\n")
+        return 2
+    except Exception as e:  # Hydra's composition errors: one line unless --verbose
+        if verbose:
+            raise
+        sys.stderr.write(f"starbench: error: {_one_line(e)} (--verbose for details)\n")
+        return 2
+    if sweep_dir is not None:
+        _write_manifest(sweep_dir, cells)
+    try:
+        _hydra_main(argv)
+    except SystemExit as e:  # Hydra exits 1 when a job of a sweep failed
+        if e.code not in (0, None):
+            return max(1, _exit_status(cells))
+    return _exit_status(cells)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,13 @@
+"""Test-only plugin: registers ``broken``, Star1 with a root value that is off by one."""
+
+from starbench.search.registry import ALGORITHMS, AlgorithmInfo
+from starbench.search.star1 import Star1
+
+
+class Broken(Star1):
+    def _root(self):
+        value, best, tied = super()._root()
+        return value + 1, best, tied
+
+
+ALGORITHMS["broken"] = AlgorithmInfo("broken", Broken, doc="test-only: wrong by one")

@@ -1,0 +1,461 @@
+"""The experiment runner: configs, tables, verification, resume, sweeps, collect, export."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hydra import compose, initialize_config_dir
+
+from starbench import cli
+from starbench import run as run_mod
+from starbench.experiment.export import export, tree_of_row
+from starbench.experiment.runner import COLUMNS, run_cell
+from starbench.experiment.settings import AlgorithmSpec, RunSettings
+from starbench.search import search
+from starbench.trees import RegularTreeSpec, load_tree
+
+CONF = run_mod.CONF_DIR
+TESTS = Path(__file__).resolve().parent
+EXE = str(Path(sys.executable).parent / "starbench")
+TIMING_AND_META = [
+    "seconds",
+    "cpu_seconds",
+    "date",
+    "git_commit",
+    "git_dirty",
+    "hostname",
+    "cpu_model",
+    "starbench_version",
+    "python_version",
+    "numpy_version",
+    "platform",
+]
+
+
+def cli_run(*args, cwd=None, env=None, timeout=300):
+    e = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [EXE, "run", *args], capture_output=True, text=True, cwd=cwd, env=e, timeout=timeout
+    )
+
+
+def settings(**kw) -> RunSettings:
+    algos = kw.pop("algorithms", ["expectimax", "star1", "star2"])
+    tree = kw.pop("tree", RegularTreeSpec(branching=3, chance_arity=3, depth=2))
+    specs = tuple(AlgorithmSpec(a) if isinstance(a, str) else a for a in algos)
+    return RunSettings(tree=tree, algorithms=specs, progress=False, **kw)
+
+
+def comparable(df: pd.DataFrame) -> pd.DataFrame:
+    return df.drop(columns=[c for c in TIMING_AND_META if c in df]).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- configs
+def _group_files(group: str) -> list[str]:
+    return sorted(p.stem for p in (CONF / group).glob("*.yaml"))
+
+
+@pytest.mark.parametrize("tree", _group_files("tree"))
+@pytest.mark.parametrize("algorithms", _group_files("algorithms"))
+def test_every_tree_and_algorithm_file_composes(tree, algorithms):
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose("config", overrides=[f"tree={tree}", f"algorithms={algorithms}"])
+    s = run_mod.settings_of(cfg)
+    assert s.algorithms and s.tree.depth >= 1
+
+
+@pytest.mark.parametrize("experiment", _group_files("experiment"))
+def test_every_experiment_plans(experiment):
+    multirun, cells, _ = run_mod.plan([f"experiment={experiment}"])
+    assert cells
+    for _overrides, s, folder in cells:
+        assert folder.parts[0] == "results" and folder.parts[1] == s.name
+
+
+def test_default_algorithms():
+    _, cells, _ = run_mod.plan([])
+    labels = [a.label for a in cells[0][1].algorithms]
+    assert labels == [
+        "expectimax",
+        "star1",
+        "star2:after_probe=resume",
+        "star2.5-cyclic:k=2,after_probe=resume",
+        "star2.5-cyclic:k=5,after_probe=resume",
+        "star2.5-sequential:k=2,after_probe=resume",
+        "star2.5-sequential:k=5,after_probe=resume",
+    ]
+
+
+# --------------------------------------------------------------------------- bad config
+BAD = [
+    (["tree.depth=0"], "tree.depth: must be an integer >= 1"),
+    (["tree.branching=-2"], "tree.branching: must be an integer >= 1"),
+    (["trees=0"], "trees: must be an integer >= 1"),
+    (["trees=abc"], "trees: Value 'abc'"),
+    (["tree.bogus=1"], "tree.bogus: Key 'bogus' not in"),
+    (["bogus=1"], "bogus"),
+    (["algorithms=nosuch"], "algorithms/nosuch"),
+    (["algorithms=[{name:star1}]"], "algorithms: names a file of conf/algorithms"),
+    (["experiment=nosuch"], "experiment/nosuch"),
+    (["tree.depth=1,2"], "tree.depth: a sweep (tree.depth=1,2) needs -m"),
+    (["-m", "tree.depth=2,0"], "in sweep cell tree.depth=0: tree.depth: must be"),
+    (["n_jobs=0"], "n_jobs: must be an integer >= 1"),
+    (["seed=-1"], "seed: must be an integer in [0, 18446744073709551615]"),
+    (["tree.distribution=dice"], "tree.chance_arity: must be 21 with distribution=dice"),
+    (
+        ["tree.ordering=perfect", "tree.branching=100", "tree.depth=4"],
+        "tree.ordering: needs a full pass over the tree",
+    ),
+    (["engine=gpu"], "engine: must be one of"),
+    (["resume=maybe"], "resume: must be one of auto, force"),
+    (["time_budget=-1"], "time_budget: must be a number > 0"),
+    (["node_budget=0"], "node_budget: must be an integer >= 1 or null"),
+    (["plugins=[no_such_module_x]"], "plugins: cannot import 'no_such_module_x'"),
+]
+
+
+@pytest.mark.parametrize("argv,message", BAD, ids=[m for _, m in BAD])
+def test_bad_config_one_line_exit_2(tmp_path, capsys, argv, message):
+    code = cli.main(
+        ["run", *argv, f"hydra.run.dir={tmp_path}/out", f"hydra.sweep.dir={tmp_path}/sweep"]
+    )
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err, err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "sweep").exists()
+
+
+def test_bad_config_through_the_console_script(tmp_path):
+    p = cli_run("tree.depth=0", f"hydra.run.dir={tmp_path}/out")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.strip().count("\n") == 0 and "tree.depth" in p.stderr
+
+
+# --------------------------------------------------------------------------- the table
+def test_table_columns_and_statuses(tmp_path):
+    s = settings(trees=4, exact=True)
+    outcome = run_cell(s, tmp_path, out=lambda _: None)
+    df = pd.read_parquet(outcome.table)
+    assert list(df.columns[: len(COLUMNS)]) == list(COLUMNS)
+    for col in (
+        "branching",
+        "chance_arity",
+        "depth",
+        "distribution",
+        "value_model",
+        "ordering",
+        "outcome_order",
+        "bounds",
+        "seed",
+        "generator_version",
+        "git_commit",
+        "git_dirty",
+        "python_version",
+        "numpy_version",
+        "hostname",
+        "cpu_model",
+        "date",
+        "starbench_version",
+        "verified_by",
+        "value_exact",
+    ):
+        assert col in df.columns, col
+    assert len(df) == 4 * 3 and set(df["status"]) == {"ok"}
+    assert (df["verified_by"] == "expectimax").all()
+    ex = df[df.algorithm == "expectimax"]
+    assert (ex["nodes"] == s.tree.size).all()
+    assert (df["value"] == df["expectimax_value"]).all()
+    assert outcome.exit_code == 0
+
+
+def test_without_expectimax_rows_are_verified_by_agreement(tmp_path):
+    df = pd.read_parquet(
+        run_cell(
+            settings(trees=2, algorithms=["star1", "star2"]), tmp_path / "a", out=lambda _: None
+        ).table
+    )
+    assert set(df["status"]) == {"ok"} and set(df["verified_by"]) == {"star1+star2"}
+    assert df["expectimax_value"].isna().all()
+    df = pd.read_parquet(
+        run_cell(settings(trees=2, algorithms=["star1"]), tmp_path / "b", out=lambda _: None).table
+    )
+    assert set(df["status"]) == {"unverified"}
+
+
+def test_expectimax_over_the_size_limit_is_skipped(tmp_path, capsys):
+    df = pd.read_parquet(
+        run_cell(settings(trees=2, expectimax_limit=10), tmp_path, out=lambda _: None).table
+    )
+    assert "expectimax" not in set(df.algorithm)
+    assert set(df["status"]) == {"ok"}
+    assert "expectimax skipped" in capsys.readouterr().err
+
+
+def test_node_budget_rows_are_kept(tmp_path):
+    outcome = run_cell(settings(trees=2, node_budget=20), tmp_path, out=lambda _: None)
+    df = pd.read_parquet(outcome.table)
+    assert set(df["status"]) == {"budget_exceeded"} and len(df) == 6
+    assert (df["nodes"] == 21).all()  # stopped on entering node 21
+    assert outcome.exit_code == 0
+
+
+def test_n_jobs_2_equals_n_jobs_1(tmp_path):
+    one = run_cell(settings(trees=6), tmp_path / "one", out=lambda _: None)
+    two = run_cell(settings(trees=6, n_jobs=2), tmp_path / "two", out=lambda _: None)
+    pd.testing.assert_frame_equal(
+        comparable(pd.read_parquet(one.table)), comparable(pd.read_parquet(two.table))
+    )
+
+
+def test_extending_trees_and_algorithms_reuses_saved_rows(tmp_path):
+    run_cell(settings(trees=3, algorithms=["star1"]), tmp_path, out=lambda _: None)
+    more = run_cell(
+        settings(trees=5, algorithms=["expectimax", "star1"]), tmp_path, out=lambda _: None
+    )
+    assert more.computed == 5 + 2  # expectimax on 5 trees, star1 on the 2 new ones
+    df = pd.read_parquet(more.table)
+    assert len(df) == 10 and set(df["status"]) == {"ok"}  # old star1 rows verified now
+    again = run_cell(
+        settings(trees=5, algorithms=["expectimax", "star1"]), tmp_path, out=lambda _: None
+    )
+    assert again.computed == 0
+
+
+def test_rows_from_another_commit_are_not_mixed_silently(tmp_path, capsys):
+    out = tmp_path / "cell"
+    assert cli.main(["run", "experiment=smoke", f"hydra.run.dir={out}"]) == 0
+    cell = json.loads((out / "cell.json").read_text())
+    cell["git_commits"] = ["0" * 40]
+    (out / "cell.json").write_text(json.dumps(cell))
+    capsys.readouterr()
+    assert cli.main(["run", "experiment=smoke", f"hydra.run.dir={out}"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "made at commit 0000000000000000000000000000000000000000" in err and "resume=force" in err
+    )
+    assert cli.main(["run", "experiment=smoke", "resume=force", f"hydra.run.dir={out}"]) == 0
+
+
+def test_another_cell_in_the_folder_is_refused(tmp_path, capsys):
+    out = tmp_path / "cell"
+    assert cli.main(["run", "experiment=smoke", f"hydra.run.dir={out}"]) == 0
+    capsys.readouterr()
+    assert cli.main(["run", "experiment=smoke", "tree.depth=1", f"hydra.run.dir={out}"]) == 2
+    assert "holds another cell" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- processes
+def test_console_script_twice_in_fresh_processes(tmp_path):
+    out = tmp_path / "cell"
+    first = cli_run("experiment=smoke", f"hydra.run.dir={out}")
+    assert first.returncode == 0, first.stderr
+    assert f"table: {out}/table.parquet (21 rows, 21 computed now)" in first.stdout
+    t1 = pd.read_parquet(out / "table.parquet")
+    second = cli_run("experiment=smoke", f"hydra.run.dir={out}")
+    assert second.returncode == 0 and "(21 rows, 0 computed now)" in second.stdout
+    pd.testing.assert_frame_equal(t1, pd.read_parquet(out / "table.parquet"))
+    for line in ("expectimax", "star2.5-sequential:k=5,after_probe=resume"):
+        assert line in first.stdout
+
+
+def test_python_dash_m_entry_point(tmp_path):
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "starbench.run",
+            "experiment=smoke",
+            "trees=1",
+            f"hydra.run.dir={tmp_path}",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "table.parquet").exists()
+
+
+def test_kill_and_resume_gives_the_uninterrupted_table(tmp_path):
+    args = [
+        "tree.branching=4",
+        "tree.chance_arity=4",
+        "tree.depth=3",
+        "trees=60",
+        "algorithms=ballard",
+    ]
+    full = cli_run(*args, f"hydra.run.dir={tmp_path}/full")
+    assert full.returncode == 0, full.stderr
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen(
+        [EXE, "run", *args, f"hydra.run.dir={killed}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    journal = killed / "rows.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if journal.exists() and journal.read_text().count("\n") >= 30:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    saved = journal.read_text().count("\n")
+    assert 30 <= saved < 180, "the run was not interrupted midway"
+    assert not (killed / "table.parquet").exists()
+    resumed = cli_run(*args, f"hydra.run.dir={killed}")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming" in resumed.stdout
+    computed = int(resumed.stdout.split(" computed now")[0].rsplit(", ", 1)[1])
+    assert computed == 180 - saved  # nothing recomputed or duplicated
+    pd.testing.assert_frame_equal(
+        comparable(pd.read_parquet(tmp_path / "full/table.parquet")),
+        comparable(pd.read_parquet(killed / "table.parquet")),
+    )
+
+
+def test_mismatch_from_a_broken_algorithm_is_caught_and_exits_1(tmp_path):
+    p = cli_run(
+        f"hydra.searchpath=[file://{TESTS / 'plugin_conf'}]",
+        "algorithms=broken",
+        "plugins=[broken_plugin]",
+        "trees=3",
+        f"hydra.run.dir={tmp_path}",
+        env={"PYTHONPATH": str(TESTS / "plugins")},
+    )
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.count("MISMATCH") == 3
+    df = pd.read_parquet(tmp_path / "table.parquet")
+    assert set(df[df.algorithm == "broken"]["status"]) == {"mismatch"}
+    assert set(df[df.algorithm != "broken"]["status"]) == {"ok"}
+
+
+def test_default_run_from_a_fresh_folder(tmp_path):
+    p = cli_run(cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    tables = list((tmp_path / "results" / "default").glob("*/table.parquet"))
+    assert len(tables) == 1
+    df = pd.read_parquet(tables[0])
+    assert len(df) == 20 * 7 and set(df["status"]) == {"ok"}
+    assert "% expectimax leaves" in p.stdout
+
+
+# --------------------------------------------------------------------------- sweeps
+def test_sweep_collect_and_missing_cells(tmp_path):
+    sweep = tmp_path / "sweep"
+    p = cli_run(
+        "-m",
+        "tree.depth=1,2",
+        "tree.branching=2,3",
+        "trees=2",
+        "algorithms=ballard",
+        f"hydra.sweep.dir={sweep}",
+    )
+    assert p.returncode == 0, p.stderr
+    cells = sorted(c.name for c in sweep.iterdir() if c.is_dir())
+    assert len(cells) == 4 and all(
+        c.startswith(("d1_b2", "d1_b3", "d2_b2", "d2_b3")) for c in cells
+    )
+    c = subprocess.run([EXE, "collect", str(sweep)], capture_output=True, text=True)
+    assert c.returncode == 0, c.stdout + c.stderr
+    df = pd.read_parquet(sweep / "collected.parquet")
+    assert len(df) == 4 * 2 * 3 and set(df["status"]) == {"ok"}
+    assert sorted(set(zip(df.depth, df.branching, strict=True))) == [(1, 2), (1, 3), (2, 2), (2, 3)]
+    # lose one cell: collect names it with the command that reruns it
+    import shutil
+
+    lost = next(d for d in sweep.iterdir() if d.name.startswith("d2_b3"))
+    shutil.rmtree(lost)
+    c = subprocess.run([EXE, "collect", str(sweep)], capture_output=True, text=True)
+    assert c.returncode == 1
+    assert f"missing: {lost}" in c.stdout
+    rerun = c.stdout.split("rerun: ")[1].splitlines()[0]
+    assert "tree.depth=2" in rerun and "tree.branching=3" in rerun
+    r = subprocess.run(
+        rerun.replace("starbench", EXE, 1), shell=True, capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+    c = subprocess.run([EXE, "collect", str(sweep)], capture_output=True, text=True)
+    assert c.returncode == 0 and "(24 rows from 4 cells)" in c.stdout
+
+
+def test_experiment_file_sweep(tmp_path):
+    p = cli_run("experiment=depth-sweep", "trees=2", f"hydra.sweep.dir={tmp_path}")
+    assert p.returncode == 0, p.stderr
+    assert len([d for d in tmp_path.iterdir() if d.is_dir()]) == 3
+
+
+@pytest.mark.parametrize("launcher", ["joblib", "submitit_local"])
+def test_launchers(tmp_path, launcher):
+    p = cli_run(
+        "-m",
+        f"hydra/launcher={launcher}",
+        "tree.depth=1,2",
+        "trees=2",
+        "algorithms=ballard",
+        f"hydra.sweep.dir={tmp_path}",
+    )
+    assert p.returncode == 0, p.stderr
+    c = subprocess.run([EXE, "collect", str(tmp_path)], capture_output=True, text=True)
+    assert c.returncode == 0 and "(12 rows from 2 cells)" in c.stdout, c.stdout
+
+
+def test_slurm_launcher_config_composes():
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose("config", overrides=["hydra/launcher=slurm"], return_hydra_config=True)
+    assert cfg.hydra.launcher._target_.endswith("SlurmLauncher")
+
+
+# --------------------------------------------------------------------------- replay
+def test_export_then_solve_reproduces_every_row(tmp_path):
+    s = settings(
+        trees=3,
+        tree=RegularTreeSpec(
+            branching=3,
+            chance_arity=4,
+            depth=2,
+            distribution="random",
+            ordering="perfect",
+            outcome_order="refuting",
+            bounds="tree",
+        ),
+        algorithms=[
+            "expectimax",
+            "star1",
+            AlgorithmSpec("star2.5-cyclic", (("k", 3), ("after_probe", "research"))),
+        ],
+    )
+    outcome = run_cell(s, tmp_path / "cell", out=lambda _: None)
+    df = pd.read_parquet(outcome.table)
+    for n, row in df.iterrows():
+        out, r = export(outcome.folder, tmp_path / f"t{n}.json", row=n)
+        tree = load_tree(out)
+        params = (
+            {} if pd.isna(row["k"]) else {"k": int(row["k"]), "after_probe": row["after_probe"]}
+        )
+        res = search(tree, row["algorithm"], **params)
+        assert (res.value, res.best_move, res.stats.nodes, res.stats.leaves) == (
+            row["value"],
+            row["best_move"],
+            row["nodes"],
+            row["leaves"],
+        )
+        assert tree_of_row(r).tree_seed == row["tree_seed"]
+
+
+def test_export_cli_and_its_limits(tmp_path, capsys):
+    outcome = run_cell(settings(trees=1), tmp_path / "cell", out=lambda _: None)
+    assert cli.main(["export", str(outcome.folder), "-o", str(tmp_path / "t.json")]) == 0
+    out = capsys.readouterr().out
+    assert "reproduce: starbench solve" in out
+    assert cli.main(["export", str(outcome.folder), "--max-nodes", "5"]) == 2
+    assert "over the export limit" in capsys.readouterr().err
+    assert cli.main(["export", str(tmp_path / "nothing")]) == 2
+    assert "no result table here" in capsys.readouterr().err
