@@ -45,7 +45,14 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if args.tree is None:
         return fail("solve needs a TREE.json argument (or --list)")
     tree = load_tree(args.tree)
-    solved = solve(tree, args.algorithm, exact=args.exact, debug=args.debug)
+    solved = solve(
+        tree,
+        args.algorithm,
+        exact=args.exact,
+        debug=args.debug,
+        engine=args.engine,
+        log=lambda line: sys.stderr.write(line + "\n"),
+    )
     if args.json:
         print(json.dumps([row(r) for r in solved.results], indent=1))
     else:
@@ -90,6 +97,24 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from starbench.bench import bench
+
+    if args.instances < 1 or args.repeats < 1:
+        return fail("--instances and --repeats must be >= 1")
+    result = bench(
+        Path(args.out),
+        instances=args.instances,
+        repeats=args.repeats,
+        compile_and_memory=not args.no_compile,
+    )
+    from starbench.bench import markdown
+
+    print(markdown(result))
+    print(f"wrote {Path(args.out) / 'bench.md'} and {Path(args.out) / 'bench.json'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="starbench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -105,6 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exact", action="store_true", help="exact fraction arithmetic")
     p.add_argument("--json", action="store_true", help="print only a JSON array on stdout")
     p.add_argument("--list", action="store_true", help="list the algorithms and their parameters")
+    p.add_argument(
+        "--engine",
+        choices=("auto", "compiled", "python"),
+        default="auto",
+        help="search engine (auto: compiled on trees over 20000 nodes)",
+    )
     p.add_argument(
         "--debug",
         action="store_true",
@@ -123,6 +154,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--out", default="tree.json", help="output file (default tree.json)")
     p.add_argument("--max-nodes", type=int, default=1_000_000, help="size limit (nodes)")
     p.set_defaults(func=_cmd_export)
+    p = sub.add_parser("bench", help="nodes per second per algorithm and engine")
+    p.add_argument("--out", default="results/bench", help="folder for bench.md and bench.json")
+    p.add_argument("--instances", type=int, default=3, help="trees per shape")
+    p.add_argument("--repeats", type=int, default=5, help="repeats (the median is reported)")
+    p.add_argument(
+        "--no-compile",
+        action="store_true",
+        help="skip the compile-time and memory probes (fresh processes)",
+    )
+    p.set_defaults(func=_cmd_bench)
     return parser
 
 

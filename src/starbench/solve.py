@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from starbench.errors import InputError
 from starbench.search import ALGORITHMS, SearchResult, get_algorithm, parse_spec
 from starbench.search.arith import agree, format_value
 from starbench.trees.protocol import Tree, has_chance
@@ -24,13 +26,46 @@ class Solved:
 
 
 def solve(
-    tree: Tree, specs: list[str] | None = None, *, exact: bool = False, debug: bool = False
+    tree: Tree,
+    specs: list[str] | None = None,
+    *,
+    exact: bool = False,
+    debug: bool = False,
+    engine: str = "auto",
+    log: Callable[[str], None] | None = None,
 ) -> Solved:
-    """Run the algorithms named by ``specs`` (default: all that apply) on ``tree``."""
+    """Run the algorithms named by ``specs`` (default: all that apply) on ``tree``.
+
+    ``engine``: ``python``, ``compiled``, or ``auto`` (compiled for trees over
+    ``AUTO_SOLVE_NODES`` nodes where it applies, else python).
+    """
+    from starbench.compiled.engine import AUTO_SOLVE_NODES, CompiledTree, run, unsupported
+
     parsed = [parse_spec(s) for s in (specs or default_algorithms(tree))]
-    infos = [(get_algorithm(n), p) for n, p in parsed]
-    searches = [info.make(tree, p, exact=exact, debug=debug) for info, p in infos]
-    results = [s.run() for s in searches]
+    # construct every search first: bad input is reported before anything runs
+    searches = [get_algorithm(n).make(tree, p, exact=exact, debug=debug) for n, p in parsed]
+    size = getattr(tree, "size", None)
+    big = size is not None and size > AUTO_SOLVE_NODES
+    compiled_tree = None
+    results = []
+    for (name, params), search in zip(parsed, searches, strict=True):
+        why = unsupported(name, exact=exact, debug=debug, tree=tree)
+        use = engine == "compiled" or (engine == "auto" and big)
+        if use and why is not None:
+            if engine == "compiled":
+                raise InputError(f"--engine compiled cannot serve {why}; use --engine python")
+            if log is not None:
+                log(
+                    f"starbench: {name} runs on the Python engine (the compiled engine does "
+                    f"not serve {why})"
+                )
+            use = False
+        if use:
+            if compiled_tree is None:
+                compiled_tree = CompiledTree.from_explicit(tree)
+            results.append(run(compiled_tree, name, params))
+        else:
+            results.append(search.run())
     L, U = tree.bounds
     mismatch = None
     first = results[0]

@@ -72,34 +72,104 @@ STATUSES = ("ok", "mismatch", "unverified", "budget_exceeded", "error")
 
 
 # --------------------------------------------------------------------------- computing rows
+def engine_for(settings: RunSettings, name: str) -> str:
+    """The engine that runs ``name`` under ``settings`` ("compiled" or "python")."""
+    if settings.engine == "python":
+        return "python"
+    from starbench.compiled.engine import unsupported
+
+    why = unsupported(
+        name, exact=settings.exact, debug=settings.debug, time_budget=settings.time_budget
+    )
+    if why is None:
+        return "compiled"
+    if settings.engine == "compiled":
+        raise ConfigError(
+            f"engine: compiled cannot serve {why} ({name}); use engine=auto or engine=python"
+        )
+    return "python"
+
+
+class _Instance:
+    """Instance ``i`` of a cell, built for each engine only when first needed."""
+
+    def __init__(self, settings: RunSettings, instance: int):
+        self.settings = settings
+        self.instance = instance
+        self._python: RegularTree | None = None
+        self._compiled: Any = None
+
+    @property
+    def python(self) -> RegularTree:
+        if self._python is None:
+            s = self.settings
+            self._python = RegularTree(s.tree, s.seed, self.instance)
+        return self._python
+
+    @property
+    def compiled(self) -> Any:
+        if self._compiled is None:
+            from starbench.compiled.engine import CompiledTree
+
+            s = self.settings
+            self._compiled = CompiledTree.from_regular(s.tree, s.seed, self.instance)
+        return self._compiled
+
+    def search(self, spec: AlgorithmSpec, engine: str) -> tuple[Any, dict[str, int], str | None]:
+        """(result or None, statistics, run status or None) of one search."""
+        s = self.settings
+        if engine == "compiled":
+            from starbench.compiled.engine import run
+
+            try:
+                return (
+                    run(self.compiled, spec.name, dict(spec.params), node_budget=s.node_budget),
+                    {},
+                    None,
+                )
+            except BudgetExceeded as e:
+                return None, e.stats.as_dict(), f"budget_exceeded: {e}"  # type: ignore[attr-defined]
+        search = None
+        try:
+            search = get_algorithm(spec.name).make(
+                self.python,
+                dict(spec.params),
+                exact=s.exact,
+                debug=s.debug,
+                node_budget=s.node_budget,
+                time_budget=s.time_budget,
+            )
+            return search.run(), {}, None
+        except BudgetExceeded as e:
+            return None, search.stats().as_dict(), f"budget_exceeded: {e}"
+        except (StarbenchError, ArithmeticError, RecursionError) as e:
+            stats = search.stats().as_dict() if search is not None else {}
+            return None, stats, f"error: {type(e).__name__}: {e}"
+
+    def bounds_and_levels(self) -> tuple[Any, Any, int, int]:
+        t = self._compiled if self._compiled is not None else self.python
+        if t is self._compiled:
+            return t.L, t.U, t.levels, t.tree_seed_int
+        return t.L, t.U, t.levels, t.tree_seed
+
+
 def compute_instance(
     settings: RunSettings, instance: int, todo: tuple[AlgorithmSpec, ...]
 ) -> list[dict[str, Any]]:
     """Search instance ``instance`` with the algorithms ``todo``; one raw row each."""
-    tree = RegularTree(settings.tree, settings.seed, instance)
+    inst = _Instance(settings, instance)
     meta = metadata()
-    L, U = tree.bounds
     rows = []
     for spec in todo:
-        info = get_algorithm(spec.name)
+        engine = engine_for(settings, spec.name)
+        result, stats, failure = inst.search(spec, engine)
         row: dict[str, Any] = {
             "algorithm": spec.name,
             "k": spec.k,
             "after_probe": spec.after_probe,
             "instance": instance,
-            "tree_seed": tree.tree_seed,
         }
-        search = None
-        try:
-            search = info.make(
-                tree,
-                dict(spec.params),
-                exact=settings.exact,
-                debug=settings.debug,
-                node_budget=settings.node_budget,
-                time_budget=settings.time_budget,
-            )
-            result = search.run()
+        if result is not None:
             row.update(
                 value=float(result.value),
                 best_move=result.best_move,
@@ -110,40 +180,32 @@ def compute_instance(
                 error=None,
                 **result.stats.as_dict(),
             )
-        except BudgetExceeded as e:
+        else:
+            status, _, message = failure.partition(": ")
             row.update(
                 value=None,
                 best_move=None,
                 value_exact=None,
                 seconds=None,
                 cpu_seconds=None,
-                run_status="budget_exceeded",
-                error=str(e),
-                **search.stats().as_dict(),
-            )
-        except (StarbenchError, ArithmeticError, RecursionError) as e:
-            stats = search.stats().as_dict() if search is not None else {}
-            row.update(
-                value=None,
-                best_move=None,
-                value_exact=None,
-                seconds=None,
-                cpu_seconds=None,
-                run_status="error",
-                error=f"{type(e).__name__}: {e}",
+                run_status=status,
+                error=message,
                 **stats,
             )
+        row["engine"] = engine
+        rows.append(row)
+    L, U, levels, tseed = inst.bounds_and_levels()
+    for row in rows:
         row.update(
+            tree_seed=tseed,
             L=float(L),
             U=float(U),
-            levels=tree.levels,
+            levels=levels,
             tree_size=settings.tree.size,
             seed=settings.seed,
             exact=settings.exact,
-            engine=settings.engine,
             **meta,
         )
-        rows.append(row)
     return rows
 
 
@@ -277,6 +339,18 @@ def run_cell(
         todo = tuple(a for a in wanted if (i, *a.key) not in have)
         if todo:
             pending.append((i, todo))
+    if settings.engine == "auto":
+        from starbench.compiled.engine import unsupported
+
+        for a in wanted:
+            why = unsupported(
+                a.name, exact=settings.exact, debug=settings.debug, time_budget=settings.time_budget
+            )
+            if why is not None:
+                sys.stderr.write(
+                    f"starbench: {a.label} runs on the Python engine "
+                    f"(the compiled engine does not serve {why})\n"
+                )
     if old and pending:
         out(f"resuming {folder}: {len(old)} saved rows kept, {len(pending)} instances to do")
 

@@ -52,7 +52,7 @@ class RunConfig:
     trees: int = 20  # instances per cell
     seed: int = 0
     exact: bool = False
-    engine: str = "python"
+    engine: str = "auto"  # auto: compiled wherever it applies; compiled; python
     n_jobs: int = 1
     node_budget: int | None = None
     time_budget: float | None = None
@@ -64,7 +64,7 @@ class RunConfig:
     plugins: list[str] = field(default_factory=list)  # modules that register algorithms
 
 
-ENGINES = ("python",)
+ENGINES = ("auto", "compiled", "python")
 RESUME = ("auto", "force")
 UINT64_MAX = 2**64 - 1
 
@@ -120,7 +120,7 @@ class RunSettings:
     seed: int = 0
     exact: bool = False
     name: str = "default"
-    engine: str = "python"
+    engine: str = "auto"
     n_jobs: int = 1
     node_budget: int | None = None
     time_budget: float | None = None
@@ -175,7 +175,7 @@ class RunSettings:
             isinstance(tb, bool) or not isinstance(tb, int | float) or not 0 < tb < float("inf")
         ):
             raise ConfigError(f"time_budget: must be a number > 0 (seconds) or null, got {tb!r}")
-        if cfg.get("engine", "python") not in ENGINES:
+        if cfg.get("engine", "auto") not in ENGINES:
             raise ConfigError(
                 f"engine: must be one of {', '.join(ENGINES)}, got {cfg.get('engine')!r}"
             )
@@ -183,6 +183,21 @@ class RunSettings:
             raise ConfigError(
                 f"resume: must be one of {', '.join(RESUME)}, got {cfg.get('resume')!r}"
             )
+        if cfg.get("engine") == "compiled":
+            from starbench.compiled.engine import unsupported
+
+            for i, a in enumerate(specs):
+                why = unsupported(
+                    a.name,
+                    exact=bool(cfg.get("exact")),
+                    debug=bool(cfg.get("debug")),
+                    time_budget=tb,
+                )
+                if why is not None:
+                    raise ConfigError(
+                        f"engine: compiled cannot serve {why} (algorithms[{i}]: "
+                        f"{a.name}); use engine=auto or engine=python"
+                    )
         name = cfg.get("name", "default")
         if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
             raise ConfigError(f"name: must be a folder name (no '/'), got {name!r}")
@@ -193,7 +208,7 @@ class RunSettings:
             seed=cfg.get("seed", 0),
             exact=bool(cfg.get("exact", False)),
             name=name,
-            engine=cfg.get("engine", "python"),
+            engine=cfg.get("engine", "auto"),
             n_jobs=cfg.get("n_jobs", 1),
             node_budget=cfg.get("node_budget"),
             time_budget=tb,

@@ -338,7 +338,16 @@ class RegularTree:
             return sorted(range(n), key=lambda j: (keys[j], j))
         return sorted(range(n), key=lambda j: (-keys[j], j))
 
-    def children(self, node: Node) -> list[Node]:
+    def children(self, node: Node) -> Sequence[Node]:
+        level = node[0]
+        kind = self.level_kinds[level]
+        spec = self.spec
+        if (
+            kind == Kind.CHANCE
+            and self._const_probs is not None
+            and spec.outcome_order == "generated"
+        ) or (kind != Kind.CHANCE and spec.ordering in ("generated", "reversed")):
+            return _LazyChildren(self, node, kind != Kind.CHANCE and spec.ordering == "reversed")
         kids = self._generated(node)
         probs = None
         if self.level_kinds[node[0]] == Kind.CHANCE and self.spec.outcome_order == "probable":
@@ -347,6 +356,8 @@ class RegularTree:
         return kids if perm is None else [kids[j] for j in perm]
 
     def probabilities(self, node: Node) -> tuple[Fraction, ...]:
+        if self._const_probs is not None and self.spec.outcome_order == "generated":
+            return self._const_probs
         kids = self._generated(node)
         probs = self._generated_probs(node, kids)
         perm = self._permutation(node, kids, probs)
@@ -391,6 +402,43 @@ class RegularTree:
                 push(child)
         assert lo is not None and hi is not None
         return lo, hi
+
+
+class _LazyChildren(Sequence):
+    """The children of a node in generated or reversed order, each computed (and kept) when it
+    is first asked for: a pruning search never pays for the hashes of the moves it skips."""
+
+    __slots__ = ("_tree", "_node", "_reversed", "_n", "_cache")
+
+    def __init__(self, tree: RegularTree, node: Node, reverse: bool):
+        self._tree = tree
+        self._node = node
+        self._reversed = reverse
+        self._n = tree.arities[node[0]]
+        self._cache: list[Node | None] = [None] * self._n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, j: Any) -> Any:
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(self._n))]
+        child = self._cache[j]
+        if child is None:
+            if j < 0:
+                j += self._n
+            if not 0 <= j < self._n:
+                raise IndexError(j)
+            level, nid, ps = self._node
+            g = self._n - 1 - j if self._reversed else j
+            cid = child_id(nid, g)
+            t = self._tree
+            inc = draw(t.tree_seed, cid, PURPOSE_INCREMENT) % t._R1 if t._incremental else 0
+            child = self._cache[j] = (level + 1, cid, ps + inc)
+        return child
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other)  # type: ignore[call-overload]
 
 
 def _accumulate(frame: list[Any], v: float) -> None:

@@ -1,0 +1,339 @@
+"""The compiled engine: prepares trees for the kernel and returns ``SearchResult``s.
+
+``CompiledTree`` holds a tree in the kernel's form: lazy generator parameters (generated trees
+whose orderings need no full pass) or arrays (explicit trees; generated trees materialised in
+numba).  ``supports`` says whether a request can run compiled; what it cannot serve (exact mode,
+debug mode, time budgets, games, algorithms registered by plugins) runs on the Python engine.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from starbench.errors import BudgetExceeded, EvaluationError, InputError
+from starbench.search.alphabeta import AlphaBeta
+from starbench.search.arith import agree
+from starbench.search.expectimax import Expectimax
+from starbench.search.minimax import Minimax
+from starbench.search.registry import get_algorithm
+from starbench.search.star1 import Star1
+from starbench.search.star2 import Star2
+from starbench.search.stats import SearchResult, SearchStats
+from starbench.trees.explicit import ExplicitTree
+from starbench.trees.hashing import root_id, tree_seed
+from starbench.trees.models import CONSTANT_DISTRIBUTIONS, DISTRIBUTIONS, VALUE_MODELS
+from starbench.trees.regular import RegularTreeSpec
+
+#: Registered algorithm classes the kernel implements, and how.
+_KERNEL_ALGOS = {Expectimax: 0, Minimax: 0, AlphaBeta: 1, Star1: 1, Star2: 2}
+#: Above this many nodes ``solve --engine auto`` uses the compiled engine.
+AUTO_SOLVE_NODES = 20_000
+
+
+def kernel_algo(name: str) -> int | None:
+    """The kernel's code for a registered algorithm (exact class match: subclasses registered by
+    plugins may change the procedure, so they run on the Python engine)."""
+    return _KERNEL_ALGOS.get(get_algorithm(name).cls)
+
+
+def unsupported(
+    name: str,
+    *,
+    exact: bool = False,
+    debug: bool = False,
+    time_budget: float | None = None,
+    tree: Any = None,
+) -> str | None:
+    """Why the compiled engine cannot serve this request, or None if it can."""
+    if exact:
+        return "exact mode"
+    if debug:
+        return "debug mode"
+    if time_budget is not None:
+        return "time budgets"
+    if kernel_algo(name) is None:
+        return f"algorithm {name}"
+    if tree is not None and not isinstance(tree, ExplicitTree | CompiledTree):
+        from starbench.trees.regular import RegularTree
+
+        if not isinstance(tree, RegularTree):
+            return f"trees of type {type(tree).__name__}"
+    return None
+
+
+@dataclass
+class CompiledTree:
+    """A tree in the kernel's form."""
+
+    lazy: bool
+    L: float
+    U: float
+    bounds: tuple[Any, Any]
+    levels: int
+    max_arity: int
+    max_depth: int
+    has_chance: bool
+    tseed: np.uint64
+    rid: np.uint64
+    level_kind: np.ndarray
+    level_arity: np.ndarray
+    incremental: bool
+    r1: np.uint64
+    ordering: int
+    outcome: int
+    dist_random: bool
+    const_probs: np.ndarray
+    wmax: np.uint64
+    arrays: tuple[np.ndarray, ...]
+    size: int
+    tree_seed_int: int = 0
+
+    @classmethod
+    def from_explicit(cls, tree: ExplicitTree) -> CompiledTree:
+        from starbench.compiled.trees import explicit_arrays
+
+        arrays = explicit_arrays(tree)
+        depth = np.zeros(tree.size, np.int64)
+        first, nchild = arrays[1], arrays[2]
+        for t in range(tree.size):
+            for c in range(first[t], first[t] + nchild[t]):
+                depth[c] = depth[t] + 1
+        L, U = tree.bounds
+        return cls(
+            False,
+            float(L),
+            float(U),
+            (L, U),
+            0,
+            int(nchild.max(initial=1)),
+            int(depth.max(initial=0)),
+            tree.first_chance() is not None,
+            np.uint64(0),
+            np.uint64(0),
+            np.zeros(1, np.int64),
+            np.zeros(1, np.int64),
+            False,
+            np.uint64(1),
+            0,
+            0,
+            False,
+            np.zeros(1),
+            np.uint64(1),
+            arrays,
+            tree.size,
+        )
+
+    @classmethod
+    def from_regular(cls, spec: RegularTreeSpec, seed: int, instance: int) -> CompiledTree:
+        from starbench.compiled.trees import ORDERING_CODES, OUTCOME_CODES, materialize
+
+        spec.validate()
+        ts = tree_seed(seed, instance)
+        kinds = np.array([int(k) for k in spec.level_kinds], np.int64)
+        arities = np.array(spec.arities, np.int64)
+        incremental = VALUE_MODELS[spec.value_model].incremental
+        if spec.distribution in CONSTANT_DISTRIBUTIONS:
+            probs = DISTRIBUTIONS[spec.distribution](
+                spec.chance_arity, 0, [], Fraction(str(spec.skew)), spec.weight_max
+            )
+            const = np.array([float(p) for p in probs])
+        else:
+            const = np.zeros(1)
+        L, U = VALUE_MODELS[spec.value_model].declared_bounds(spec.resolution, spec.levels)
+        params = dict(
+            tseed=np.uint64(ts),
+            rid=np.uint64(root_id(ts)),
+            level_kind=kinds,
+            level_arity=arities,
+            incremental=incremental,
+            r1=np.uint64(spec.resolution + 1),
+            ordering=ORDERING_CODES[spec.ordering],
+            outcome=OUTCOME_CODES[spec.outcome_order],
+            dist_random=spec.distribution == "random",
+            const_probs=const,
+            wmax=np.uint64(spec.weight_max),
+        )
+        arrays: tuple[np.ndarray, ...] = (
+            np.zeros(1, np.int64),
+            np.zeros(1, np.int64),
+            np.zeros(1, np.int64),
+            np.zeros(1),
+            np.zeros(1),
+        )
+        lazy = not spec.needs_full_pass
+        if not lazy:
+            *arrays, lo, hi = materialize(
+                spec.levels,
+                kinds,
+                arities,
+                params["tseed"],
+                params["rid"],
+                incremental,
+                params["r1"],
+                params["ordering"],
+                params["outcome"],
+                params["dist_random"],
+                const,
+                params["wmax"],
+                float(spec.noise_sd),
+            )
+            arrays = tuple(arrays)
+            if spec.bounds == "tree":
+                L, U = int(lo), int(hi)
+                if L == U:
+                    U = L + 1
+        return cls(
+            lazy,
+            float(L),
+            float(U),
+            (L, U),
+            spec.levels,
+            int(max(arities, default=1)),
+            spec.levels,
+            spec.pattern != "max,min",
+            arrays=arrays,
+            size=spec.size,
+            tree_seed_int=ts,
+            **params,
+        )
+
+    def first_chance(self) -> bool:
+        return self.has_chance
+
+    def root_arity(self) -> int:
+        if self.lazy:
+            return int(self.level_arity[0]) if self.levels else 0
+        return int(self.arrays[2][0])
+
+
+def run(
+    ct: CompiledTree,
+    name: str,
+    params: dict[str, Any] | None = None,
+    *,
+    node_budget: int | None = None,
+) -> SearchResult:
+    """Search a CompiledTree with a registered algorithm on the compiled kernel."""
+    from starbench.compiled.kernel import BAD_EVAL, BUDGET, N_STATS, search_kernel
+
+    info = get_algorithm(name)
+    resolved = info.resolve(params or {})
+    algo = kernel_algo(name)
+    if algo is None:
+        raise InputError(f"the compiled engine does not implement {name}")
+    if not info.chance and ct.has_chance:
+        raise InputError(f"{name} does not apply to trees with chance nodes")
+    full = {**info.fixed, **resolved}
+    k = int(full.get("k", 0))
+    sequential = full.get("probing") == "sequential"
+    research = full.get("after_probe") == "research"
+    stats = np.zeros(N_STATS, np.int64)
+    root_vals = np.zeros(max(ct.max_arity, 1))
+    budget = -1 if node_budget is None else int(node_budget)
+    a = ct.arrays
+    warm_up()
+    t0, c0 = time.perf_counter(), time.process_time()
+    status, value, best, bad = search_kernel(
+        algo,
+        k,
+        sequential,
+        research,
+        ct.L,
+        ct.U,
+        budget,
+        ct.lazy,
+        ct.levels,
+        ct.level_kind,
+        ct.level_arity,
+        ct.tseed,
+        ct.rid,
+        ct.incremental,
+        ct.r1,
+        ct.ordering,
+        ct.outcome,
+        ct.dist_random,
+        ct.const_probs,
+        ct.wmax,
+        a[0],
+        a[1],
+        a[2],
+        a[3],
+        a[4],
+        ct.max_arity,
+        ct.max_depth,
+        stats,
+        root_vals,
+    )
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    st = SearchStats(*(int(x) for x in stats))
+    if status == BUDGET:
+        raise _Budget(f"node budget of {node_budget} nodes exceeded", st)
+    if status == BAD_EVAL:
+        raise EvaluationError(
+            f"node {bad}: evaluation {value} is NaN or outside the bounds "
+            f"[{ct.bounds[0]}, {ct.bounds[1]}]"
+        )
+    best_move = None if best < 0 else int(best)
+    tied = None
+    if algo == 0 and best_move is not None:
+        tied = tuple(
+            m for m in range(ct.root_arity()) if agree(root_vals[m], value, ct.L, ct.U, False)
+        )
+    shown = {**info.fixed, **resolved}
+    return SearchResult(name, shown, float(value), best_move, tied, st, False, seconds, cpu)
+
+
+_WARM = False
+
+
+def warm_up() -> float:
+    """Compile (or load from numba's cache) the kernels once per process, outside any timing;
+    returns the seconds it took (0 when already warm)."""
+    global _WARM
+    if _WARM:
+        return 0.0
+    _WARM = True
+    from starbench.compiled.kernel import N_STATS, search_kernel
+
+    t0 = time.perf_counter()
+    one = np.zeros(1, np.int64)
+    arrays = (np.array([3], np.int64), one, one, np.zeros(1), np.zeros(1))
+    search_kernel(
+        0,
+        0,
+        False,
+        False,
+        0.0,
+        1.0,
+        -1,
+        False,
+        0,
+        one,
+        one,
+        np.uint64(0),
+        np.uint64(0),
+        False,
+        np.uint64(1),
+        0,
+        0,
+        False,
+        np.zeros(1),
+        np.uint64(1),
+        *arrays,
+        1,
+        0,
+        np.zeros(N_STATS, np.int64),
+        np.zeros(1),
+    )
+    return time.perf_counter() - t0
+
+
+class _Budget(BudgetExceeded):
+    def __init__(self, message: str, stats: SearchStats):
+        super().__init__(message)
+        self.stats = stats

@@ -1,0 +1,208 @@
+"""Trees for the compiled kernel: lazy generator parameters and array trees.
+
+``materialize`` builds a generated tree into arrays in searched order (numba), computing the exact
+node values first when an ordering or ``bounds=tree`` needs them, exactly as the Python full pass
+does (floats, children in generated order, one explicit loop order).  ``explicit_arrays`` turns an
+``ExplicitTree`` into the same arrays (breadth-first, children contiguous).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from starbench.compiled.hashing import (
+    P_INCREMENT,
+    P_NOISE,
+    P_VALUE,
+    P_WEIGHT,
+    draw,
+    mix,
+    unit_float,
+)
+from starbench.compiled.kernel import CHANCE, LEAF, MAX, MIN, stable_sort
+
+# orderings (codes shared with the kernel for 0..2)
+ORDERING_CODES = {"generated": 0, "reversed": 1, "static": 2, "perfect": 3, "worst": 4, "noisy": 5}
+OUTCOME_CODES = {"generated": 0, "probable": 1, "refuting": 2, "supporting": 3}
+
+
+@njit(cache=True)
+def materialize(
+    levels,
+    level_kind,
+    level_arity,
+    tseed,
+    rid,
+    incremental,
+    r1,
+    ordering,
+    outcome,
+    dist_random,
+    const_probs,
+    wmax,
+    noise_sd,
+):
+    """The whole tree as arrays (kind, first, nchild, prob, value) in searched order, with the
+    smallest and largest leaf."""
+    W = np.ones(levels + 1, np.int64)
+    for lv in range(levels):
+        W[lv + 1] = W[lv] * level_arity[lv]
+    off = np.zeros(levels + 2, np.int64)
+    for lv in range(levels + 1):
+        off[lv + 1] = off[lv] + W[lv]
+    N = off[levels + 1]
+    gid = np.empty(N, np.uint64)
+    gps = np.zeros(N, np.int64)
+    gprob = np.zeros(N)
+    gval = np.zeros(N)
+    gid[0] = rid
+    for lv in range(levels):
+        a = level_arity[lv]
+        for q in range(W[lv]):
+            par = off[lv] + q
+            base = off[lv + 1] + q * a
+            for j in range(a):
+                c = base + j
+                cid = mix(gid[par], np.uint64(j))
+                gid[c] = cid
+                if incremental:
+                    gps[c] = gps[par] + np.int64(draw(tseed, cid, P_INCREMENT) % r1)
+            if level_kind[lv] == CHANCE:
+                if dist_random:
+                    total = 0
+                    for j in range(a):
+                        w = 1 + np.int64(draw(tseed, gid[base + j], P_WEIGHT) % wmax)
+                        gprob[base + j] = w
+                        total += w
+                    for j in range(a):
+                        gprob[base + j] = gprob[base + j] / float(total)
+                else:
+                    for j in range(a):
+                        gprob[base + j] = const_probs[j]
+    lo_leaf = np.int64(0)
+    hi_leaf = np.int64(0)
+    for q in range(W[levels]):
+        c = off[levels] + q
+        if incremental:
+            v = gps[c]
+        else:
+            v = np.int64(draw(tseed, gid[c], P_VALUE) % r1)
+        if q == 0 or v < lo_leaf:
+            lo_leaf = v
+        if q == 0 or v > hi_leaf:
+            hi_leaf = v
+        gval[c] = float(v)
+    for lv in range(levels - 1, -1, -1):
+        a = level_arity[lv]
+        kind = level_kind[lv]
+        for q in range(W[lv]):
+            base = off[lv + 1] + q * a
+            if kind == CHANCE:
+                acc = 0.0
+                for j in range(a):
+                    acc = acc + gprob[base + j] * gval[base + j]
+            else:
+                acc = gval[base]
+                for j in range(1, a):
+                    v2 = gval[base + j]
+                    if (kind == MAX and v2 > acc) or (kind == MIN and v2 < acc):
+                        acc = v2
+            gval[off[lv] + q] = acc
+    # searched order, level by level
+    a_kind = np.empty(N, np.int64)
+    a_first = np.zeros(N, np.int64)
+    a_nchild = np.zeros(N, np.int64)
+    a_prob = np.zeros(N)
+    a_value = np.zeros(N)
+    src = np.empty(N, np.int64)
+    src[0] = 0
+    amax = 1
+    for lv in range(levels):
+        if level_arity[lv] > amax:
+            amax = level_arity[lv]
+    perm = np.empty(amax, np.int64)
+    key = np.empty(amax)
+    for lv in range(levels):
+        a = level_arity[lv]
+        kind = level_kind[lv]
+        parent_max = lv == 0 or level_kind[lv - 1] != MIN
+        nxt = off[lv + 1]
+        for t in range(off[lv], off[lv + 1]):
+            g = src[t]
+            base = off[lv + 1] + (g - off[lv]) * a
+            for j in range(a):
+                perm[j] = j
+            if kind == CHANCE:
+                if outcome == 1:
+                    for j in range(a):
+                        key[j] = -gprob[base + j]
+                    stable_sort(perm, key, a)
+                elif outcome >= 2:
+                    ascending = parent_max == (outcome == 2)
+                    for j in range(a):
+                        key[j] = gval[base + j] if ascending else -gval[base + j]
+                    stable_sort(perm, key, a)
+            elif ordering == 1:
+                for j in range(a):
+                    perm[j] = a - 1 - j
+            elif ordering >= 2:
+                for j in range(a):
+                    c = base + j
+                    if ordering == 2:
+                        kv = float(gps[c])
+                    elif ordering == 5:
+                        total = 0.0
+                        for s in range(12):
+                            total += unit_float(draw(tseed, gid[c], np.uint64(P_NOISE * 16 + s)))
+                        kv = gval[c] + noise_sd * (total - 6.0)
+                    else:
+                        kv = gval[c]
+                    key[j] = kv
+                best_first = ordering != 4
+                ascending = (kind == MIN) == best_first
+                if not ascending:
+                    for j in range(a):
+                        key[j] = -key[j]
+                stable_sort(perm, key, a)
+            a_kind[t] = kind
+            a_first[t] = nxt
+            a_nchild[t] = a
+            for j in range(a):
+                src[nxt] = base + perm[j]
+                nxt += 1
+    for t in range(off[levels], N):
+        a_kind[t] = LEAF
+    for t in range(N):
+        a_prob[t] = gprob[src[t]]
+        a_value[t] = gval[src[t]]
+    return a_kind, a_first, a_nchild, a_prob, a_value, lo_leaf, hi_leaf
+
+
+def explicit_arrays(tree) -> tuple[np.ndarray, ...]:
+    """(kind, first, nchild, prob, value) of an ExplicitTree, breadth first, floats."""
+    n = tree.size
+    order = [0]
+    a_first = np.zeros(n, np.int64)
+    a_nchild = np.zeros(n, np.int64)
+    a_kind = np.empty(n, np.int64)
+    a_prob = np.zeros(n)
+    a_value = np.zeros(n)
+    src_prob = [0.0] * n
+    head = 0
+    while head < len(order):
+        x = order[head]
+        kids = tree.child_lists[x]
+        a_first[head] = len(order)
+        a_nchild[head] = len(kids)
+        if tree.kinds[x] == CHANCE:
+            for p, c in zip(tree.probs[x], kids, strict=True):
+                src_prob[c] = float(p)
+        order.extend(kids)
+        head += 1
+    for t, x in enumerate(order):
+        a_kind[t] = int(tree.kinds[x])
+        a_prob[t] = src_prob[x]
+        if tree.kinds[x] == LEAF:
+            a_value[t] = float(tree.values[x])
+    return a_kind, a_first, a_nchild, a_prob, a_value

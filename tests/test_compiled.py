@@ -1,0 +1,276 @@
+"""The compiled engine agrees with the Python reference counter for counter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from starbench import RegularTree, RegularTreeSpec, search
+from starbench.compiled import hashing as ch
+from starbench.compiled.engine import CompiledTree, run, unsupported
+from starbench.errors import BudgetExceeded, EvaluationError
+from starbench.examples import example_path
+from starbench.trees import hashing as ph
+from starbench.trees.explicit import parse_tree
+from strategies import tree_objects
+
+EXE = str(Path(sys.executable).parent / "starbench")
+CONFIGS = [
+    ("expectimax", {}),
+    ("star1", {}),
+    ("star2", {}),
+    ("star2", {"after_probe": "research"}),
+] + [
+    (name, {"k": k, "after_probe": a})
+    for name in ("star2.5-cyclic", "star2.5-sequential")
+    for k in (0, 1, 2, 3, 5)
+    for a in ("resume", "research")
+]
+
+
+def same(tree, ct, configs=CONFIGS):
+    for name, params in configs:
+        py = search(tree, name, **params)
+        co = run(ct, name, params)
+        assert (co.value, co.best_move, co.tied_moves, co.stats, co.params) == (
+            py.value,
+            py.best_move,
+            py.tied_moves,
+            py.stats,
+            py.params,
+        ), (name, params)
+
+
+def test_numba_hash_matches_the_python_hash_and_its_vectors():
+    fns = {
+        "splitmix64": (ph.splitmix64, ch.splitmix64),
+        "mix": (ph.mix, ch.mix),
+        "draw": (ph.draw, ch.draw),
+    }
+    for name, args, expected in ph.TEST_VECTORS:
+        assert int(fns[name][1](*(np.uint64(a) for a in args))) == expected
+    rng = np.random.default_rng(0)
+    for a, b, c in rng.integers(0, 2**63, size=(200, 3), dtype=np.uint64):
+        assert int(ch.draw(a, b, c)) == ph.draw(int(a), int(b), int(c))
+        assert ch.unit_float(np.uint64(ch.mix(a, b))) == ph.unit_float(ph.mix(int(a), int(b)))
+
+
+@given(tree_objects(max_depth=5, max_children=4, pattern="any"))
+def test_explicit_trees(obj):
+    t = parse_tree(obj)
+    same(t, CompiledTree.from_explicit(t))
+
+
+@given(tree_objects(max_depth=6, max_children=4, pattern="regular"))
+def test_explicit_regular_trees(obj):
+    t = parse_tree(obj)
+    same(t, CompiledTree.from_explicit(t))
+
+
+@given(tree_objects(max_depth=5, max_children=4, pattern="minimax"))
+def test_explicit_minimax_trees(obj):
+    t = parse_tree(obj)
+    same(t, CompiledTree.from_explicit(t), CONFIGS + [("minimax", {}), ("alphabeta", {})])
+
+
+specs = st.builds(
+    RegularTreeSpec,
+    branching=st.integers(1, 4),
+    chance_arity=st.integers(1, 4),
+    depth=st.integers(1, 3),
+    trailing_chance=st.booleans(),
+    pattern=st.sampled_from(["max,chance,min,chance", "max,chance"]),
+    distribution=st.sampled_from(["uniform", "random", "geometric"]),
+    value_model=st.sampled_from(["uniform", "incremental"]),
+    resolution=st.sampled_from([1, 3, 100, 10**6]),
+    bounds=st.sampled_from(["declared", "tree"]),
+    ordering=st.sampled_from(["generated", "reversed", "perfect", "worst", "noisy"]),
+    noise_sd=st.sampled_from([0.0, 1.0, 1000.0]),
+    outcome_order=st.sampled_from(["generated", "probable", "refuting", "supporting"]),
+)
+
+
+@given(specs, st.integers(0, 2**64 - 1), st.integers(0, 1000))
+def test_generated_trees(spec, seed, instance):
+    same(RegularTree(spec, seed, instance), CompiledTree.from_regular(spec, seed, instance))
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        dict(ordering="static"),
+        dict(distribution="dice", chance_arity=21, branching=3),
+        dict(pattern="max,min", depth=4),
+        dict(depth=3, trailing_chance=True),
+        dict(outcome_order="probable", distribution="random"),
+    ],
+)
+def test_generated_lazy_variants(extra):
+    spec = RegularTreeSpec(**{"branching": 4, "chance_arity": 3, "depth": 2, **extra})
+    for i in range(5):
+        ct = CompiledTree.from_regular(spec, 3, i)
+        assert ct.lazy  # none of these needs the full pass
+        configs = CONFIGS if spec.pattern != "max,min" else [("minimax", {}), ("alphabeta", {})]
+        same(RegularTree(spec, 3, i), ct, configs)
+
+
+def test_node_budget_stops_both_engines_at_the_same_node():
+    spec = RegularTreeSpec(branching=10, chance_arity=10, depth=12)
+    for name in ("expectimax", "star2"):
+        with pytest.raises(BudgetExceeded):
+            search(RegularTree(spec, 0, 0), name, node_budget=5000)
+        with pytest.raises(BudgetExceeded) as e:
+            run(CompiledTree.from_regular(spec, 0, 0), name, node_budget=5000)
+        assert e.value.stats.nodes == 5001
+
+
+def test_bad_evaluation_is_an_error_not_a_crash():
+    t = parse_tree({"bounds": [0, 10], "root": {"max": [1, 2]}})
+    ct = CompiledTree.from_explicit(t)
+    ct.arrays[4][2] = 11.0  # corrupt a leaf behind the loader's back
+    with pytest.raises(EvaluationError, match="outside the bounds"):
+        run(ct, "star1")
+
+
+def test_what_the_compiled_engine_does_not_serve():
+    assert unsupported("star1", exact=True) == "exact mode"
+    assert unsupported("star1", debug=True) == "debug mode"
+    assert unsupported("star1", time_budget=1.0) == "time budgets"
+    assert unsupported("star2.5-cyclic") is None
+
+
+def test_cli_compiled_engine_twice_in_fresh_processes(tmp_path):
+    """numba's cache is loaded by the second process (the segfault risk of recursive kernels)."""
+    for _ in range(2):
+        p = subprocess.run(
+            [EXE, "solve", str(example_path("dice-small")), "--engine", "compiled", "--json"],
+            capture_output=True,
+            text=True,
+        )
+        assert p.returncode == 0, p.stderr
+        assert {r["best_move"] for r in json.loads(p.stdout)} == {1}
+    for _ in range(2):
+        p = subprocess.run(
+            [
+                EXE,
+                "run",
+                "experiment=smoke",
+                "engine=compiled",
+                f"hydra.run.dir={tmp_path}/cell",
+                "trees=4",
+            ],
+            capture_output=True,
+            text=True,
+        )
+        assert p.returncode == 0, p.stderr
+
+
+def test_solve_engines_agree_and_exact_is_refused(capsys):
+    from starbench import cli
+
+    path = str(example_path("dice-small"))
+    outs = []
+    for engine in ("python", "compiled"):
+        assert cli.main(["solve", path, "--json", "--engine", engine]) == 0
+        outs.append(
+            [
+                {k: v for k, v in r.items() if k != "seconds"}
+                for r in json.loads(capsys.readouterr().out)
+            ]
+        )
+    assert outs[0] == outs[1]
+    assert cli.main(["solve", path, "--engine", "compiled", "--exact"]) == 2
+    assert "--engine compiled cannot serve exact mode" in capsys.readouterr().err
+
+
+def test_runner_engines(tmp_path, capsys):
+    from starbench import cli
+
+    assert (
+        cli.main(
+            [
+                "run",
+                "experiment=smoke",
+                "engine=compiled",
+                "exact=true",
+                f"hydra.run.dir={tmp_path}/a",
+            ]
+        )
+        == 2
+    )
+    assert "engine: compiled cannot serve exact mode" in capsys.readouterr().err
+    assert cli.main(["run", "experiment=smoke", "exact=true", f"hydra.run.dir={tmp_path}/b"]) == 0
+    err = capsys.readouterr().err
+    assert "star1 runs on the Python engine (the compiled engine does not serve exact mode)" in err
+    import pandas as pd
+
+    py = pd.read_parquet(next((tmp_path).glob("b/table.parquet")))
+    assert set(py["engine"]) == {"python"} and set(py["status"]) == {"ok"}
+    assert cli.main(["run", "experiment=smoke", f"hydra.run.dir={tmp_path}/c"]) == 0
+    co = pd.read_parquet(tmp_path / "c/table.parquet")
+    assert set(co["engine"]) == {"compiled"}
+    assert (
+        cli.main(["run", "experiment=smoke", "engine=python", f"hydra.run.dir={tmp_path}/d"]) == 0
+    )
+    pp = pd.read_parquet(tmp_path / "d/table.parquet")
+    cols = [
+        "algorithm",
+        "k",
+        "after_probe",
+        "instance",
+        "value",
+        "best_move",
+        "nodes",
+        "leaves",
+        "probe_nodes",
+        "probe_leaves",
+        "chance_cutoffs",
+        "probe_cutoffs",
+        "decision_cutoffs",
+        "resumed",
+        "status",
+        "L",
+        "U",
+    ]
+    pd.testing.assert_frame_equal(co[cols], pp[cols])
+
+
+def test_bench_writes_markdown_and_json(tmp_path):
+    from starbench.bench import bench
+
+    result = bench(
+        tmp_path,
+        instances=1,
+        repeats=1,
+        shapes=(("tiny", dict(branching=3, chance_arity=3, depth=2)),),
+        compile_and_memory=False,
+    )
+    md = (tmp_path / "bench.md").read_text()
+    assert "| tiny | bare expectimax |" in md and "| tiny | star2.5-cyclic:k=2 |" in md
+    data = json.loads((tmp_path / "bench.json").read_text())
+    assert data["rows"] == result["rows"]
+    assert {(r["kind"], r["engine"]) for r in data["rows"]} == {
+        ("bare", "compiled"),
+        ("bare", "python"),
+        ("engine", "compiled"),
+        ("engine", "python"),
+    }
+    assert all(r["nodes_per_s"] > 0 for r in data["rows"])
+
+
+def test_bare_kernels_count_the_tree():
+    from starbench.bench import bare_compiled, bare_python
+
+    spec = RegularTreeSpec(branching=3, chance_arity=4, depth=3)
+    v1, n1 = bare_python(spec, 0, 1)
+    v2, n2 = bare_compiled(spec, 0, 1)
+    assert n1 == n2 == spec.size
+    assert v1 == pytest.approx(v2)
+    assert v1 == pytest.approx(search(RegularTree(spec, 0, 1), "expectimax").value)
