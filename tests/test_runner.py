@@ -74,14 +74,14 @@ def test_every_tree_and_algorithm_file_composes(tree, algorithms):
 
 @pytest.mark.parametrize("experiment", _group_files("experiment"))
 def test_every_experiment_plans(experiment):
-    multirun, cells, _ = run_mod.plan([f"experiment={experiment}"])
+    multirun, cells, _, _ = run_mod.plan([f"experiment={experiment}"])
     assert cells
     for _overrides, s, folder in cells:
         assert folder.parts[0] == "results" and folder.parts[1] == s.name
 
 
 def test_default_algorithms():
-    _, cells, _ = run_mod.plan([])
+    _, cells, _, _ = run_mod.plan([])
     labels = [a.label for a in cells[0][1].algorithms]
     assert labels == [
         "expectimax",

@@ -127,8 +127,17 @@ def _one_line(e: BaseException) -> str:
     return text[0] if text else type(e).__name__
 
 
-def plan(argv: list[str]) -> tuple[bool, list[tuple[list[str], Any, Path]], Path | None]:
-    """Compose and check every cell: (multirun, [(overrides, settings, folder)], sweep dir)."""
+Cell = tuple[list[str], Any, Path]
+
+
+def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]]]:
+    """Compose and check every cell before anything runs.
+
+    Returns (multirun, [(overrides, settings, folder)], sweep dir, the Hydra command lines to
+    launch).  An experiment may list several sweeps under ``sweeps`` (each a mapping of key to
+    comma-separated values, like ``hydra.sweeper.params``): the study is their union, launched
+    as one multirun per sweep.
+    """
     from hydra import compose, initialize_config_dir
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -147,8 +156,14 @@ def plan(argv: list[str]) -> tuple[bool, list[tuple[list[str], Any, Path]], Path
     fixed = [o.input_line for o in parsed if not o.is_sweep_override()]
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         base = compose("config", overrides=fixed, return_hydra_config=True)
+        sub_sweeps = [
+            [f"{k}={v}" for k, v in dict(sweep).items()] for sweep in (base.get("sweeps") or [])
+        ]
         multirun = (
-            multirun or str(base.hydra.mode) == "RunMode.MULTIRUN" or base.hydra.mode == "MULTIRUN"
+            multirun
+            or bool(sub_sweeps)
+            or str(base.hydra.mode) == "RunMode.MULTIRUN"
+            or base.hydra.mode == "MULTIRUN"
         )
         if any(o.is_sweep_override() for o in parsed) and not multirun:
             bad = next(o for o in parsed if o.is_sweep_override())
@@ -156,15 +171,30 @@ def plan(argv: list[str]) -> tuple[bool, list[tuple[list[str], Any, Path]], Path
                 f"{bad.get_key_element()}: a sweep ({bad.input_line}) needs -m (--multirun)"
             )
         sweep_keys = {o.get_key_element().lstrip("+~") for o in parsed if o.is_sweep_override()}
+        params = [f"{k}={v}" for k, v in (base.hydra.sweeper.params or {}).items()]
+        sweep_keys |= {str(k) for k in (base.hydra.sweeper.params or {})}
+        for sub in sub_sweeps:
+            sweep_keys |= {p.split("=", 1)[0].lstrip("+~") for p in sub}
+        plain = [a for a in argv if a not in ("-m", "--multirun")]
+        if sub_sweeps:
+            launches = [["-m", *sub, *plain] for sub in sub_sweeps]
+            groups = [sub + params + overrides for sub in sub_sweeps]
+        elif multirun:
+            launches = [["-m", *plain]]
+            groups = [params + overrides]
+        else:
+            launches = [plain]
+            groups = []
         if multirun:
-            params = [f"{k}={v}" for k, v in (base.hydra.sweeper.params or {}).items()]
-            sweep_keys |= {str(k) for k in (base.hydra.sweeper.params or {})}
-            cells = BasicSweeper.split_arguments(parser.parse_overrides(params + overrides), None)[
-                0
+            cells = [
+                cell
+                for g in groups
+                for cell in BasicSweeper.split_arguments(parser.parse_overrides(g), None)[0]
             ]
         else:
             cells = [overrides]
-        out = []
+        out: list[Cell] = []
+        seen: set[Path] = set()
         for cell in cells:
             cfg = compose("config", overrides=list(cell), return_hydra_config=True)
             shown = [c for c in cell if c.split("=", 1)[0].lstrip("+~") in sweep_keys]
@@ -180,12 +210,14 @@ def plan(argv: list[str]) -> tuple[bool, list[tuple[list[str], Any, Path]], Path
                 check_folder(settings, folder)
             except InputError as e:
                 raise ConfigError(f"{where}{e}") from None
-            out.append((list(cell), settings, folder))
+            if folder not in seen:
+                seen.add(folder)
+                out.append((list(cell), settings, folder))
         sweep_dir = Path(str(base.hydra.sweep.dir)) if multirun else None
-    return multirun, out, sweep_dir
+    return multirun, out, sweep_dir, launches
 
 
-def _write_manifest(sweep_dir: Path, cells: list[tuple[list[str], Any, Path]]) -> None:
+def _write_manifest(sweep_dir: Path, cells: list[Cell]) -> None:
     from starbench.experiment.storage import atomic_write_text, read_json
 
     manifest = read_json(sweep_dir / MANIFEST) or {"cells": []}
@@ -196,7 +228,7 @@ def _write_manifest(sweep_dir: Path, cells: list[tuple[list[str], Any, Path]]) -
     atomic_write_text(sweep_dir / MANIFEST, json.dumps(manifest, indent=1))
 
 
-def _exit_status(cells: list[tuple[list[str], Any, Path]]) -> int:
+def _exit_status(cells: list[Cell]) -> int:
     from starbench.experiment.storage import CELL, read_json
 
     code = 0
@@ -224,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         _hydra_main(argv)  # --help, --cfg job, ...: Hydra answers, nothing runs
         return 0
     try:
-        multirun, cells, sweep_dir = plan(argv)
+        multirun, cells, sweep_dir, launches = plan(argv)
     except InputError as e:
         sys.stderr.write(f"starbench: error: {e}\n")
         return 2
@@ -235,12 +267,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if sweep_dir is not None:
         _write_manifest(sweep_dir, cells)
-    try:
-        _hydra_main(argv)
-    except SystemExit as e:  # Hydra exits 1 when a job of a sweep failed
-        if e.code not in (0, None):
-            return max(1, _exit_status(cells))
-    return _exit_status(cells)
+    failed = False
+    for launch in launches:
+        try:
+            _hydra_main(launch)
+        except SystemExit as e:  # Hydra exits 1 when a job of a sweep failed
+            failed = failed or e.code not in (0, None)
+    code = _exit_status(cells)
+    return max(1, code) if failed else code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -319,7 +319,7 @@ def run_cell(
     old = journal.read()
     commit = metadata()["git_commit"]
     commits = sorted({str(r.get("git_commit")) for r in old} | {str(commit)})
-    _write_cell(folder, settings, "running", overrides, commits, {})
+    _write_cell(folder, settings, "running", overrides, commits, {}, settings.trees)
 
     wanted = list(settings.algorithms)
     if settings.tree.size > settings.expectimax_limit and any(
@@ -333,12 +333,6 @@ def run_cell(
     by_instance: dict[int, dict[tuple[Any, ...], dict[str, Any]]] = {}
     for r in old:
         by_instance.setdefault(r["instance"], {})[row_key(r)] = r
-    pending: list[tuple[int, tuple[AlgorithmSpec, ...]]] = []
-    for i in range(settings.trees):
-        have = by_instance.get(i, {})
-        todo = tuple(a for a in wanted if (i, *a.key) not in have)
-        if todo:
-            pending.append((i, todo))
     if settings.engine == "auto":
         from starbench.compiled.engine import unsupported
 
@@ -351,33 +345,33 @@ def run_cell(
                     f"starbench: {a.label} runs on the Python engine "
                     f"(the compiled engine does not serve {why})\n"
                 )
-    if old and pending:
-        out(f"resuming {folder}: {len(old)} saved rows kept, {len(pending)} instances to do")
-
+    keys = [a.key for a in wanted]
+    n = settings.trees
     computed = 0
-    progress = _Progress(len(pending), settings.progress)
-    try:
-        for rows in _execute(settings, pending):
-            journal.append(rows)
-            computed += len(rows)
-            i = rows[0]["instance"]
-            inst = by_instance.setdefault(i, {})
-            for r in rows:
-                inst[row_key(r)] = r
-            for r in verify(list(inst.values()), settings.exact):
-                if r["status"] == "mismatch" and row_key(r) in {row_key(x) for x in rows}:
-                    sys.stderr.write(
-                        f"starbench: MISMATCH instance {i} (tree_seed {r['tree_seed']}): "
-                        f"{_label(r)} = {r['value']!r}, reference ({r['verified_by']}) = "
-                        f"{r['expectimax_value']!r}\n"
-                    )
-            progress.update(sum(r.get("nodes") or 0 for r in rows))
-    finally:
-        progress.close()
+    while True:
+        pending = []
+        for i in range(n):
+            have = by_instance.get(i, {})
+            todo = tuple(a for a in wanted if (i, *a.key) not in have)
+            if todo:
+                pending.append((i, todo))
+        if old and pending and computed == 0:
+            out(f"resuming {folder}: {len(old)} saved rows kept, {len(pending)} instances to do")
+        computed += _compute(settings, pending, journal, by_instance)
+        if settings.target_se is None:
+            break
+        se = _worst_se(by_instance, n, keys)
+        if se <= settings.target_se or n >= settings.max_trees:
+            out(
+                f"{n} trees: largest standard error of the percent of expectimax's leaves "
+                f"{se:.2f} points (target {settings.target_se})"
+            )
+            break
+        grow = math.ceil(n * (se / settings.target_se) ** 2 * 1.05)
+        n = min(settings.max_trees, max(n + 10, grow))
 
     table_rows = []
-    keys = [a.key for a in wanted]
-    for i in range(settings.trees):
+    for i in range(n):
         inst = by_instance.get(i, {})
         rows = [inst[(i, *k)] for k in keys if (i, *k) in inst]
         table_rows.extend(verify(rows, settings.exact))
@@ -388,10 +382,66 @@ def run_cell(
         atomic_write(folder / TABLE_CSV, lambda p: df.to_csv(p, index=False))
     counts = {s: int((df["status"] == s).sum()) for s in STATUSES} if len(df) else {}
     status = "mismatch" if counts.get("mismatch") else "complete"
-    _write_cell(folder, settings, status, overrides, commits, counts)
+    _write_cell(folder, settings, status, overrides, commits, counts, n)
     out(f"table: {table} ({len(df)} rows, {computed} computed now)")
     out(summary(df))
     return CellOutcome(folder, table, len(df), computed, counts)
+
+
+def _compute(
+    settings: RunSettings,
+    pending: list[tuple[int, tuple[AlgorithmSpec, ...]]],
+    journal: Journal,
+    by_instance: dict[int, dict[tuple[Any, ...], dict[str, Any]]],
+) -> int:
+    """Compute the pending instances, journaling each as it completes; returns rows computed."""
+    computed = 0
+    progress = _Progress(len(pending), settings.progress)
+    try:
+        for rows in _execute(settings, pending):
+            journal.append(rows)
+            computed += len(rows)
+            i = rows[0]["instance"]
+            inst = by_instance.setdefault(i, {})
+            for r in rows:
+                inst[row_key(r)] = r
+            new = {row_key(x) for x in rows}
+            for r in verify(list(inst.values()), settings.exact):
+                if r["status"] == "mismatch" and row_key(r) in new:
+                    sys.stderr.write(
+                        f"starbench: MISMATCH instance {i} (tree_seed {r['tree_seed']}): "
+                        f"{_label(r)} = {r['value']!r}, reference ({r['verified_by']}) = "
+                        f"{r['expectimax_value']!r}\n"
+                    )
+            progress.update(sum(r.get("nodes") or 0 for r in rows))
+    finally:
+        progress.close()
+    return computed
+
+
+def _worst_se(
+    by_instance: dict[int, dict[tuple[Any, ...], dict[str, Any]]],
+    n: int,
+    keys: list[tuple[Any, ...]],
+) -> float:
+    """The largest standard error (percentage points) of the mean percent of expectimax's
+    leaves over the first ``n`` instances, among the non-expectimax algorithms."""
+    worst = 0.0
+    for key in keys:
+        if key[0] == "expectimax":
+            continue
+        pct = []
+        for i in range(n):
+            inst = by_instance.get(i, {})
+            r, ex = inst.get((i, *key)), inst.get((i, "expectimax", None, None))
+            if r and ex and r.get("leaves") and ex.get("leaves") and r["run_status"] == "done":
+                pct.append(100.0 * r["leaves"] / ex["leaves"])
+        if len(pct) < 2:
+            continue  # no percentages (budgets exceeded): nothing to estimate
+        mean = sum(pct) / len(pct)
+        var = sum((x - mean) ** 2 for x in pct) / (len(pct) - 1)
+        worst = max(worst, math.sqrt(var / len(pct)))
+    return worst
 
 
 def _write_cell(
@@ -401,6 +451,7 @@ def _write_cell(
     overrides: list[str] | None,
     commits: list[str],
     counts: dict[str, int],
+    trees: int,
 ) -> None:
     import json
 
@@ -410,7 +461,7 @@ def _write_cell(
         "status": status,
         "overrides": overrides or [],
         "git_commits": commits,
-        "trees": settings.trees,
+        "trees": trees,
         "algorithms": [a.label for a in settings.algorithms],
         "counts": counts,
     }

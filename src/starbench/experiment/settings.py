@@ -49,7 +49,9 @@ class RunConfig:
     name: str = "default"  # the study: results/<name>/<cell>
     tree: Any = field(default_factory=TreeConfig)
     algorithms: list[AlgorithmConfig] = field(default_factory=list)
-    trees: int = 20  # instances per cell
+    trees: int = 20  # instances per cell (the first batch when target_se is set)
+    target_se: float | None = None  # grow the cell until every percent-of-leaves SE <= this
+    max_trees: int = 5000  # with target_se: the most instances a cell may grow to
     seed: int = 0
     exact: bool = False
     engine: str = "auto"  # auto: compiled wherever it applies; compiled; python
@@ -62,6 +64,7 @@ class RunConfig:
     progress: bool = True
     debug: bool = False
     plugins: list[str] = field(default_factory=list)  # modules that register algorithms
+    sweeps: list[Any] = field(default_factory=list)  # several sweeps of one study (see run.py)
 
 
 ENGINES = ("auto", "compiled", "python")
@@ -120,6 +123,8 @@ class RunSettings:
     seed: int = 0
     exact: bool = False
     name: str = "default"
+    target_se: float | None = None
+    max_trees: int = 5000
     engine: str = "auto"
     n_jobs: int = 1
     node_budget: int | None = None
@@ -198,6 +203,18 @@ class RunSettings:
                         f"engine: compiled cannot serve {why} (algorithms[{i}]: "
                         f"{a.name}); use engine=auto or engine=python"
                     )
+        target = cfg.get("target_se")
+        if target is not None and (
+            isinstance(target, bool)
+            or not isinstance(target, int | float)
+            or not 0 < target < float("inf")
+        ):
+            raise ConfigError(
+                f"target_se: must be a number > 0 (percentage points) or null, got {target!r}"
+            )
+        _check_int(
+            "max_trees", cfg.get("max_trees", 5000), cfg.get("trees", 20), what=" (and >= trees)"
+        )
         name = cfg.get("name", "default")
         if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
             raise ConfigError(f"name: must be a folder name (no '/'), got {name!r}")
@@ -205,6 +222,8 @@ class RunSettings:
             tree=spec,
             algorithms=tuple(specs),
             trees=cfg.get("trees", 20),
+            target_se=None if target is None else float(target),
+            max_trees=cfg.get("max_trees", 5000),
             seed=cfg.get("seed", 0),
             exact=bool(cfg.get("exact", False)),
             name=name,
