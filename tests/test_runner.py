@@ -207,6 +207,18 @@ def test_node_budget_rows_are_kept(tmp_path):
     assert outcome.exit_code == 0
 
 
+def test_a_larger_budget_reruns_only_the_exceeded_searches(tmp_path):
+    small = run_cell(settings(trees=3, node_budget=30), tmp_path, out=lambda _: None)
+    df = pd.read_parquet(small.table)
+    exceeded = int((df["status"] == "budget_exceeded").sum())
+    assert 0 < exceeded < len(df)
+    same = run_cell(settings(trees=3, node_budget=30), tmp_path, out=lambda _: None)
+    assert same.computed == 0  # kept: a node budget is deterministic
+    large = run_cell(settings(trees=3, node_budget=10**6), tmp_path, out=lambda _: None)
+    assert large.computed == exceeded
+    assert set(pd.read_parquet(large.table)["status"]) == {"ok"}
+
+
 def test_n_jobs_2_equals_n_jobs_1(tmp_path):
     one = run_cell(settings(trees=6), tmp_path / "one", out=lambda _: None)
     two = run_cell(settings(trees=6, n_jobs=2), tmp_path / "two", out=lambda _: None)

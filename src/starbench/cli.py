@@ -115,6 +115,17 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from starbench.analysis import plot
+
+    out = Path(args.out) if args.out else Path(args.results) / "figures"
+    written = plot(
+        Path(args.results), out, names=args.figure, warn=lambda line: sys.stderr.write(line + "\n")
+    )
+    print(f"wrote {len(written)} files to {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="starbench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -154,6 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--out", default="tree.json", help="output file (default tree.json)")
     p.add_argument("--max-nodes", type=int, default=1_000_000, help="size limit (nodes)")
     p.set_defaults(func=_cmd_export)
+    p = sub.add_parser("plot", help="figures and tables from stored result tables")
+    p.add_argument("results", help="a results folder (or one .parquet table)")
+    p.add_argument("--out", help="output folder (default RESULTS/figures)")
+    p.add_argument("--figure", action="append", help="only this figure (repeatable)")
+    p.set_defaults(func=_cmd_plot)
     p = sub.add_parser("bench", help="nodes per second per algorithm and engine")
     p.add_argument("--out", default="results/bench", help="folder for bench.md and bench.json")
     p.add_argument("--instances", type=int, default=3, help="trees per shape")

@@ -201,6 +201,8 @@ def compute_instance(
             L=float(L),
             U=float(U),
             levels=levels,
+            node_budget=settings.node_budget,
+            time_budget=settings.time_budget,
             tree_size=settings.tree.size,
             seed=settings.seed,
             exact=settings.exact,
@@ -352,7 +354,7 @@ def run_cell(
         pending = []
         for i in range(n):
             have = by_instance.get(i, {})
-            todo = tuple(a for a in wanted if (i, *a.key) not in have)
+            todo = tuple(a for a in wanted if not _settled(have.get((i, *a.key)), settings))
             if todo:
                 pending.append((i, todo))
         if old and pending and computed == 0:
@@ -386,6 +388,20 @@ def run_cell(
     out(f"table: {table} ({len(df)} rows, {computed} computed now)")
     out(summary(df))
     return CellOutcome(folder, table, len(df), computed, counts)
+
+
+def _settled(row: dict[str, Any] | None, settings: RunSettings) -> bool:
+    """Is a saved row final under these settings?  A search stopped by a smaller budget than
+    the one asked for now is run again (with the larger budget); every other row is kept."""
+    if row is None:
+        return False
+    if row["run_status"] != "budget_exceeded":
+        return True
+    for key in ("node_budget", "time_budget"):
+        then, now = row.get(key), getattr(settings, key)
+        if then is not None and (now is None or now > then):
+            return False
+    return True
 
 
 def _compute(

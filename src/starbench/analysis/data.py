@@ -1,0 +1,131 @@
+"""Reading stored tables for analysis, and the derived quantities every figure uses.
+
+``percent_leaves`` pairs every row with expectimax's row on the same tree (same cell and
+instance) and gives ``100 * leaves / expectimax leaves``; the mean over instances is Ballard's
+"percent of leaves examined".  Standard errors are ``sd / sqrt(n)`` over instances; confidence
+bands are 95% bootstrap intervals of the mean with a fixed seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from starbench.errors import InputError
+from starbench.trees.regular import RegularTreeSpec
+
+TREE_COLUMNS = tuple(f.name for f in fields(RegularTreeSpec))
+CELL_COLUMNS = (*TREE_COLUMNS, "seed", "exact")
+BOOTSTRAP_SEED = 0
+N_BOOT = 1000
+
+
+class PlotError(InputError):
+    """Results that cannot be analysed (one line: what is missing)."""
+
+
+def load_results(path: Path) -> pd.DataFrame:
+    """Every ``table.parquet`` below ``path`` (or the one parquet file ``path``), concatenated.
+
+    Refuses a folder without tables, and tables with mismatched values."""
+    path = Path(path)
+    if path.is_file():
+        files = [path]
+    elif path.is_dir():
+        files = sorted(path.rglob("table.parquet"))
+    else:
+        raise PlotError(f"{path}: no such file or folder")
+    if not files:
+        raise PlotError(f"{path}: no result tables (table.parquet) below this folder")
+    frames = []
+    for f in files:
+        try:
+            frames.append(pd.read_parquet(f))
+        except Exception as e:  # noqa: BLE001 - any unreadable table is bad input here
+            raise PlotError(f"{f}: cannot read the table ({e})") from None
+    df = pd.concat(frames, ignore_index=True)
+    for col in ("algorithm", "status", "instance"):
+        if col not in df.columns:
+            raise PlotError(f"{path}: the tables have no column {col!r}")
+    bad = df[df["status"] == "mismatch"]
+    if len(bad):
+        raise PlotError(
+            f"{path}: {len(bad)} rows have mismatched values (status mismatch), e.g. "
+            f"{bad.iloc[0]['algorithm']} on instance {bad.iloc[0]['instance']}: rerun or fix "
+            f"before plotting"
+        )
+    df["label"] = labels(df)
+    return df
+
+
+def labels(df: pd.DataFrame) -> pd.Series:
+    """``star2.5-cyclic k=2``, ``star2 research``: the algorithm with its non-default params."""
+
+    def one(row: pd.Series) -> str:
+        s = row["algorithm"]
+        k = row.get("k")
+        if k is not None and not pd.isna(k):
+            s += f" k={int(k)}"
+        if row.get("after_probe") == "research":
+            s += " research"
+        return s
+
+    return df.apply(one, axis=1) if len(df) else pd.Series(dtype=str)
+
+
+def require(df: pd.DataFrame, *columns: str) -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise PlotError(f"the table has no column {missing[0]!r}")
+
+
+def percent_leaves(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows of non-expectimax algorithms with ``pct_leaves`` and ``pct_nodes`` relative to
+    expectimax on the same tree."""
+    require(df, "leaves", "nodes", *CELL_COLUMNS)
+    ok = df[df["status"].isin(["ok", "unverified"])]
+    keys = [*CELL_COLUMNS, "instance"]
+    ex = ok[ok["algorithm"] == "expectimax"][[*keys, "leaves", "nodes"]]
+    if not len(ex):
+        raise PlotError("the tables have no expectimax rows to compare with")
+    ex = ex.rename(columns={"leaves": "ex_leaves", "nodes": "ex_nodes"})
+    other = ok[ok["algorithm"] != "expectimax"]
+    m = other.merge(ex, on=keys, how="inner")
+    m["pct_leaves"] = 100.0 * m["leaves"].astype(float) / m["ex_leaves"].astype(float)
+    m["pct_nodes"] = 100.0 * m["nodes"].astype(float) / m["ex_nodes"].astype(float)
+    return m
+
+
+def bootstrap_ci(values: np.ndarray, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+    """95% bootstrap interval of the mean (fixed seed, 1000 resamples)."""
+    values = np.asarray(values, float)
+    if len(values) < 2:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, len(values), (N_BOOT, len(values)))].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def summarise(m: pd.DataFrame, by: list[str], value: str = "pct_leaves") -> pd.DataFrame:
+    """Mean, standard error, n and bootstrap interval of ``value`` per group."""
+    rows = []
+    for key, g in m.groupby(by, sort=True, dropna=False):
+        v = g[value].astype(float).to_numpy()
+        se = float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")
+        lo, hi = bootstrap_ci(v)
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append(
+            {
+                **dict(zip(by, key, strict=True)),
+                "mean": float(v.mean()),
+                "se": se,
+                "n": len(v),
+                "ci_lo": lo,
+                "ci_hi": hi,
+            }
+        )
+    return pd.DataFrame(rows)

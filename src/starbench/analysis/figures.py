@@ -1,0 +1,295 @@
+"""The figures: each a function of a results table that draws one figure at a given width and
+returns the summarised numbers it shows (written beside it as Markdown and LaTeX).
+
+A figure that the data cannot support raises ``PlotError`` with the reason; ``plot`` skips it
+with a warning and writes the others.  Panels are the combinations of the tree parameters that
+vary in the data (besides the figure's own x axis), so one function serves every study.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from starbench.analysis.data import PlotError, percent_leaves, require, summarise
+from starbench.analysis.style import HEIGHT_RATIO, style_of
+
+#: Tree parameters that may split a figure into panels, in order of importance.
+FACETS = ("levels", "branching", "distribution", "order", "value_model", "noise_sd")
+#: Display names of orderings (decision / outcome order).
+ORDERS = {
+    "generated/generated": "random (as generated)",
+    "perfect/refuting": "optimal",
+    "static/generated": "static (path sum)",
+}
+NAMES = {
+    "levels": "levels",
+    "branching": "N",
+    "distribution": "outcomes",
+    "order": "ordering",
+    "value_model": "values",
+    "noise_sd": "noise",
+}
+
+
+@dataclass(frozen=True)
+class Drawn:
+    figure: plt.Figure
+    table: pd.DataFrame  # group columns, mean, se, n, ci_lo, ci_hi
+    value: str  # what "mean" is
+
+
+def _prepare(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    if "ordering" in df.columns and "outcome_order" in df.columns:
+        order = df["ordering"].astype(str) + "/" + df["outcome_order"].astype(str)
+        df["order"] = order.map(lambda o: ORDERS.get(o, o))
+    return df
+
+
+def _facets(df: pd.DataFrame, exclude: tuple[str, ...]) -> list[str]:
+    return [c for c in FACETS if c in df.columns and c not in exclude and df[c].nunique() > 1]
+
+
+def _informative(df: pd.DataFrame, x: str) -> tuple[pd.DataFrame, list[str]]:
+    """Keep the panels in which ``x`` takes at least two values; return them and the facets
+    that still vary."""
+    facets = _facets(df, (x,))
+    if facets:
+        df = df.groupby(facets, sort=True).filter(lambda g: g[x].nunique() >= 2)
+    return df, _facets(df, (x,))
+
+
+def _panels(df: pd.DataFrame, facets: list[str]) -> list[tuple[str, pd.DataFrame]]:
+    if not facets:
+        return [("", df)]
+    out = []
+    for key, g in df.groupby(facets, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        out.append((", ".join(f"{NAMES[f]} {v}" for f, v in zip(facets, key, strict=True)), g))
+    if len(out) > 9:
+        raise PlotError(f"too many panels ({len(out)}) for the parameters {', '.join(facets)}")
+    return out
+
+
+def _grid(n: int, width: float, cols: int | None = None) -> tuple[plt.Figure, list[plt.Axes]]:
+    cols = cols or min(n, 3 if width > 5 else 2)
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(
+        rows,
+        cols,
+        figsize=(width, width * HEIGHT_RATIO * rows / cols * (1.0 if cols > 1 else 0.9)),
+        squeeze=False,
+        layout="constrained",
+    )
+    flat = list(axes.ravel())
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    return fig, flat[:n]
+
+
+def _lines(ax: plt.Axes, s: pd.DataFrame, x: str, band: bool = True) -> None:
+    for label, g in s.groupby("label", sort=True):
+        g = g.sort_values(x)
+        color, marker = style_of(str(label))
+        ax.plot(g[x], g["mean"], color=color, marker=marker, label=str(label))
+        if band:
+            ax.fill_between(g[x], g["ci_lo"], g["ci_hi"], color=color, alpha=0.18, lw=0)
+
+
+def _legend(fig: plt.Figure, axes: list[plt.Axes]) -> None:
+    handles, labels = {}, []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in handles:
+                handles[lab] = h
+                labels.append(lab)
+    fig.legend(
+        [handles[lab] for lab in labels],
+        labels,
+        loc="outside lower center",
+        ncols=min(len(labels), 3),
+        frameon=False,
+    )
+
+
+def _pct_figure(
+    df: pd.DataFrame,
+    width: float,
+    x: str,
+    xlabel: str,
+    *,
+    logx: bool = False,
+    min_x: int = 2,
+    select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+) -> Drawn:
+    df = _prepare(df)
+    require(df, x)
+    m = percent_leaves(df)
+    if select is not None:
+        m = select(m)
+    if m[x].nunique() < min_x:
+        raise PlotError(f"needs at least {min_x} values of {x!r}, the data has {m[x].nunique()}")
+    m, facets = _informative(m, x)
+    s = summarise(m, [*facets, "label", x])
+    panels = _panels(s, facets)
+    fig, axes = _grid(len(panels), width)
+    for ax, (title, g) in zip(axes, panels, strict=True):
+        _lines(ax, g, x)
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("% of expectimax's leaves")
+        if logx:
+            ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted(g[x].unique()))
+        ax.set_xticklabels([str(v) for v in sorted(g[x].unique())])
+        ax.set_ylim(bottom=0)
+    _legend(fig, axes)
+    return Drawn(fig, s, "percent of expectimax's leaves")
+
+
+def leaves_by_branching(df: pd.DataFrame, width: float) -> Drawn:
+    """Percent of expectimax's leaves against the branching factor N."""
+    return _pct_figure(df, width, "branching", "branching factor N (moves = outcomes)", logx=True)
+
+
+def leaves_by_k(df: pd.DataFrame, width: float) -> Drawn:
+    """Percent of expectimax's leaves against the probing factor k, cyclic vs sequential."""
+    require(df, "k")
+
+    def star25(m: pd.DataFrame) -> pd.DataFrame:
+        m = m[m["algorithm"].str.startswith("star2.5") & m["k"].notna()].copy()
+        m["k"] = m["k"].astype(int)
+        m["label"] = m["algorithm"] + np.where(m["after_probe"] == "research", " research", "")
+        return m
+
+    return _pct_figure(df, width, "k", "probing factor k", select=star25)
+
+
+def _categorical(df: pd.DataFrame, width: float, x: str, xlabel: str) -> Drawn:
+    df = _prepare(df)
+    require(df, x)
+    m = percent_leaves(df)
+    if m[x].nunique() < 2:
+        raise PlotError(f"needs at least 2 values of {x!r}, the data has {m[x].nunique()}")
+    m, facets = _informative(m, x)
+    s = summarise(m, [*facets, "label", x])
+    panels = _panels(s, facets)
+    fig, axes = _grid(len(panels), width)
+    cats = sorted(m[x].astype(str).unique())
+    labels = sorted(s["label"].unique())
+    step = 0.8 / max(len(labels), 1)
+    for ax, (title, g) in zip(axes, panels, strict=True):
+        for j, label in enumerate(labels):
+            h = g[g["label"] == label]
+            pos = [cats.index(str(v)) - 0.4 + step * (j + 0.5) for v in h[x]]
+            color, marker = style_of(str(label))
+            ax.errorbar(
+                pos,
+                h["mean"],
+                yerr=[h["mean"] - h["ci_lo"], h["ci_hi"] - h["mean"]],
+                fmt=marker,
+                color=color,
+                label=str(label),
+                capsize=2,
+                ms=4,
+            )
+        ax.set_xticks(range(len(cats)))
+        ax.set_xticklabels(cats, rotation=20 if len(cats) > 3 else 0)
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("% of expectimax's leaves")
+        ax.set_ylim(bottom=0)
+    _legend(fig, axes)
+    return Drawn(fig, s, "percent of expectimax's leaves")
+
+
+def ordering_effect(df: pd.DataFrame, width: float) -> Drawn:
+    """Percent of expectimax's leaves by move ordering (decision / outcome order)."""
+    return _categorical(df, width, "order", "move ordering (decisions / outcomes)")
+
+
+def distribution_effect(df: pd.DataFrame, width: float) -> Drawn:
+    """Percent of expectimax's leaves by outcome probability distribution."""
+    return _categorical(df, width, "distribution", "outcome distribution")
+
+
+def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
+    """Nodes against depth (levels, log scale), with the effective branching factor."""
+    df = _prepare(df)
+    require(df, "levels", "nodes")
+    ok = df[df["status"].isin(["ok", "unverified"])].copy()
+    if ok["levels"].nunique() < 2:
+        raise PlotError(f"needs at least 2 depths (levels), the data has {ok['levels'].nunique()}")
+    ok, facets = _informative(ok, "levels")
+    ok["nodes_f"] = ok["nodes"].astype(float)
+    s = summarise(ok, [*facets, "label", "levels"], value="nodes_f")
+    s["ebf"] = s["mean"] ** (1.0 / s["levels"].astype(float))
+    panels = _panels(s, facets)
+    fig, axes = _grid(2 * len(panels), width, cols=2)
+    for i, (title, g) in enumerate(panels):
+        ax, bx = axes[2 * i], axes[2 * i + 1]
+        _lines(ax, g, "levels")
+        ax.set_yscale("log")
+        ax.set_title(title)
+        ax.set_xlabel("depth (levels)")
+        ax.set_ylabel("nodes (mean)")
+        for label, h in g.groupby("label", sort=True):
+            color, marker = style_of(str(label))
+            h = h.sort_values("levels")
+            bx.plot(h["levels"], h["ebf"], color=color, marker=marker)
+        bx.set_xlabel("depth (levels)")
+        bx.set_ylabel("effective branching factor")
+        bx.set_title(title)
+        for a in (ax, bx):
+            a.set_xticks(sorted(g["levels"].unique()))
+    _legend(fig, axes)
+    return Drawn(fig, s, "nodes")
+
+
+def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
+    """Search seconds against nodes, per algorithm (log-log)."""
+    require(df, "seconds", "nodes")
+    ok = df[df["status"].isin(["ok", "unverified"]) & df["seconds"].notna()].copy()
+    ok = ok[ok["seconds"] > 0]
+    if len(ok) < 2:
+        raise PlotError("needs timed rows (column 'seconds')")
+    ok["us_per_node"] = 1e6 * ok["seconds"].astype(float) / ok["nodes"].astype(float)
+    by = ["label", "engine"] if "engine" in ok.columns else ["label"]
+    s = summarise(ok, by, value="us_per_node")
+    fig, axes = _grid(1, width)
+    ax = axes[0]
+    for label, g in ok.groupby("label", sort=True):
+        color, marker = style_of(str(label))
+        if len(g) > 400:
+            g = g.sample(400, random_state=0)
+        ax.scatter(
+            g["nodes"].astype(float),
+            g["seconds"].astype(float),
+            s=6,
+            color=color,
+            marker=marker,
+            alpha=0.6,
+            label=str(label),
+            linewidths=0,
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("seconds")
+    _legend(fig, axes)
+    return Drawn(fig, s, "microseconds per node")
+
+
+FIGURES: dict[str, Callable[[pd.DataFrame, float], Drawn]] = {
+    "leaves_by_branching": leaves_by_branching,
+    "nodes_by_depth": nodes_by_depth,
+    "leaves_by_k": leaves_by_k,
+    "ordering_effect": ordering_effect,
+    "distribution_effect": distribution_effect,
+    "seconds_vs_nodes": seconds_vs_nodes,
+}

@@ -1,0 +1,59 @@
+"""``starbench plot RESULTS [--out DIR]``: every figure the stored tables support.
+
+Each figure is written as PDF and PNG at single- and double-column width
+(``<name>-single.pdf`` ...), with its numbers as ``<name>.md`` and ``<name>.tex``.  PDFs carry no
+creation date, so reruns are byte-identical.  Nothing is searched: only tables are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+from starbench.analysis.data import PlotError, load_results
+from starbench.analysis.figures import FIGURES
+from starbench.analysis.style import RC, WIDTHS
+from starbench.analysis.tables import latex, markdown
+from starbench.experiment.storage import atomic_write, atomic_write_text
+
+METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}
+
+
+def save(fig: plt.Figure, path: Path) -> None:
+    ext = path.suffix[1:]
+    atomic_write(path, lambda p: fig.savefig(p, format=ext, metadata=METADATA[ext]))
+
+
+def plot(
+    results: Path, out: Path, names: list[str] | None = None, warn: Callable[[str], None] = print
+) -> list[Path]:
+    """Draw the figures (all, or ``names``) from the tables under ``results`` into ``out``."""
+    df = load_results(Path(results))
+    out = Path(out)
+    written: list[Path] = []
+    with plt.rc_context(RC):
+        for name, draw in FIGURES.items():
+            if names is not None and name not in names:
+                continue
+            try:
+                drawn = None
+                for width_name, width in WIDTHS.items():
+                    drawn = draw(df, width)
+                    for ext in ("pdf", "png"):
+                        path = out / f"{name}-{width_name}.{ext}"
+                        save(drawn.figure, path)
+                        written.append(path)
+                    plt.close(drawn.figure)
+                assert drawn is not None
+                atomic_write_text(out / f"{name}.md", markdown(drawn.table, drawn.value))
+                atomic_write_text(out / f"{name}.tex", latex(drawn.table, drawn.value))
+                written += [out / f"{name}.md", out / f"{name}.tex"]
+            except PlotError as e:
+                warn(f"starbench: skipped figure {name}: {e}")
+            finally:
+                plt.close("all")
+    if not written:
+        raise PlotError(f"{results}: no figure could be drawn from these tables")
+    return written

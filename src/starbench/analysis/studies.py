@@ -1,0 +1,157 @@
+"""Study tables: published numbers beside ours, and the tables each study's question needs.
+
+Published numbers (Ballard 1983, average case, percent of leaves examined; as summarised in
+``shared/docs/search-notes.md``) are constants here, cited once.  Every "ours" cell is the mean
+of per-tree percentages with its standard error and n.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from starbench.analysis.data import PlotError, percent_leaves, summarise
+from starbench.analysis.figures import _prepare
+
+#: Ballard (1983), 2-ply (3 levels) trees, random ordering: N -> (Star1, Star2) percent of leaves.
+BALLARD_AVERAGE = {4: (84.1, 75.4), 10: (81.1, 53.1), 20: (79.9, 41.8), 40: (78.8, 35.0)}
+#: Ballard (1983), Star2.5 at N = 20, "depth 3", average case: k -> percent of leaves.
+BALLARD_PROBING = {
+    "cyclic": {1: 40.7, 2: 34.4, 3: 31.7, 4: 30.2, 5: 29.3, 10: 27.9, 20: 27.9},
+    "sequential": {1: 40.7, 2: 36.8, 3: 34.7, 4: 34.7, 5: 36.6, 10: 50.4, 20: 79.6},
+}
+
+
+def _fmt(mean: float, se: float, n: int) -> str:
+    return f"{mean:.1f} ± {se:.2f} (n={n})"
+
+
+def _random_order_3_levels(df: pd.DataFrame) -> pd.DataFrame:
+    m = percent_leaves(_prepare(df))
+    return m[(m["levels"] == 3) & (m["order"] == "random (as generated)")]
+
+
+def ballard_table(df: pd.DataFrame) -> str:
+    """Star1 and Star2, percent of leaves, random ordering, 3 levels: published vs ours."""
+    m = _random_order_3_levels(df)
+    if not len(m):
+        raise PlotError("no 3-level rows with random ordering")
+    s = summarise(m, ["branching", "label"])
+    lines = [
+        "| N | algorithm | published | ours: mean ± SE (n) | ours − published |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for n_moves, (p1, p2) in BALLARD_AVERAGE.items():
+        for label, pub in (("star1", p1), ("star2", p2), ("star2 research", p2)):
+            row = s[(s["branching"] == n_moves) & (s["label"] == label)]
+            if not len(row):
+                continue
+            r = row.iloc[0]
+            shown = label if label != "star2 research" else "star2 (after_probe=research)"
+            lines.append(
+                f"| {n_moves} | {shown} | {pub:.1f} | {_fmt(r['mean'], r['se'], r['n'])}"
+                f" | {r['mean'] - pub:+.1f} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def probing_table(df: pd.DataFrame) -> str:
+    """Star2.5 by probing factor, N = 20, 3 levels: published vs ours."""
+    m = _random_order_3_levels(df)
+    m = m[m["algorithm"].str.startswith("star2.5") & (m["branching"] == 20)]
+    if not len(m):
+        raise PlotError("no Star2.5 rows at N = 20, 3 levels, random ordering")
+    s = summarise(m, ["algorithm", "k"])
+    lines = [
+        "| variant | k | published | ours: mean ± SE (n) | ours − published |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for variant, table in BALLARD_PROBING.items():
+        for k, pub in table.items():
+            row = s[(s["algorithm"] == f"star2.5-{variant}") & (s["k"] == k)]
+            if not len(row):
+                continue
+            r = row.iloc[0]
+            lines.append(
+                f"| {variant} | {k} | {pub:.1f} | {_fmt(r['mean'], r['se'], r['n'])} | "
+                f"{r['mean'] - pub:+.1f} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def budget_table(df: pd.DataFrame) -> str:
+    """Per ordering, algorithm and depth: searches finished within the node budget, their mean
+    nodes; and the deepest depth at which every search finished."""
+    d = _prepare(df)
+    rows = []
+    for (order, label), g in d.groupby(["order", "label"], sort=True):
+        deepest, contiguous = None, True
+        for depth, h in g.groupby("depth", sort=True):
+            done = h[h["status"].isin(["ok", "unverified"])]
+            frac = len(done) / len(h)
+            nodes = done["nodes"].astype(float)
+            se = nodes.std(ddof=1) / len(nodes) ** 0.5 if len(nodes) > 1 else float("nan")
+            rows.append(
+                (
+                    order,
+                    label,
+                    int(depth),
+                    len(done),
+                    len(h),
+                    f"{nodes.mean():.3g} ± {se:.2g}" if len(nodes) else "-",
+                )
+            )
+            if frac == 1.0 and contiguous:
+                deepest = int(depth)
+            else:
+                contiguous = False
+        rows.append((order, label, "deepest", deepest, None, ""))
+    lines = [
+        "| ordering | algorithm | depth (plies) | finished / searches | nodes: mean ± SE |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for order, label, depth, done, total, nodes in rows:
+        if depth == "deepest":
+            lines.append(f"| {order} | **{label}** | **deepest full search** | **{done}** | |")
+        else:
+            lines.append(f"| {order} | {label} | {depth} | {done} / {total} | {nodes} |")
+    return "\n".join(lines) + "\n"
+
+
+def best_k_table(df: pd.DataFrame) -> str:
+    """Star2.5 by k per distribution and depth: percent of expectimax's leaves and nodes, and
+    the k with the fewest nodes (the work measure: probes that re-enter nodes count)."""
+    m = percent_leaves(_prepare(df))
+    m = m[m["algorithm"].str.startswith("star2.5") & m["k"].notna()].copy()
+    if not len(m):
+        raise PlotError("no Star2.5 rows")
+    m["k"] = m["k"].astype(int)
+    leaves = summarise(m, ["distribution", "depth", "algorithm", "k"])
+    nodes = summarise(m, ["distribution", "depth", "algorithm", "k"], value="pct_nodes")
+    both = leaves.merge(
+        nodes, on=["distribution", "depth", "algorithm", "k"], suffixes=("_l", "_n")
+    )
+    lines = [
+        "| outcomes | depth (plies) | variant | k | % leaves: mean ± SE (n) | "
+        "% nodes: mean ± SE | best k (fewest nodes) |",
+        "|---|---:|---|---:|---:|---:|---|",
+    ]
+    for (dist, depth, algo), g in both.groupby(["distribution", "depth", "algorithm"], sort=True):
+        best = int(g.loc[g["mean_n"].idxmin(), "k"])
+        for _, r in g.sort_values("k").iterrows():
+            mark = "**best**" if int(r["k"]) == best else ""
+            lines.append(
+                f"| {dist} | {depth} | {algo.removeprefix('star2.5-')} | {int(r['k'])} | "
+                f"{_fmt(r['mean_l'], r['se_l'], int(r['n_l']))} | "
+                f"{r['mean_n']:.1f} ± {r['se_n']:.2f} | {mark} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+#: study folder -> [(table file name, function)]
+STUDY_TABLES = {
+    "ballard1983": [("published-vs-ours.md", ballard_table)],
+    "ballard1983-uniform": [("published-vs-ours.md", ballard_table)],
+    "ballard1983-probing": [("published-vs-ours.md", probing_table)],
+    "hauk2004": [("depth-under-budget.md", budget_table)],
+    "heyden2009": [("best-k.md", best_k_table)],
+}

@@ -1,0 +1,159 @@
+"""Plotting reads stored tables only: every figure from a small table, determinism, bad input,
+and regeneration of the committed study tables."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from starbench import cli
+from starbench.analysis import load_results, plot
+from starbench.analysis.figures import FIGURES
+from starbench.analysis.studies import STUDY_TABLES
+from starbench.experiment.runner import run_cell
+from starbench.experiment.settings import AlgorithmSpec, RunSettings
+from starbench.trees import RegularTreeSpec
+
+ROOT = Path(__file__).resolve().parents[1]
+ALGOS = (
+    AlgorithmSpec("expectimax"),
+    AlgorithmSpec("star1"),
+    AlgorithmSpec("star2", (("after_probe", "resume"),)),
+    *(
+        AlgorithmSpec(f"star2.5-{v}", (("k", k), ("after_probe", "resume")))
+        for v in ("cyclic", "sequential")
+        for k in (1, 2, 3)
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    """Small cells varying branching, depth, ordering and distribution."""
+    root = tmp_path_factory.mktemp("results")
+    cells = [dict(branching=b, chance_arity=b, depth=2) for b in (2, 3, 4)]
+    cells += [
+        dict(branching=3, chance_arity=3, depth=d, trailing_chance=t)
+        for d, t in ((2, True), (3, False))
+    ]
+    cells += [
+        dict(
+            branching=3,
+            chance_arity=3,
+            depth=2,
+            ordering="perfect",
+            outcome_order="refuting",
+            bounds="tree",
+        ),
+        dict(branching=3, chance_arity=3, depth=2, distribution="random"),
+    ]
+    for i, c in enumerate(cells):
+        s = RunSettings(tree=RegularTreeSpec(**c), algorithms=ALGOS, trees=6, progress=False)
+        run_cell(s, root / f"cell{i}", out=lambda _: None)
+    return root
+
+
+def test_every_figure_is_written(results, tmp_path):
+    warnings: list[str] = []
+    written = plot(results, tmp_path, warn=warnings.append)
+    assert warnings == []
+    for name in FIGURES:
+        for width in ("single", "double"):
+            for ext in ("pdf", "png"):
+                assert (tmp_path / f"{name}-{width}.{ext}").stat().st_size > 1000
+        md = (tmp_path / f"{name}.md").read_text()
+        assert "mean ± SE (n)" in md and "(n=" in md
+        assert "\\begin{tabular}" in (tmp_path / f"{name}.tex").read_text()
+    assert len(written) == len(FIGURES) * 6
+
+
+def test_numbers_in_the_tables_are_the_data(results, tmp_path):
+    plot(results, tmp_path, names=["leaves_by_branching"])
+    df = load_results(results)
+    star1 = df[
+        (df.algorithm == "star1")
+        & (df.branching == 4)
+        & (df.depth == 2)
+        & (df.ordering == "generated")
+        & (df.distribution == "uniform")
+        & ~df.trailing_chance
+    ]
+    ex = df[
+        (df.algorithm == "expectimax")
+        & (df.branching == 4)
+        & (df.depth == 2)
+        & (df.ordering == "generated")
+        & (df.distribution == "uniform")
+        & ~df.trailing_chance
+    ]
+    pct = 100 * star1.set_index("instance")["leaves"] / ex.set_index("instance")["leaves"]
+    assert f"| star1 | 4 | {pct.mean():.1f} ± " in (tmp_path / "leaves_by_branching.md").read_text()
+
+
+def test_pdfs_are_byte_identical_on_reruns(results, tmp_path):
+    plot(results, tmp_path / "a", names=["leaves_by_k"])
+    plot(results, tmp_path / "b", names=["leaves_by_k"])
+    for f in (tmp_path / "a").iterdir():
+        assert f.read_bytes() == (tmp_path / "b" / f.name).read_bytes(), f.name
+
+
+def test_no_tables_is_one_line_exit_2(tmp_path, capsys):
+    assert cli.main(["plot", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no result tables" in err
+
+
+def test_missing_columns_skip_figures_with_a_warning(results, tmp_path, capsys):
+    df = load_results(results).drop(columns=["label", "k", "levels"])
+    df.to_parquet(tmp_path / "table.parquet")
+    assert cli.main(["plot", str(tmp_path / "table.parquet"), "--out", str(tmp_path / "f")]) == 0
+    err = capsys.readouterr().err
+    assert "skipped figure leaves_by_k: the table has no column 'k'" in err
+    assert "skipped figure nodes_by_depth: the table has no column 'levels'" in err
+    assert (tmp_path / "f" / "leaves_by_branching-single.pdf").exists()
+
+
+def test_mismatched_values_are_refused(results, tmp_path, capsys):
+    df = pd.read_parquet(next(results.rglob("table.parquet")))
+    df.loc[1, "status"] = "mismatch"
+    (tmp_path / "c").mkdir()
+    df.to_parquet(tmp_path / "c" / "table.parquet")
+    assert cli.main(["plot", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "1 rows have mismatched values" in err
+
+
+@pytest.mark.parametrize("study", sorted(STUDY_TABLES))
+def test_committed_study_tables_regenerate_from_committed_results(study, tmp_path):
+    results = ROOT / "results" / study
+    if not results.exists():
+        pytest.skip(f"no committed results for {study}")
+    df = load_results(results)
+    for name, table in STUDY_TABLES[study]:
+        committed = ROOT / "experiments" / study / name
+        assert committed.read_text() == table(df), f"{committed} is stale: run make_figures"
+    # the figure tables too
+    plot(results, tmp_path, warn=lambda _: None)
+    for md in sorted((ROOT / "experiments" / study / "figures").glob("*.md")):
+        assert md.read_text() == (tmp_path / md.name).read_text(), f"{md} is stale"
+
+
+def test_make_figures_script(tmp_path):
+    p = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "make_figures.py"),
+            "--results",
+            str(ROOT / "results"),
+            "--experiments",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "ballard1983" / "figures" / "leaves_by_branching-double.pdf").exists()
