@@ -4,7 +4,10 @@
 No search is run: only the committed tables under results/<study>/ are read.  For each study
 folder it writes experiments/<study>/figures/ (every figure the data supports, PDF and PNG at
 single and double column width, with Markdown and LaTeX tables) and the study's own tables
-(published numbers beside ours) into experiments/<study>/.
+(published numbers beside ours) into experiments/<study>/.  In experiments/<study>/README.md and
+the top-level README.md every block between ``<!-- BEGIN path -->`` and ``<!-- END path -->``
+is replaced by the file at that path (relative to the repository), so the tables quoted there
+are always the regenerated ones.
 
     python scripts/make_figures.py [--results results] [--experiments experiments]
 """
@@ -12,6 +15,7 @@ single and double column width, with Markdown and LaTeX tables) and the study's 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -20,6 +24,24 @@ from starbench.analysis.studies import STUDY_TABLES
 from starbench.experiment.storage import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+BLOCK = re.compile(r"(<!-- BEGIN (\S+) -->\n)(.*?)(<!-- END \2 -->)", re.S)
+
+
+def fill_blocks(readme: Path, root: Path) -> bool:
+    """Replace every marked block of ``readme`` by the file it names; True if it changed."""
+    if not readme.exists():
+        return False
+    text = readme.read_text(encoding="utf-8")
+
+    def repl(m: re.Match[str]) -> str:
+        return m.group(1) + (root / m.group(2)).read_text(encoding="utf-8") + m.group(4)
+
+    new = BLOCK.sub(repl, text)
+    if new != text:
+        atomic_write_text(readme, new)
+    return new != text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{study.name}: {name}")
             except PlotError as e:
                 print(f"{study.name}: skipped {name}: {e}", file=sys.stderr)
+    if experiments.resolve() == (ROOT / "experiments").resolve():
+        for readme in [ROOT / "README.md", *sorted(experiments.glob("*/README.md"))]:
+            if fill_blocks(readme, ROOT):
+                print(f"updated {readme.relative_to(ROOT)}")
     return 0
 
 

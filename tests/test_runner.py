@@ -241,6 +241,18 @@ def test_extending_trees_and_algorithms_reuses_saved_rows(tmp_path):
     assert again.computed == 0
 
 
+def test_a_table_without_its_journal_is_continued_not_recomputed(tmp_path):
+    first = run_cell(settings(trees=3), tmp_path, out=lambda _: None)
+    table = pd.read_parquet(first.table)
+    (tmp_path / "rows.jsonl").unlink()  # as in a clone of the committed results
+    again = run_cell(settings(trees=4), tmp_path, out=lambda _: None)
+    assert again.computed == 3  # only instance 3
+    df = pd.read_parquet(again.table)
+    pd.testing.assert_frame_equal(
+        comparable(df[df.instance < 3]), comparable(table), check_dtype=False
+    )
+
+
 def test_rows_from_another_commit_are_not_mixed_silently(tmp_path, capsys):
     out = tmp_path / "cell"
     assert cli.main(["run", "experiment=smoke", f"hydra.run.dir={out}"]) == 0

@@ -108,11 +108,15 @@ def _legend(fig: plt.Figure, axes: list[plt.Axes]) -> None:
             if lab not in handles:
                 handles[lab] = h
                 labels.append(lab)
+    width, height = fig.get_size_inches()
+    ncols = min(len(labels), 4 if width > 5 else 2)
+    rows = -(-len(labels) // ncols)
+    fig.set_size_inches(width, height + 0.16 * rows)  # room for the legend below the axes
     fig.legend(
         [handles[lab] for lab in labels],
         labels,
         loc="outside lower center",
-        ncols=min(len(labels), 3),
+        ncols=ncols,
         frameon=False,
     )
 

@@ -9,16 +9,14 @@ import pandas as pd
 from starbench.analysis.figures import NAMES
 
 
-def _cell(row: pd.Series, digits: int) -> str:
+def _cell(row: pd.Series, value: str) -> str:
     se = row["se"]
-    se_text = (
-        "-" if se is None or (isinstance(se, float) and math.isnan(se)) else f"{se:.{digits + 1}f}"
-    )
-    return f"{row['mean']:.{digits}f} ± {se_text} (n={int(row['n'])})"
-
-
-def _digits(value: str) -> int:
-    return 1 if "percent" in value else 3
+    missing = se is None or (isinstance(se, float) and math.isnan(se))
+    if "percent" in value:
+        mean, se_text = f"{row['mean']:.1f}", "-" if missing else f"{se:.2f}"
+    else:
+        mean, se_text = f"{row['mean']:.4g}", "-" if missing else f"{se:.2g}"
+    return f"{mean} ± {se_text} (n={int(row['n'])})"
 
 
 def _columns(s: pd.DataFrame) -> list[str]:
@@ -27,11 +25,10 @@ def _columns(s: pd.DataFrame) -> list[str]:
 
 def markdown(s: pd.DataFrame, value: str) -> str:
     cols = _columns(s)
-    d = _digits(value)
     head = [NAMES.get(c, c) for c in cols] + [f"{value}: mean ± SE (n)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, row in s.iterrows():
-        lines.append("| " + " | ".join([str(row[c]) for c in cols] + [_cell(row, d)]) + " |")
+        lines.append("| " + " | ".join([str(row[c]) for c in cols] + [_cell(row, value)]) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -47,7 +44,6 @@ def _tex(text: str) -> str:
 
 def latex(s: pd.DataFrame, value: str) -> str:
     cols = _columns(s)
-    d = _digits(value)
     head = [_tex(NAMES.get(c, c)) for c in cols] + [_tex(f"{value}: mean $\\pm$ SE (n)")]
     lines = [
         "\\begin{tabular}{" + "l" * len(cols) + "r}",
@@ -56,7 +52,7 @@ def latex(s: pd.DataFrame, value: str) -> str:
         "\\hline",
     ]
     for _, row in s.iterrows():
-        cell = _cell(row, d).replace("±", "$\\pm$")
+        cell = _cell(row, value).replace("±", "$\\pm$")
         lines.append(" & ".join([_tex(str(row[c])) for c in cols] + [cell]) + " \\\\")
     lines += ["\\hline", "\\end{tabular}"]
     return "\n".join(lines) + "\n"

@@ -280,6 +280,34 @@ class CellOutcome:
         return 1 if self.counts.get("mismatch") or self.counts.get("error") else 0
 
 
+DERIVED = ("status", "expectimax_value", "verified_by")
+
+
+def rows_of_table(path: Path) -> list[dict[str, Any]]:
+    """The raw rows of a stored table (its statuses are derived again from them).
+
+    Lets a cell continue from a table whose journal is not there, e.g. the committed study
+    results, whose journals are not kept in git."""
+    import pandas as pd
+
+    df = pd.read_parquet(path)
+    rows = []
+    for rec in df.to_dict("records"):
+        row = {}
+        for key, v in rec.items():
+            if key in DERIVED:
+                continue
+            if v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+                v = None
+            elif hasattr(v, "item"):
+                v = v.item()
+            row[key] = v
+        status = rec["status"]
+        row["run_status"] = status if status in ("budget_exceeded", "error") else "done"
+        rows.append(row)
+    return rows
+
+
 def check_folder(settings: RunSettings, folder: Path) -> None:
     """Refuse a folder that holds another cell, or rows from another commit (unless forced)."""
     cell = read_json(folder / CELL)
@@ -318,6 +346,8 @@ def run_cell(
     folder.mkdir(parents=True, exist_ok=True)
     check_folder(settings, folder)
     journal = Journal(folder)
+    if not journal.path.exists() and (folder / TABLE).exists():
+        journal.append(rows_of_table(folder / TABLE))  # a table without its journal
     old = journal.read()
     commit = metadata()["git_commit"]
     commits = sorted({str(r.get("git_commit")) for r in old} | {str(commit)})
@@ -560,13 +590,15 @@ def make_table(rows: list[dict[str, Any]], settings: RunSettings):
 
 
 def summary(df) -> str:
-    """Per algorithm: median nodes and leaves, percent of expectimax's leaves (mean over
-    instances, with its standard error), median seconds, rows verified."""
+    """Per algorithm: median nodes and leaves, percent of expectimax's leaves (mean over the
+    instances where both searches finished, with its standard error), median seconds, rows
+    verified."""
     import pandas as pd
 
     if not len(df):
         return "(no rows)"
-    ex = df[df["algorithm"] == "expectimax"].set_index("instance")["leaves"]
+    finished = df["status"].isin(["ok", "unverified", "mismatch"])
+    ex = df[finished & (df["algorithm"] == "expectimax")].set_index("instance")["leaves"]
     lines = []
     head = (
         "algorithm",
@@ -581,7 +613,8 @@ def summary(df) -> str:
     for label, g in df.groupby(df.apply(_label, axis=1), sort=False):
         pct = "-"
         if len(ex):
-            joined = g.set_index("instance")["leaves"].astype(float) / ex.astype(float) * 100
+            done = g[finished.loc[g.index]]
+            joined = done.set_index("instance")["leaves"].astype(float) / ex.astype(float) * 100
             joined = joined.dropna()
             if len(joined):
                 se = joined.std(ddof=1) / math.sqrt(len(joined)) if len(joined) > 1 else 0.0
