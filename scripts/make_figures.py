@@ -36,7 +36,12 @@ def fill_blocks(readme: Path, root: Path) -> bool:
     text = readme.read_text(encoding="utf-8")
 
     def repl(m: re.Match[str]) -> str:
-        return m.group(1) + (root / m.group(2)).read_text(encoding="utf-8") + m.group(4)
+        source = root / m.group(2)
+        if not source.exists():
+            print(f"{readme.name}: {m.group(2)} does not exist yet, block left as it is",
+                  file=sys.stderr)
+            return m.group(0)
+        return m.group(1) + source.read_text(encoding="utf-8") + m.group(4)
 
     new = BLOCK.sub(repl, text)
     if new != text:
