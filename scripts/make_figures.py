@@ -38,8 +38,10 @@ def fill_blocks(readme: Path, root: Path) -> bool:
     def repl(m: re.Match[str]) -> str:
         source = root / m.group(2)
         if not source.exists():
-            print(f"{readme.name}: {m.group(2)} does not exist yet, block left as it is",
-                  file=sys.stderr)
+            print(
+                f"{readme.name}: {m.group(2)} does not exist yet, block left as it is",
+                file=sys.stderr,
+            )
             return m.group(0)
         return m.group(1) + source.read_text(encoding="utf-8") + m.group(4)
 

@@ -6,6 +6,8 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
+from starbench.trees.regular import RegularTreeSpec
+
 
 def _probs(draw, n: int, style: str) -> list[Fraction]:
     if style == "uniform":
@@ -53,3 +55,22 @@ def tree_objects(
         return {kind: [node(depth - 1, level + 1) for _ in range(n)]}
 
     return {"bounds": [lo, hi], "root": node(draw(st.integers(1, max_depth)), 0)}
+
+
+#: Random generator parameters: every distribution but dice, every value model, bounds option
+#: and ordering, single-agent and max/min patterns; small enough for exhaustive checks.
+regular_specs = st.builds(
+    RegularTreeSpec,
+    branching=st.integers(1, 4),
+    chance_arity=st.integers(1, 4),
+    depth=st.integers(1, 3),
+    trailing_chance=st.booleans(),
+    pattern=st.sampled_from(["max,chance,min,chance", "max,chance"]),
+    distribution=st.sampled_from(["uniform", "random", "geometric"]),
+    value_model=st.sampled_from(["uniform", "incremental"]),
+    resolution=st.sampled_from([1, 3, 100, 10**6]),
+    bounds=st.sampled_from(["declared", "tree"]),
+    ordering=st.sampled_from(["generated", "reversed", "perfect", "worst", "noisy"]),
+    noise_sd=st.sampled_from([0.0, 1.0, 1000.0]),
+    outcome_order=st.sampled_from(["generated", "probable", "refuting", "supporting"]),
+)

@@ -19,6 +19,7 @@ from starbench.errors import BudgetExceeded, EvaluationError
 from starbench.examples import example_path
 from starbench.trees import hashing as ph
 from starbench.trees.explicit import parse_tree
+from strategies import regular_specs as specs
 from strategies import tree_objects
 
 EXE = str(Path(sys.executable).parent / "starbench")
@@ -78,23 +79,6 @@ def test_explicit_regular_trees(obj):
 def test_explicit_minimax_trees(obj):
     t = parse_tree(obj)
     same(t, CompiledTree.from_explicit(t), CONFIGS + [("minimax", {}), ("alphabeta", {})])
-
-
-specs = st.builds(
-    RegularTreeSpec,
-    branching=st.integers(1, 4),
-    chance_arity=st.integers(1, 4),
-    depth=st.integers(1, 3),
-    trailing_chance=st.booleans(),
-    pattern=st.sampled_from(["max,chance,min,chance", "max,chance"]),
-    distribution=st.sampled_from(["uniform", "random", "geometric"]),
-    value_model=st.sampled_from(["uniform", "incremental"]),
-    resolution=st.sampled_from([1, 3, 100, 10**6]),
-    bounds=st.sampled_from(["declared", "tree"]),
-    ordering=st.sampled_from(["generated", "reversed", "perfect", "worst", "noisy"]),
-    noise_sd=st.sampled_from([0.0, 1.0, 1000.0]),
-    outcome_order=st.sampled_from(["generated", "probable", "refuting", "supporting"]),
-)
 
 
 @given(specs, st.integers(0, 2**64 - 1), st.integers(0, 1000))

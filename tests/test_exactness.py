@@ -13,10 +13,11 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from starbench import RegularTree, RegularTreeSpec, search
+from starbench import RegularTree, search
 from starbench.search.arith import tolerance
 from starbench.search.expectimax import Expectimax
 from starbench.trees.explicit import parse_tree
+from strategies import regular_specs as specs
 from strategies import tree_objects
 
 STAR = ["star1", "star2", "star2.5-cyclic", "star2.5-sequential"]
@@ -101,23 +102,6 @@ def test_dice_chance_nodes(data):
         "root": {"max": [chance() for _ in range(data.draw(st.integers(1, 3)))]},
     }
     check_tree(parse_tree(obj), data.draw(ks), data.draw(afters))
-
-
-specs = st.builds(
-    RegularTreeSpec,
-    branching=st.integers(1, 4),
-    chance_arity=st.integers(1, 4),
-    depth=st.integers(1, 3),
-    trailing_chance=st.booleans(),
-    pattern=st.sampled_from(["max,chance,min,chance", "max,chance"]),
-    distribution=st.sampled_from(["uniform", "random", "geometric"]),
-    value_model=st.sampled_from(["uniform", "incremental"]),
-    resolution=st.sampled_from([1, 3, 100, 10**6]),
-    bounds=st.sampled_from(["declared", "tree"]),
-    ordering=st.sampled_from(["generated", "reversed", "perfect", "worst", "noisy"]),
-    noise_sd=st.sampled_from([0.0, 1.0, 1000.0]),
-    outcome_order=st.sampled_from(["generated", "probable", "refuting", "supporting"]),
-)
 
 
 @given(specs, st.integers(0, 2**64 - 1), ks, afters)

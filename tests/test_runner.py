@@ -207,6 +207,25 @@ def test_node_budget_rows_are_kept(tmp_path):
     assert outcome.exit_code == 0
 
 
+def test_target_se_ignores_searches_stopped_by_the_budget(tmp_path):
+    """Percentages need both searches finished: an expectimax stopped by the budget has only a
+    partial leaf count, so a cell whose expectimax never finishes keeps its first batch."""
+    s = settings(trees=5, node_budget=30, target_se=0.01, max_trees=50)
+    outcome = run_cell(s, tmp_path, out=lambda _: None)
+    df = pd.read_parquet(outcome.table)
+    assert set(df[df.algorithm == "expectimax"]["status"]) == {"budget_exceeded"}
+    assert df["instance"].nunique() == 5
+
+
+def test_target_se_grows_a_cell_deterministically(tmp_path):
+    s = settings(trees=5, target_se=3.0, max_trees=400)
+    a = run_cell(s, tmp_path / "a", out=lambda _: None)
+    b = run_cell(s, tmp_path / "b", out=lambda _: None)
+    da, db = pd.read_parquet(a.table), pd.read_parquet(b.table)
+    assert 5 < da["instance"].nunique() <= 400
+    pd.testing.assert_frame_equal(comparable(da), comparable(db))
+
+
 def test_a_larger_budget_reruns_only_the_exceeded_searches(tmp_path):
     small = run_cell(settings(trees=3, node_budget=30), tmp_path, out=lambda _: None)
     df = pd.read_parquet(small.table)

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from starbench import RegularTree, RegularTreeSpec, search
-from starbench.errors import EvaluationError
+from starbench.errors import EvaluationError, InputError
 from starbench.games import GameTree, TicTacToeState
 from starbench.trees import loads_tree
 from starbench.trees.explicit import parse_tree
@@ -209,3 +209,18 @@ class _BadEval(GameTree):
 def test_evaluation_outside_bounds_or_nan_names_the_node(value):
     with pytest.raises(EvaluationError, match=r"game state .* evaluation .* outside the bounds"):
         search(_BadEval(value), "star1")
+
+
+@pytest.mark.parametrize("bounds", [(float("-inf"), 1), (-1, float("inf")), (1, 1)])
+def test_infinite_or_empty_bounds_are_refused(bounds):
+    """Infinite L or U make Star1's window arithmetic NaN and silently prune nothing (a bug seen
+    in public code): refused before searching."""
+    state = TicTacToeState.from_rows("XXO", "OOX", "...")
+    tree = GameTree.__new__(GameTree)
+    tree.L, tree.U = bounds
+    tree.horizon, tree.heuristic, tree.root = None, None, (state, None)
+    with pytest.raises(InputError, match="bounds must be finite numbers with L < U"):
+        search(tree, "star1")
+    if bounds[0] != bounds[1]:
+        with pytest.raises(InputError, match="game bounds must be finite numbers"):
+            GameTree(state, bounds)

@@ -9,6 +9,7 @@ from typing import Any
 from starbench.errors import InputError
 from starbench.search import ALGORITHMS, SearchResult, get_algorithm, parse_spec
 from starbench.search.arith import agree, format_value
+from starbench.textable import text_table
 from starbench.trees.protocol import Tree, has_chance
 
 
@@ -118,11 +119,4 @@ def table(results: list[SearchResult]) -> str:
                 f"{r.seconds:.6f}",
             )
         )
-    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    return "\n".join(
-        "  ".join(
-            c.ljust(w) if i == 0 else c.rjust(w)
-            for i, (c, w) in enumerate(zip(line, widths, strict=True))
-        )
-        for line in lines
-    )
+    return text_table(lines)

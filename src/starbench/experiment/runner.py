@@ -480,7 +480,7 @@ def _worst_se(
         for i in range(n):
             inst = by_instance.get(i, {})
             r, ex = inst.get((i, *key)), inst.get((i, "expectimax", None, None))
-            if r and ex and r.get("leaves") and ex.get("leaves") and r["run_status"] == "done":
+            if r and ex and r["run_status"] == ex["run_status"] == "done" and ex.get("leaves"):
                 pct.append(100.0 * r["leaves"] / ex["leaves"])
         if len(pct) < 2:
             continue  # no percentages (budgets exceeded): nothing to estimate
@@ -632,11 +632,6 @@ def summary(df) -> str:
                 else "-",
             )
         )
-    widths = [max(len(x[i]) for x in lines) for i in range(len(head))]
-    return "\n".join(
-        "  ".join(
-            c.ljust(w) if j == 0 else c.rjust(w)
-            for j, (c, w) in enumerate(zip(x, widths, strict=True))
-        )
-        for x in lines
-    )
+    from starbench.textable import text_table
+
+    return text_table(lines)

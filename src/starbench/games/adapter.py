@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any, Protocol
 
-from starbench.errors import EvaluationError
+from starbench.errors import EvaluationError, InputError
 from starbench.trees.protocol import Kind, Number
 
 
@@ -45,7 +45,10 @@ class GameTree:
         horizon: int | None = None,
         heuristic: Callable[[GameState], Any] | None = None,
     ):
-        self.L, self.U = _exact(bounds[0]), _exact(bounds[1])
+        try:
+            self.L, self.U = _exact(bounds[0]), _exact(bounds[1])
+        except (ValueError, OverflowError, ZeroDivisionError):
+            raise InputError(f"game bounds must be finite numbers, got {bounds!r}") from None
         self.horizon = horizon
         self.heuristic = heuristic
         self.root = (state, horizon)

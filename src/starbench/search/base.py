@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from starbench.errors import BudgetExceeded, EvaluationError
+from starbench.errors import BudgetExceeded, EvaluationError, InputError
 from starbench.search.arith import Arithmetic, agree, arithmetic
 from starbench.search.stats import SearchResult, SearchStats
 from starbench.trees.protocol import Kind, Tree
@@ -54,6 +54,15 @@ class Search:
         self.arith: Arithmetic = arithmetic(exact)
         self.num = self.arith.num
         L, U = tree.bounds
+        try:
+            finite = all(abs(float(b)) < float("inf") for b in (L, U)) and L < U
+        except (TypeError, ValueError, OverflowError):
+            finite = False
+        if not finite:
+            raise InputError(
+                f"the tree's bounds must be finite numbers with L < U, got [{L}, {U}] "
+                f"(infinite bounds make the chance-node windows NaN)"
+            )
         self.L, self.U = self.num(L), self.num(U)
         self.debug = debug
         self.node_budget = node_budget
