@@ -157,3 +157,17 @@ def test_make_figures_script(tmp_path):
     )
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "ballard1983" / "figures" / "leaves_by_branching-double.pdf").exists()
+
+
+def test_readme_tables_are_the_generated_files():
+    """Every marked block of a README quotes its file verbatim (make_figures fills them)."""
+    import re
+
+    block = re.compile(r"<!-- BEGIN (\S+) -->\n(.*?)<!-- END \1 -->", re.S)
+    readmes = [ROOT / "README.md", *sorted((ROOT / "experiments").glob("*/README.md"))]
+    seen = 0
+    for readme in readmes:
+        for path, content in block.findall(readme.read_text()):
+            assert content == (ROOT / path).read_text(), f"{readme}: block {path} is stale"
+            seen += 1
+    assert seen >= 10

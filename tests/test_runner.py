@@ -73,11 +73,24 @@ def test_every_tree_and_algorithm_file_composes(tree, algorithms):
 
 
 @pytest.mark.parametrize("experiment", _group_files("experiment"))
-def test_every_experiment_plans(experiment):
-    multirun, cells, _, _ = run_mod.plan([f"experiment={experiment}"])
+def test_every_experiment_plans(experiment, tmp_path):
+    # the default folders hold the committed results (made at earlier commits): plan elsewhere
+    multirun, cells, sweep_dir, _ = run_mod.plan(
+        [f"experiment={experiment}", f"hydra.sweep.dir={tmp_path}/sweep",
+         f"hydra.run.dir={tmp_path}/run"])
     assert cells
     for _overrides, s, folder in cells:
-        assert folder.parts[0] == "results" and folder.parts[1] == s.name
+        assert folder.parent == sweep_dir if multirun else folder == tmp_path / "run"
+        assert s.name == experiment
+
+
+def test_default_folders_are_named_from_the_study_and_cell():
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose("config", overrides=["experiment=ballard1983-probing"],
+                      return_hydra_config=True)
+    folder = Path(str(cfg.hydra.run.dir))
+    assert folder.parts[:2] == ("results", "ballard1983-probing")
+    assert folder.name.startswith("d2_b20_c20_mcmc_uniform_incremental_generated-generated")
 
 
 def test_default_algorithms():
