@@ -76,8 +76,12 @@ def test_every_tree_and_algorithm_file_composes(tree, algorithms):
 def test_every_experiment_plans(experiment, tmp_path):
     # the default folders hold the committed results (made at earlier commits): plan elsewhere
     multirun, cells, sweep_dir, _ = run_mod.plan(
-        [f"experiment={experiment}", f"hydra.sweep.dir={tmp_path}/sweep",
-         f"hydra.run.dir={tmp_path}/run"])
+        [
+            f"experiment={experiment}",
+            f"hydra.sweep.dir={tmp_path}/sweep",
+            f"hydra.run.dir={tmp_path}/run",
+        ]
+    )
     assert cells
     for _overrides, s, folder in cells:
         assert folder.parent == sweep_dir if multirun else folder == tmp_path / "run"
@@ -86,8 +90,9 @@ def test_every_experiment_plans(experiment, tmp_path):
 
 def test_default_folders_are_named_from_the_study_and_cell():
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        cfg = compose("config", overrides=["experiment=ballard1983-probing"],
-                      return_hydra_config=True)
+        cfg = compose(
+            "config", overrides=["experiment=ballard1983-probing"], return_hydra_config=True
+        )
     folder = Path(str(cfg.hydra.run.dir))
     assert folder.parts[:2] == ("results", "ballard1983-probing")
     assert folder.name.startswith("d2_b20_c20_mcmc_uniform_incremental_generated-generated")

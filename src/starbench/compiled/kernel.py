@@ -217,7 +217,6 @@ def search_kernel(
     f_shi = np.zeros(D)
     f_ai = np.zeros(D)
     f_bi = np.zeros(D)
-    f_probephase = np.zeros(D, np.bool_)
     f_pre = np.zeros(D, np.bool_)
     # children of the node of each frame
     c_idx = np.zeros((D, A), np.int64)
@@ -348,7 +347,6 @@ def search_kernel(
                     c_kind[d, j] = a_kind[first + j]
             f_n[d] = n
             if kind == CHANCE:
-                f_probephase[d] = False
                 if algo == EXHAUSTIVE:
                     f_x[d] = 0.0
                     f_i[d] = 0
@@ -366,7 +364,6 @@ def search_kernel(
                             nt += 1
                     f_nt[d] = nt
                     if nt > 0 and f_alpha[d] < U and f_beta[d] > L:
-                        f_probephase[d] = True
                         s_lo = 0.0
                         s_hi = 0.0
                         for j in range(n):

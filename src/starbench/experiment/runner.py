@@ -627,7 +627,7 @@ def summary(df) -> str:
                 f"{pd.to_numeric(g['nodes']).median():.0f}",
                 f"{pd.to_numeric(g['leaves']).median():.0f}",
                 pct,
-                f"{pd.to_numeric(g['seconds']).median():.4f}"
+                f"{pd.to_numeric(g['seconds']).median():.3g}"
                 if g["seconds"].notna().any()
                 else "-",
             )

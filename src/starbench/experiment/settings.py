@@ -239,24 +239,23 @@ class RunSettings:
         )
 
     def cell_identity(self) -> dict[str, Any]:
-        """What determines the trees and values of a cell (the folder name hashes it)."""
-        return {
-            "tree": asdict(self.tree),
-            "seed": self.seed,
-            "exact": self.exact,
-            "generator_version": GENERATOR_VERSION,
-        }
+        return cell_identity(self.tree, self.seed, self.exact)
 
 
-def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
-    """A readable, deterministic folder name for a cell."""
-    spec = RegularTreeSpec(**tree)
-    ident = {
+def cell_identity(spec: RegularTreeSpec, seed: int, exact: bool) -> dict[str, Any]:
+    """What determines the trees and values of a cell (the folder name hashes it)."""
+    return {
         "tree": asdict(spec),
         "seed": seed,
         "exact": exact,
         "generator_version": GENERATOR_VERSION,
     }
+
+
+def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
+    """A readable, deterministic folder name for a cell."""
+    spec = RegularTreeSpec(**tree)
+    ident = cell_identity(spec, seed, exact)
     digest = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:8]
     pattern = {"max,chance,min,chance": "mcmc", "max,chance": "mc", "max,min": "mm"}.get(
         spec.pattern, "x"

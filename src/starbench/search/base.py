@@ -15,7 +15,7 @@ from typing import Any
 from starbench.errors import BudgetExceeded, EvaluationError, InputError
 from starbench.search.arith import Arithmetic, agree, arithmetic
 from starbench.search.stats import SearchResult, SearchStats
-from starbench.trees.protocol import Kind, Tree
+from starbench.trees.protocol import Kind, Tree, has_chance
 
 
 class DecisionState:
@@ -195,11 +195,7 @@ class Search:
 
 def refuse_chance(tree: Tree, name: str) -> None:
     """Raise InputError when ``tree`` has a chance node (for minimax and alpha-beta)."""
-    from starbench.errors import InputError
-
     finder = getattr(tree, "first_chance", None)
-    from starbench.trees.protocol import has_chance
-
     node = finder() if finder is not None else has_chance(tree)
     if node is not None:
         raise InputError(
