@@ -22,6 +22,7 @@ def test_seed_abstract_tree():
         assert (r.value, r.best_move) == (3, 0), name
     assert search(tree, "minimax").tied_moves == (0,)
     # alpha-beta: A = min(3, 5) = 3; B's first leaf 2 <= 3 cuts the 9; C needs both 6 and 0.
+    # (With alpha and beta swapped at the root, a published bug, every node would cut at once.)
     ab = search(tree, "alphabeta")
     assert (ab.stats.leaves, ab.stats.decision_cutoffs) == (5, 1)
 

@@ -118,6 +118,9 @@ RESUME = '{"max": [3, {"chance": [["1/2", {"max": [4, 8]}], ["1/2", {"max": [2, 
 
 
 def test_resume_evaluates_no_leaf_twice_and_research_does():
+    """Also a regression test for two published bugs: running sums not reset between the probe
+    and search phases, and probe values added to the sum and then the real values again (either
+    gives C a value other than 7 here)."""
     t = tree(RESUME)
     res = search(t, "star2", exact=True)
     re_ = search(t, "star2", exact=True, after_probe="research")
