@@ -118,9 +118,9 @@ RESUME = '{"max": [3, {"chance": [["1/2", {"max": [4, 8]}], ["1/2", {"max": [2, 
 
 
 def test_resume_evaluates_no_leaf_twice_and_research_does():
-    """Also a regression test for two published bugs: running sums not reset between the probe
-    and search phases, and probe values added to the sum and then the real values again (either
-    gives C a value other than 7 here)."""
+    """A probe phase that proves nothing, then the search phase: the value and the leaf counts
+    guard against the published bugs of sums carried over from the probe phase and of probe
+    values counted twice (the property tests check the values on random trees too)."""
     t = tree(RESUME)
     res = search(t, "star2", exact=True)
     re_ = search(t, "star2", exact=True, after_probe="research")
