@@ -520,3 +520,26 @@ def test_export_cli_and_its_limits(tmp_path, capsys):
     assert "over the export limit" in capsys.readouterr().err
     assert cli.main(["export", str(tmp_path / "nothing")]) == 2
     assert "no result table here" in capsys.readouterr().err
+
+
+def test_collect_lists_failed_and_mismatched_cells(tmp_path, capsys):
+    for name in ("a", "b", "c"):
+        run_cell(
+            settings(trees=2),
+            tmp_path / name,
+            overrides=["trees=2", f"name={name}"],
+            out=lambda _: None,
+        )
+    for name, status in (("b", "mismatch"), ("c", "failed")):
+        cell = json.loads((tmp_path / name / "cell.json").read_text())
+        cell["status"] = status
+        (tmp_path / name / "cell.json").write_text(json.dumps(cell))
+    assert cli.main(["collect", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert (
+        f"mismatched: {tmp_path / 'b'}\n  rerun: starbench run trees=2 name=b "
+        f"hydra.run.dir={tmp_path / 'b'}" in out
+    )
+    assert f"failed: {tmp_path / 'c'}\n  rerun: starbench run trees=2 name=c" in out
+    # a and the mismatched b are collected (6 rows each); the failed cell's table is not
+    assert "(12 rows from 3 cells)" in out
