@@ -351,6 +351,7 @@ def test_kill_and_resume_gives_the_uninterrupted_table(tmp_path):
         "tree.depth=3",
         "trees=60",
         "algorithms=ballard",
+        "engine=python",  # slow enough to be killed midway on any machine
     ]
     full = cli_run(*args, f"hydra.run.dir={tmp_path}/full")
     assert full.returncode == 0, full.stderr
