@@ -418,7 +418,8 @@ def test_sweep_collect_and_missing_cells(tmp_path):
         "tree.branching=2,3",
         "trees=2",
         "algorithms=ballard",
-        f"hydra.sweep.dir={sweep}",
+        "hydra.sweep.dir=sweep",  # relative: the manifest records paths as the user gave them
+        cwd=tmp_path,
     )
     assert p.returncode == 0, p.stderr
     cells = sorted(c.name for c in sweep.iterdir() if c.is_dir())
@@ -443,9 +444,13 @@ def test_sweep_collect_and_missing_cells(tmp_path):
     r = subprocess.run(
         rerun.replace("starbench", EXE, 1), shell=True, capture_output=True, text=True
     )
+
     assert r.returncode == 0, r.stderr
     c = subprocess.run([EXE, "collect", str(sweep)], capture_output=True, text=True)
     assert c.returncode == 0 and "(24 rows from 4 cells)" in c.stdout
+    # the sweep's manifest is read right from any working directory
+    c = subprocess.run([EXE, "collect", "."], capture_output=True, text=True, cwd=sweep)
+    assert c.returncode == 0 and "(24 rows from 4 cells)" in c.stdout, c.stdout
 
 
 def test_experiment_file_sweep(tmp_path):

@@ -38,7 +38,10 @@ def collect(root: Path, csv: bool = False) -> Collected:
     root = Path(root)
     cells = sorted({p.parent for p in root.rglob(CELL)})
     manifest = read_json(root / "sweep.json") or {"cells": []}
-    expected = {Path(c["folder"]).resolve(): c["overrides"] for c in manifest["cells"]}
+    # cells are sweep_dir/<cell name>: find them below this root wherever it is run from
+    expected = {
+        (root / Path(c["folder"]).name).resolve(): c["overrides"] for c in manifest["cells"]
+    }
     problems: list[tuple[str, str, str]] = []
     frames = []
     for folder in cells:
