@@ -227,3 +227,24 @@ def test_infinite_or_empty_bounds_are_refused(bounds):
     if bounds[0] != bounds[1]:
         with pytest.raises(InputError, match="game bounds must be finite numbers"):
             GameTree(state, bounds)
+
+
+def test_float_rounding_never_searches_an_empty_window():
+    """Found by the thorough hypothesis profile: on this tree (many equal leaves, thirds) float
+    rounding closed a chance node's clamped window to (0.0, 0.0) and the outcome's result could
+    be read as neither bound.  Now every windowed search, probes included, gets a non-empty
+    window (debug mode asserts it) and the values stay right."""
+    from pathlib import Path
+
+    from starbench.trees import load_tree
+
+    tree = load_tree(Path(__file__).parent / "data" / "float-closed-window.json")
+    exact = search(tree, "expectimax", exact=True).value
+    for name, params in [
+        ("star1", {}),
+        ("star2", {}),
+        ("star2.5-cyclic", {"k": 4, "after_probe": "research"}),
+        ("star2.5-sequential", {"k": 4}),
+    ]:
+        r = search(tree, name, debug=True, **params)
+        assert r.value == pytest.approx(float(exact), abs=1e-9)

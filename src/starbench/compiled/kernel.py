@@ -525,10 +525,14 @@ def search_kernel(
                     bi = (f_beta[d] - (f_slo[d] - p * lo[d, i])) / p
                     f_alpha[e] = L
                     f_beta[e] = bi if bi < U else U
+                    if not f_beta[e] > L:  # closed by float rounding (see star2)
+                        f_beta[e] = U
                 else:
                     ai = (f_alpha[d] - (f_shi[d] - p * hi[d, i])) / p
                     f_alpha[e] = ai if ai > L else L
                     f_beta[e] = U
+                    if not f_alpha[e] < U:  # closed by float rounding (see star2)
+                        f_alpha[e] = L
                 f_kind[e] = c_kind[d, i]
                 f_idx[e] = c_idx[d, i]
                 if lazy and not f_pre[d]:
@@ -604,8 +608,13 @@ def search_kernel(
                 f_alpha[e] = -inf
                 f_beta[e] = inf
             else:
-                f_alpha[e] = ai if ai > L else L
-                f_beta[e] = bi if bi < U else U
+                aa = ai if ai > L else L
+                bb = bi if bi < U else U
+                if not aa < bb:  # closed by float rounding: search exactly (see star1)
+                    aa = L
+                    bb = U
+                f_alpha[e] = aa
+                f_beta[e] = bb
             f_kind[e] = c_kind[d, i]
             f_idx[e] = c_idx[d, i]
             if lazy and not f_pre[d]:

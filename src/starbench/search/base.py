@@ -157,6 +157,11 @@ class Search:
 
     def check_bound(self, node: Any, alpha: Any, beta: Any, v: Any) -> None:
         """Assert the fail-soft semantics of a windowed result ``v`` of ``node``."""
+        if not alpha < beta:
+            raise AssertionError(
+                f"{self.name}: {self.tree.describe(node)} searched with the empty window "
+                f"({alpha}, {beta})"
+            )
         true = self.exact_value(node)
         L, U, ex = self.L, self.U, self.arith.exact
         if alpha < v < beta:

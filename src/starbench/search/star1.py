@@ -15,7 +15,9 @@ the cut-off is tested against the *unclamped* alpha_i and beta_i (non-strict tes
 low the node returns the proven upper bound X_i + p_i v_i + sum_{j>i} p_j hi_j, on a fail high the
 lower bound X_i + p_i v_i + sum_{j>i} p_j lo_j (fail-soft); otherwise sum_i p_i v_i, which is what
 expectimax returns.  Before the first outcome the node returns at once when the bounds alone
-decide (sum_j p_j hi_j <= alpha or sum_j p_j lo_j >= beta).
+decide (sum_j p_j hi_j <= alpha or sum_j p_j lo_j >= beta).  In float mode rounding can close
+the clamped window of a nearly decided node; that outcome is then searched with the full window
+[L, U] (never with an empty window, whose result would be neither bound).
 
 B. W. Ballard, "The *-minimax search procedure for trees containing chance nodes", Artificial
 Intelligence 21(3):327-350, 1983.  T. Hauk, M. Buro, J. Schaeffer, "Rediscovering *-Minimax
@@ -75,9 +77,13 @@ class Star1(AlphaBeta):
             tail_hi -= p * hi[i]
             alpha_i = (alpha - x - tail_hi) / p
             beta_i = (beta - x - tail_lo) / p
-            v = self._outcome(
-                i, kids[i], alpha_i if alpha_i > L else L, beta_i if beta_i < U else U, states
-            )
+            a = alpha_i if alpha_i > L else L
+            b = beta_i if beta_i < U else U
+            if not a < b:
+                # Exactly, a < b always; float rounding can close a near-empty window, and a
+                # result searched with an empty window cannot be read as a bound: search exactly.
+                a, b = L, U
+            v = self._outcome(i, kids[i], a, b, states)
             if v <= alpha_i:  # fail low: proven upper bound
                 if i < n - 1:
                     self.chance_cutoffs += 1

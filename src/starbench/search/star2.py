@@ -21,7 +21,9 @@ sum_j p_j lo_j >= beta (fail high, returns that lower bound) or sum_j p_j hi_j <
   that stops early once the successor's own bound decides the cut-off), then the cut-off is tested.
 
 A successor stops being probed when its moves run out or its window is empty (its bound reached
-U, resp. L).  k = 0 is Star1; k = 1 is Star2 in both variants (tests check the node counts).
+U, resp. L).  A threshold that float rounding pushes past the far bound (an empty window, never
+in exact arithmetic) is replaced by that bound, so every probe is searched with a non-empty
+window.  k = 0 is Star1; k = 1 is Star2 in both variants (tests check the node counts).
 
 Search phase: Star1 (see ``star1``) with lo_j, hi_j from probing in place of L, U.  With
 ``after_probe=resume`` (default) each probed successor continues after its probed moves with its
@@ -122,11 +124,11 @@ class Star2(Star1):
         if st is None:
             st = states[i] = self._state(node, kind)
         p = probs[i]
+        L, U = self.L, self.U
         if st.is_max:
             beta_i = (beta - (sums[0] - p * lo[i])) / p
-            self._run_moves(
-                st, self.L, beta_i if beta_i < self.U else self.U, min(stop, len(st.children))
-            )
+            b = beta_i if beta_i < U else U
+            self._run_moves(st, L, b if b > L else U, min(stop, len(st.children)))
             if st.best > lo[i]:
                 sums[0] += p * (st.best - lo[i])
                 lo[i] = st.best
@@ -134,9 +136,8 @@ class Star2(Star1):
                 self.check_bound(node, self.arith.neg_inf, lo[i], lo[i])
         else:
             alpha_i = (alpha - (sums[1] - p * hi[i])) / p
-            self._run_moves(
-                st, alpha_i if alpha_i > self.L else self.L, self.U, min(stop, len(st.children))
-            )
+            a = alpha_i if alpha_i > L else L
+            self._run_moves(st, a if a < U else L, U, min(stop, len(st.children)))
             if st.best < hi[i]:
                 sums[1] += p * (st.best - hi[i])
                 hi[i] = st.best
