@@ -29,7 +29,7 @@ MAX, MIN, CHANCE, LEAF = 0, 1, 2, 3
 # frame modes
 NORMAL, PROBE, RESUME = 0, 1, 2
 # program counters
-ENTER, DEC_LOOP, DEC_AFTER = 0, 1, 2
+ENTER, DEC_LOOP, DEC_AFTER, EXP_STEP, EXP_AFTER = 0, 1, 2, 3, 4
 CYC_STEP, CYC_AFTER, SEQ_STEP, SEQ_AFTER = 5, 6, 7, 8
 SEARCH_INIT, SEARCH_STEP, SEARCH_AFTER = 9, 10, 11
 # statuses
@@ -347,6 +347,11 @@ def search_kernel(
                     c_kind[d, j] = a_kind[first + j]
             f_n[d] = n
             if kind == CHANCE:
+                if algo == EXHAUSTIVE:
+                    f_x[d] = 0.0
+                    f_i[d] = 0
+                    f_pc[d] = EXP_STEP
+                    continue
                 for j in range(n):
                     lo[d, j] = L
                     hi[d, j] = U
@@ -458,6 +463,34 @@ def search_kernel(
 
         # ------------------------------------------------------------ chance nodes
         n = f_n[d]
+        if pc == EXP_AFTER:
+            f_x[d] += c_prob[d, f_i[d]] * ret
+            f_i[d] += 1
+            pc = EXP_STEP
+        if pc == EXP_STEP:
+            i = f_i[d]
+            if i >= n:
+                ret = f_x[d]
+                sp -= 1
+                continue
+            e = d + 1
+            f_alpha[e] = -inf
+            f_beta[e] = inf
+            f_kind[e] = c_kind[d, i]
+            f_idx[e] = c_idx[d, i]
+            if lazy and not f_pre[d]:
+                f_id[e], f_ps[e] = lazy_child(f_id[d], f_ps[d], i, tseed, incremental, r1)
+            else:
+                f_id[e] = c_id[d, i]
+                f_ps[e] = c_ps[d, i]
+            f_level[e] = f_level[d] + 1
+            f_mode[e] = NORMAL
+            f_inprobe[e] = f_inprobe[d]
+            f_pc[e] = ENTER
+            f_pc[d] = EXP_AFTER
+            sp = e
+            continue
+
         if pc == CYC_AFTER or pc == SEQ_AFTER:  # noqa: SIM109 - numba
             i = targets[d, f_t[d] - 1]
             p = c_prob[d, i]
@@ -604,17 +637,13 @@ def search_kernel(
             f_ai[d] = ai
             f_bi[d] = bi
             e = d + 1
-            if algo == EXHAUSTIVE:  # expectimax: no windows, no cut-offs
-                f_alpha[e] = -inf
-                f_beta[e] = inf
-            else:
-                aa = ai if ai > L else L
-                bb = bi if bi < U else U
-                if not aa < bb:  # closed by float rounding: search exactly (see star1)
-                    aa = L
-                    bb = U
-                f_alpha[e] = aa
-                f_beta[e] = bb
+            aa = ai if ai > L else L
+            bb = bi if bi < U else U
+            if not aa < bb:  # closed by float rounding: search exactly (see star1)
+                aa = L
+                bb = U
+            f_alpha[e] = aa
+            f_beta[e] = bb
             f_kind[e] = c_kind[d, i]
             f_idx[e] = c_idx[d, i]
             if lazy and not f_pre[d]:
