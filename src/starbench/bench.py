@@ -143,13 +143,26 @@ def _pin_one_core() -> str:
         return "not pinned"
 
 
+MIN_REPEAT_SECONDS = 0.25
+
+
 def _median_rate(fn, repeats: int) -> tuple[float, int]:
-    """Median nodes/s of ``fn() -> (nodes, seconds)`` over repeats, and the nodes."""
+    """Median nodes/s of ``fn() -> (nodes, seconds)`` over repeats, and the nodes of one call.
+
+    A repeat calls ``fn`` as often as it takes to measure at least ``MIN_REPEAT_SECONDS`` of
+    search (calibrated on a first call), so millisecond searches are not timed one by one."""
+    nodes, secs = fn()
+    inner = (
+        max(1, int(MIN_REPEAT_SECONDS / max(secs, 1e-9)) + 1) if secs < MIN_REPEAT_SECONDS else 1
+    )
     rates = []
-    nodes = 0
     for _ in range(repeats):
-        nodes, secs = fn()
-        rates.append(nodes / max(secs, 1e-12))
+        total_nodes, total_secs = 0, 0.0
+        for _ in range(inner):
+            n, t = fn()
+            total_nodes += n
+            total_secs += t
+        rates.append(total_nodes / max(total_secs, 1e-12))
     return statistics.median(rates), nodes
 
 
@@ -198,7 +211,8 @@ def measure_shape(
 
     bare_compiled(spec, 0, 0)  # compile / load outside timing
     add("bare", "expectimax", "compiled", *_median_rate(timed(bare_c), repeats))
-    py_reps = max(1, min(repeats, int(python_budget / max(spec.size / 3e5, 1e-3))))
+    # the Python engine runs fewer repeats: about python_budget seconds per algorithm
+    py_reps = max(1, min(repeats, int(python_budget / max(instances * spec.size / 3e5, 1e-3)) - 1))
     add("bare", "expectimax", "python", *_median_rate(timed(bare_p), py_reps))
     cts = [CompiledTree.from_regular(spec, 0, i) for i in range(instances)]
     pts = [RegularTree(spec, 0, i) for i in range(instances)]
@@ -261,27 +275,35 @@ print(status("VmHWM:") - before)
 """
 
 
-def measure_compile() -> dict[str, float]:
-    """Kernel compile time with a cold numba cache, and load time with a warm one (fresh
-    processes)."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        out = []
-        for _ in range(2):
-            p = subprocess.run(
-                [sys.executable, "-c", _COMPILE_PROBE],
-                capture_output=True,
-                text=True,
-                env=env,
-                check=True,
-            )
-            out.append([float(x) for x in p.stdout.split()])
+def measure_compile(cold_runs: int = 3) -> dict[str, Any]:
+    """Kernel compile time with an empty numba cache (median and range of ``cold_runs`` fresh
+    processes, each with its own cache folder), and load time with a warm cache."""
+    cold, warm = [], []
+    for _ in range(cold_runs):
+        with tempfile.TemporaryDirectory() as cache:
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            runs = []
+            for _ in range(2):
+                p = subprocess.run(
+                    [sys.executable, "-c", _COMPILE_PROBE],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                    check=True,
+                )
+                runs.append([float(x) for x in p.stdout.split()])
+        cold.append(runs[0])
+        warm.append(runs[1])
+    kernel_cold = sorted(r[1] for r in cold)
     return {
-        "import_s": out[1][0],
-        "search_kernel_cold_s": out[0][1],
-        "search_kernel_cached_s": out[1][1],
-        "bare_kernel_cold_s": out[0][2],
-        "bare_kernel_cached_s": out[1][2],
+        "import_s": statistics.median(r[0] for r in warm),
+        "search_kernel_cold_s": statistics.median(kernel_cold),
+        "search_kernel_cold_min_s": kernel_cold[0],
+        "search_kernel_cold_max_s": kernel_cold[-1],
+        "search_kernel_cached_s": statistics.median(r[1] for r in warm),
+        "bare_kernel_cold_s": statistics.median(r[2] for r in cold),
+        "bare_kernel_cached_s": statistics.median(r[2] for r in warm),
+        "cold_runs": [r[1] for r in cold],
     }
 
 
@@ -312,9 +334,9 @@ def machine() -> dict[str, Any]:
 
 def bench(
     out: Path,
-    instances: int = 3,
-    repeats: int = 5,
-    python_budget: float = 20.0,
+    instances: int = 5,
+    repeats: int = 9,
+    python_budget: float = 10.0,
     shapes: tuple[tuple[str, dict[str, Any]], ...] = SHAPES,
     compile_and_memory: bool = True,
 ) -> dict[str, Any]:
@@ -380,7 +402,9 @@ def markdown(result: dict[str, Any]) -> str:
         lines += [
             "",
             f"Compile (one kernel serves every algorithm): "
-            f"{c['search_kernel_cold_s']:.2f} s with an empty numba cache, "
+            f"{c['search_kernel_cold_s']:.2f} s with an empty numba cache (median of "
+            f"{len(c.get('cold_runs', [])) or 3} fresh processes, "
+            f"{c['search_kernel_cold_min_s']:.2f}-{c['search_kernel_cold_max_s']:.2f} s), "
             f"{c['search_kernel_cached_s']:.2f} s per process with the cache "
             f"(import {c['import_s']:.2f} s).",
         ]

@@ -172,8 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_plot)
     p = sub.add_parser("bench", help="nodes per second per algorithm and engine")
     p.add_argument("--out", default="results/bench", help="folder for bench.md and bench.json")
-    p.add_argument("--instances", type=int, default=3, help="trees per shape")
-    p.add_argument("--repeats", type=int, default=5, help="repeats (the median is reported)")
+    p.add_argument("--instances", type=int, default=5, help="trees per shape")
+    p.add_argument("--repeats", type=int, default=9, help="repeats (the median is reported)")
     p.add_argument(
         "--no-compile",
         action="store_true",
