@@ -42,6 +42,7 @@ thesis, Maastricht University, 2009.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from starbench.search.star1 import Star1
@@ -92,10 +93,7 @@ class Star2(Star1):
         if targets and alpha < U and beta > L:
             self.probing += 1
             try:
-                if self.probing_mode == "cyclic":
-                    cut = self._probe_cyclic(kids, probs, alpha, beta, lo, hi, states, targets)
-                else:
-                    cut = self._probe_sequential(kids, probs, alpha, beta, lo, hi, states, targets)
+                cut = self._probe_phase(kids, probs, alpha, beta, lo, hi, states, targets)
             finally:
                 self.probing -= 1
             if cut is not None:
@@ -168,7 +166,7 @@ class Star2(Star1):
             return False
         return lo[i] < self.U if st.is_max else hi[i] > self.L
 
-    def _probe_cyclic(
+    def _probe_phase(
         self,
         kids: Any,
         probs: list[Any],
@@ -179,51 +177,36 @@ class Star2(Star1):
         states: list[Any],
         targets: list[int],
     ) -> Any:
+        """Probe in the variant's order, testing the cut-off after every probe; the proven
+        bound, or None when the probe phase decides nothing."""
         sums = self._initial_sums(probs)
-        for _ in range(self.k):
-            progressed = False
-            for i in targets:
-                st = states[i]
-                if not self._open(st, i, lo, hi):
-                    continue
-                progressed = True
-                self._probe(
-                    i,
-                    kids,
-                    probs,
-                    alpha,
-                    beta,
-                    lo,
-                    hi,
-                    states,
-                    sums,
-                    (0 if st is None else st.next) + 1,
-                )
-                cut = self._decided(sums, alpha, beta)
-                if cut is not None:
-                    return cut
-            if not progressed:
-                break
-        return None
-
-    def _probe_sequential(
-        self,
-        kids: Any,
-        probs: list[Any],
-        alpha: Any,
-        beta: Any,
-        lo: list[Any],
-        hi: list[Any],
-        states: list[Any],
-        targets: list[int],
-    ) -> Any:
-        sums = self._initial_sums(probs)
-        for i in targets:
-            self._probe(i, kids, probs, alpha, beta, lo, hi, states, sums, self.k)
+        for i, stop in self._probe_order(targets, states, lo, hi):
+            self._probe(i, kids, probs, alpha, beta, lo, hi, states, sums, stop)
             cut = self._decided(sums, alpha, beta)
             if cut is not None:
                 return cut
         return None
+
+    def _probe_order(
+        self, targets: list[int], states: list[Any], lo: list[Any], hi: list[Any]
+    ) -> Iterator[tuple[int, int]]:
+        """(successor, probe up to move) pairs, computed lazily so each sees earlier probes.
+
+        Sequential: each successor once, up to k moves.  Cyclic: k rounds of one more move per
+        successor still open; a round in which no successor is open ends the phase."""
+        if self.probing_mode == "sequential":
+            for i in targets:
+                yield i, self.k
+            return
+        for _ in range(self.k):
+            progressed = False
+            for i in targets:
+                st = states[i]
+                if self._open(st, i, lo, hi):
+                    progressed = True
+                    yield i, (0 if st is None else st.next) + 1
+            if not progressed:
+                return
 
     # ------------------------------------------------------------------ search phase
     def _outcome(self, i: int, node: Any, a: Any, b: Any, states: Any) -> Any:
