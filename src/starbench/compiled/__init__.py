@@ -1,0 +1,1 @@
+"""The compiled engine: one numba kernel for every registered algorithm (see ``engine``)."""
