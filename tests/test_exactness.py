@@ -13,7 +13,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from starbench import RegularTree, search
+from starbench import RegularTree, RegularTreeSpec, search
 from starbench.search.arith import tolerance
 from starbench.search.expectimax import Expectimax
 from starbench.trees.explicit import parse_tree
@@ -107,3 +107,21 @@ def test_dice_chance_nodes(data):
 @given(specs, st.integers(0, 2**64 - 1), ks, afters)
 def test_generated_trees(spec, seed, k, after):
     check_tree(RegularTree(spec, seed=seed), k, after)
+
+
+def test_float_bound_one_ulp_inside_the_window_is_read_as_the_bound():
+    """Found by the thorough profile: a fail-low bound proven at alpha came out 1 ulp above
+    alpha in floats (2.1333333333333337 against 2.1333333333333333).  The value is right within
+    the tolerance; debug mode accepts the bound reading within the tolerance of a window edge."""
+    spec = RegularTreeSpec(
+        branching=4,
+        chance_arity=4,
+        depth=3,
+        trailing_chance=True,
+        distribution="random",
+        value_model="uniform",
+        resolution=3,
+        ordering="reversed",
+        outcome_order="supporting",
+    )
+    check_tree(RegularTree(spec, seed=3468), 0, "resume")
