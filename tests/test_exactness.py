@@ -125,3 +125,15 @@ def test_float_bound_one_ulp_inside_the_window_is_read_as_the_bound():
         outcome_order="supporting",
     )
     check_tree(RegularTree(spec, seed=3468), 0, "resume")
+
+
+def test_float_root_keeps_a_best_move_against_a_bound_rounded_above_it():
+    """Found by the thorough profile: a later move's fail-low bound rounded to just above the
+    best value and took the best move (its exact value was 0.44 lower).  At a float-mode root a
+    move must now be better by more than the tolerance."""
+    from pathlib import Path
+
+    from starbench.trees import load_tree
+
+    tree = load_tree(Path(__file__).parent / "data" / "float-root-best-move.json")
+    check_tree(tree, 3, "research")

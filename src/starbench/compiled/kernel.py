@@ -260,6 +260,10 @@ def search_kernel(
     f_inprobe[0] = False
     ret = 0.0
     root_bm = -1
+    # the float tolerance 1e-9 * max(1, |L|, |U|), as starbench.search.arith.tolerance
+    root_margin = 0.0
+    if algo != EXHAUSTIVE:
+        root_margin = 1e-9 * max(1.0, abs(L), abs(U))
 
     while sp >= 0:
         d = sp
@@ -401,12 +405,13 @@ def search_kernel(
             v = ret
             if d == 0 and algo == EXHAUSTIVE:
                 root_vals[f_m[d]] = v
+            margin = root_margin if d == 0 else 0.0  # see AlphaBeta._root
             if kind == MAX:
-                if v > f_best[d]:
+                if v > f_best[d] + margin:
                     f_best[d] = v
                     f_bm[d] = f_m[d]
             else:
-                if v < f_best[d]:
+                if v < f_best[d] - margin:
                     f_best[d] = v
                     f_bm[d] = f_m[d]
             f_pc[d] = DEC_LOOP

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from starbench.search.arith import tolerance
 from starbench.search.base import DecisionState, Search, refuse_chance
 from starbench.trees.protocol import Kind
 
@@ -41,8 +42,13 @@ class AlphaBeta(Search):
             self.arith.neg_inf if is_max else self.arith.pos_inf,
         )
 
-    def _run_moves(self, st: DecisionState, alpha: Any, beta: Any, stop: int) -> None:
-        """Search moves ``st.next .. stop-1`` with alpha-beta, updating ``st`` (fail-soft)."""
+    def _run_moves(
+        self, st: DecisionState, alpha: Any, beta: Any, stop: int, margin: Any = 0
+    ) -> None:
+        """Search moves ``st.next .. stop-1`` with alpha-beta, updating ``st`` (fail-soft).
+
+        A move replaces the best one only when it is better by more than ``margin`` (0 except at
+        a float-mode root, see ``_root``)."""
         kids = st.children
         best = st.best
         if st.is_max:
@@ -53,7 +59,7 @@ class AlphaBeta(Search):
                 m = st.next
                 st.next = m + 1
                 v = self._child(kids[m], alpha if alpha > best else best, beta)
-                if v > best:
+                if v > best + margin:
                     best = v
                     st.best_move = m
         else:
@@ -64,7 +70,7 @@ class AlphaBeta(Search):
                 m = st.next
                 st.next = m + 1
                 v = self._child(kids[m], alpha, beta if beta < best else best)
-                if v < best:
+                if v < best - margin:
                     best = v
                     st.best_move = m
         st.best = best
@@ -90,5 +96,9 @@ class AlphaBeta(Search):
             return self._search(root, neg, pos), None, None
         self._enter(root)
         st = self._state(root, kind)
-        self._run_moves(st, neg, pos, len(st.children))
+        # In floats a later move's fail-low bound can round to just above the best value and
+        # would take the best move from a better move: at the root a move must be better by
+        # more than the tolerance (its value is then within the tolerance of the best anyway).
+        margin = 0 if self.arith.exact else tolerance(self.L, self.U)
+        self._run_moves(st, neg, pos, len(st.children), margin)
         return st.best, st.best_move, None
