@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from starbench.errors import InputError
+from starbench.limits import EXPORT_MAX_NODES, JSON_MAX_BYTES, JSON_MAX_NODES
 
 EXIT_MISMATCH = 1
 EXIT_BAD_INPUT = 2
@@ -44,7 +45,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         return 0
     if args.tree is None:
         return fail("solve needs a TREE.json argument (or --list)")
-    tree = load_tree(args.tree)
+    tree = load_tree(
+        args.tree, exact=args.exact, max_bytes=args.max_bytes, max_nodes=args.max_nodes
+    )
     solved = solve(
         tree,
         args.algorithm,
@@ -139,6 +142,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="algorithm to run (repeatable; default: every one that applies)",
     )
     p.add_argument("--exact", action="store_true", help="exact fraction arithmetic")
+    p.add_argument(
+        "--max-bytes",
+        type=int,
+        default=JSON_MAX_BYTES,
+        help=f"refuse larger tree files (default {JSON_MAX_BYTES:_})",
+    )
+    p.add_argument(
+        "--max-nodes",
+        type=int,
+        default=JSON_MAX_NODES,
+        help=f"refuse trees with more nodes (default {JSON_MAX_NODES:_})",
+    )
     p.add_argument("--json", action="store_true", help="print only a JSON array on stdout")
     p.add_argument("--list", action="store_true", help="list the algorithms and their parameters")
     p.add_argument(
@@ -163,7 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--instance", type=int, help="the instance to export (default 0)")
     p.add_argument("--row", type=int, help="or the row number in the table")
     p.add_argument("-o", "--out", default="tree.json", help="output file (default tree.json)")
-    p.add_argument("--max-nodes", type=int, default=1_000_000, help="size limit (nodes)")
+    p.add_argument(
+        "--max-nodes",
+        type=int,
+        default=EXPORT_MAX_NODES,
+        help=f"size limit (default {EXPORT_MAX_NODES:_} nodes)",
+    )
     p.set_defaults(func=_cmd_export)
     p = sub.add_parser("plot", help="figures and tables from stored result tables")
     p.add_argument("results", help="a results folder (or one .parquet table)")

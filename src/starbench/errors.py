@@ -6,6 +6,9 @@ line prints ``str(error)`` as one line on stderr and exits with status 2, withou
 
 from __future__ import annotations
 
+from fractions import Fraction
+from typing import Any
+
 
 class StarbenchError(Exception):
     """Base class of every error starbench raises on purpose."""
@@ -29,3 +32,25 @@ class EvaluationError(InputError):
 
 class BudgetExceeded(StarbenchError):
     """A search stopped because it reached its node or time budget."""
+
+
+def short(x: Any) -> str:
+    """A number for a message: its text when short, else about 7 significant digits (never
+    hundreds of digits)."""
+    try:
+        text = str(x)
+    except ValueError:  # an int too long for str()
+        text = ""
+    if text and len(text) <= 24:
+        return text
+    try:
+        f = Fraction(x)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return text[:21] + "..."
+    if f == 0:
+        return "0"
+    sign = "-" if f < 0 else ""
+    bits = abs(f.numerator).bit_length() - f.denominator.bit_length()
+    if abs(bits) > 1000:
+        return f"{sign}~1e{round(bits * 0.30103)}"
+    return f"~{float(f):.7g}"

@@ -98,11 +98,7 @@ class CompiledTree:
         from starbench.compiled.trees import explicit_arrays
 
         arrays = explicit_arrays(tree)
-        depth = np.zeros(tree.size, np.int64)
-        first, nchild = arrays[1], arrays[2]
-        for t in range(tree.size):
-            for c in range(first[t], first[t] + nchild[t]):
-                depth[c] = depth[t] + 1
+        nchild = arrays[2]
         L, U = tree.bounds
         return cls(
             False,
@@ -111,7 +107,7 @@ class CompiledTree:
             (L, U),
             0,
             int(nchild.max(initial=1)),
-            int(depth.max(initial=0)),
+            tree.max_depth,
             tree.first_chance() is not None,
             np.uint64(0),
             np.uint64(0),

@@ -180,29 +180,14 @@ def materialize(
 
 
 def explicit_arrays(tree) -> tuple[np.ndarray, ...]:
-    """(kind, first, nchild, prob, value) of an ExplicitTree, breadth first, floats."""
-    n = tree.size
-    order = [0]
-    a_first = np.zeros(n, np.int64)
-    a_nchild = np.zeros(n, np.int64)
-    a_kind = np.empty(n, np.int64)
-    a_prob = np.zeros(n)
-    a_value = np.zeros(n)
-    src_prob = [0.0] * n
-    head = 0
-    while head < len(order):
-        x = order[head]
-        kids = tree.child_lists[x]
-        a_first[head] = len(order)
-        a_nchild[head] = len(kids)
-        if tree.kinds[x] == CHANCE:
-            for p, c in zip(tree.probs[x], kids, strict=True):
-                src_prob[c] = float(p)
-        order.extend(kids)
-        head += 1
-    for t, x in enumerate(order):
-        a_kind[t] = int(tree.kinds[x])
-        a_prob[t] = src_prob[x]
-        if tree.kinds[x] == LEAF:
-            a_value[t] = float(tree.values[x])
+    """(kind, first, nchild, prob, value) of an ExplicitTree (numbered breadth first), floats."""
+    a_kind = np.frombuffer(tree.codes, np.uint8).astype(np.int64)
+    a_first = np.array(tree.first, np.int64)
+    a_nchild = np.array(tree.nchild, np.int64)
+    if tree.exact:
+        a_prob = np.fromiter((float(p) for p in tree.probs), np.float64, len(tree.probs))
+        a_value = np.fromiter((float(v) for v in tree.values), np.float64, len(tree.values))
+    else:
+        a_prob = np.array(tree.probs, np.float64)
+        a_value = np.array(tree.values, np.float64)
     return a_kind, a_first, a_nchild, a_prob, a_value

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from starbench.errors import InputError
+from starbench.limits import EXPORT_MAX_NODES
 from starbench.experiment.storage import TABLE
 from starbench.trees.explicit import tree_to_json
 from starbench.trees.regular import GENERATOR_VERSION, RegularTree, RegularTreeSpec
 
-DEFAULT_EXPORT_LIMIT = 1_000_000
+DEFAULT_EXPORT_LIMIT = EXPORT_MAX_NODES
 
 
 def row_of(path: Path, instance: int | None, row: int | None) -> dict[str, Any]:

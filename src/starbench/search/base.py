@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from starbench.errors import BudgetExceeded, EvaluationError, InputError
+from starbench.errors import BudgetExceeded, EvaluationError, InputError, short
 from starbench.search.arith import Arithmetic, agree, arithmetic, tolerance
 from starbench.search.stats import SearchResult, SearchStats
 from starbench.trees.protocol import Kind, Tree, has_chance
@@ -50,18 +50,25 @@ class Search:
     ):
         if params:
             raise TypeError(f"{self.name} takes no parameter {', '.join(params)}")
+        if exact and getattr(tree, "exact", True) is False:
+            raise InputError(
+                f"{getattr(tree, 'source', 'the tree')}: read with floats; an exact search needs "
+                f"the tree read exactly (load_tree(..., exact=True), starbench solve --exact)"
+            )
         self.tree = tree
         self.arith: Arithmetic = arithmetic(exact)
         self.num = self.arith.num
         L, U = tree.bounds
         try:
-            finite = all(abs(float(b)) < float("inf") for b in (L, U)) and L < U
+            finite = L < U and (exact or all(abs(float(b)) < float("inf") for b in (L, U)))
         except (TypeError, ValueError, OverflowError):
             finite = False
         if not finite:
+            where = getattr(tree, "source", None)
             raise InputError(
-                f"the tree's bounds must be finite numbers with L < U, got [{L}, {U}] "
-                f"(infinite bounds make the chance-node windows NaN)"
+                f"{where + ': ' if where else ''}the bounds [{short(L)}, {short(U)}] must be "
+                f"numbers with L < U that are finite in this arithmetic"
+                f"{'' if exact else ' (floats: |x| < 1.8e308; use exact arithmetic)'}"
             )
         self.L, self.U = self.num(L), self.num(U)
         self.debug = debug
@@ -116,8 +123,8 @@ class Search:
             ok = False
         if not ok:
             raise EvaluationError(
-                f"{self.tree.describe(node)}: evaluation {raw!r} is NaN or outside the bounds "
-                f"[{self.tree.bounds[0]}, {self.tree.bounds[1]}]"
+                f"{self.tree.describe(node)}: evaluation {short(raw)} is NaN or outside the "
+                f"bounds [{short(self.tree.bounds[0])}, {short(self.tree.bounds[1])}]"
             )
         return v
 

@@ -18,95 +18,176 @@ and *normalised* (every probability divided by the exact sum) so that they sum t
 float and exact mode alike; a larger difference is an error.  Every leaf must lie in [L, U] and
 ``L < U``.  Errors name the file and the JSON path of the node, e.g. ``root.max[2].chance[0]``.
 
-Node handles are integer indices (the root is 0, nodes numbered in depth-first preorder).
+Node handles are integer indices (the root is 0, nodes numbered breadth first, so a node's
+children are consecutive).  ``exact=True`` (the default of ``load_tree``) keeps exact numbers;
+``exact=False`` (what ``starbench solve`` uses without ``--exact``) keeps the nearest float to
+each exact number (probabilities normalised exactly first), about 40 bytes a node: the fast path
+for large files.  In float mode a leaf is checked against [L, U] exactly wherever rounding could
+decide it.  Size limits: ``starbench.limits``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Sequence
+import math
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import accumulate, chain
 from pathlib import Path
 from typing import Any
 
-from starbench.errors import TreeError
+from starbench.errors import TreeError, short
+from starbench.limits import JSON_MAX_BYTES, JSON_MAX_NODES
 from starbench.trees.protocol import Kind, Number
 
 PROBABILITY_TOLERANCE = Fraction(1, 10**9)
 _KEYS = {"max": Kind.MAX, "min": Kind.MIN, "chance": Kind.CHANCE}
 _NAMES = {v: k for k, v in _KEYS.items()}
+_KINDS = tuple(Kind)  # code -> Kind
+_LEAF = int(Kind.LEAF)
+_CHANCE = int(Kind.CHANCE)
+_MEMO_SIZE = 100_000  # distinct chance-node probability lists remembered while reading
+
+
+class _Num(str):
+    """The text of a JSON number (``json.loads(parse_float=_Num)``): always well formed."""
+
+    __slots__ = ()
+
+
+class _Node(tuple):
+    """A one-key JSON object ``(key, value)``: a third of a dict's memory."""
+
+    __slots__ = ()
+
+
+def _object(pairs: list[tuple[str, Any]]) -> Any:
+    return _Node(pairs[0]) if len(pairs) == 1 else dict(pairs)
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-finite number {name} is not allowed")
 
 
-def _number(x: Any, where: str, what: str) -> Fraction:
-    """An exact number from a JSON value already parsed with Fraction hooks, or a string."""
-    if isinstance(x, bool):
-        raise TreeError(f"{where}: {what} must be a number, got {json.dumps(x)}")
-    if isinstance(x, Fraction):
+def _at(where: str | Callable[[], str]) -> str:
+    return where if isinstance(where, str) else where()
+
+
+def _number(x: Any, where: str | Callable[[], str], what: str) -> Fraction | int:
+    """An exact number from a parsed JSON value (an int, the text of a JSON number, a string).
+    ``where`` names the place for errors (or makes the name, only when needed)."""
+    t = type(x)
+    if t is int:
         return x
-    if isinstance(x, int):
+    if t is _Num:
         return Fraction(x)
+    if isinstance(x, bool) or not isinstance(x, (int, str, Fraction, float)):
+        raise TreeError(f"{_at(where)}: {what} must be a number, got {json.dumps(x)}")
+    if isinstance(x, Fraction | int):
+        return x
     if isinstance(x, float):
-        if x != x or x in (float("inf"), float("-inf")):
-            raise TreeError(f"{where}: {what} must be a finite number, got {x}")
+        if not math.isfinite(x):
+            raise TreeError(f"{_at(where)}: {what} must be a finite number, got {x}")
         return Fraction(str(x))
-    if isinstance(x, str):
-        try:
-            return Fraction(x.strip())
-        except (ValueError, ZeroDivisionError):
-            raise TreeError(
-                f'{where}: {what} {x!r} is not a finite number (use e.g. 3, "3/4" or "0.25")'
-            ) from None
-    raise TreeError(f"{where}: {what} must be a number, got {json.dumps(x)}")
+    try:
+        return Fraction(x.strip())
+    except (ValueError, ZeroDivisionError):
+        raise TreeError(
+            f"{_at(where)}: {what} {short(repr(x))} is not a finite number "
+            f'(use e.g. 3, "3/4" or "0.25")'
+        ) from None
+
+
+def _float(x: Any, where: str | Callable[[], str], what: str) -> float:
+    """The nearest float to a parsed JSON number (correctly rounded from its exact value)."""
+    t = type(x)
+    try:
+        if t is _Num or t is int:
+            v = float(x)
+        elif t is str:
+            num, slash, den = x.partition("/")
+            if slash and num.lstrip("-").isdigit() and den.isdigit() and int(den):
+                v = int(num) / int(den)  # int / int is correctly rounded
+            else:
+                v = float(_number(x, where, what))
+        else:
+            v = float(_number(x, where, what))
+    except OverflowError:
+        v = math.inf
+    if not math.isfinite(v):
+        raise TreeError(
+            f"{_at(where)}: {what} {short(x)} is too large for float arithmetic "
+            f"(|x| < 1.8e308); search it with --exact"
+        )
+    return v
 
 
 @dataclass(frozen=True)
 class ExplicitTree:
-    """A tree held in arrays: ``kinds[i]``, ``child_lists[i]``, ``probs[i]``, ``values[i]``."""
+    """A tree held in flat arrays, nodes numbered breadth first (the root is 0).
 
-    kinds: tuple[Kind, ...]
-    child_lists: tuple[tuple[int, ...], ...]
-    probs: tuple[tuple[Fraction, ...], ...]
-    values: tuple[Fraction | None, ...]
-    paths: tuple[str, ...]
-    L: Fraction
-    U: Fraction
+    ``codes[i]`` is the ``Kind`` code of node ``i``; its children are the consecutive nodes
+    ``first[i] .. first[i] + nchild[i] - 1``; ``probs[c]`` is the probability of reaching child
+    ``c`` of a chance node; ``values[i]`` the value of leaf ``i``; ``parent[i]`` its parent (-1
+    at the root).  ``exact`` trees hold ``int``/``Fraction`` numbers; float trees (read with
+    ``exact=False``: 8 bytes a number, the fast path for large files) hold floats, each the
+    nearest float to the exact number of the file, and refuse exact searches.
+    """
+
+    codes: bytes
+    first: Sequence[int]
+    nchild: Sequence[int]
+    parent: Sequence[int]
+    probs: Any  # list (exact) or float64 memoryview; 1 where the parent is not a chance node
+    values: Any  # list (exact) or float64 memoryview; 0 at internal nodes
+    L: Fraction | int
+    U: Fraction | int
+    exact: bool = True
     source: str = "<tree>"
+    max_depth: int = 0
 
     root = 0
 
     @property
-    def bounds(self) -> tuple[Fraction, Fraction]:
+    def bounds(self) -> tuple[Number, Number]:
         return (self.L, self.U)
 
     def kind(self, node: int) -> Kind:
-        return self.kinds[node]
+        return _KINDS[self.codes[node]]
 
     def children(self, node: int) -> Sequence[int]:
-        return self.child_lists[node]
+        f = self.first[node]
+        return range(f, f + self.nchild[node])
 
     def probabilities(self, node: int) -> Sequence[Number]:
-        return self.probs[node]
+        f = self.first[node]
+        return tuple(self.probs[f : f + self.nchild[node]])
 
     def evaluate(self, node: int) -> Number:
-        return self.values[node]  # type: ignore[return-value]
+        return self.values[node]
+
+    def path(self, node: int) -> str:
+        """The JSON path of a node, e.g. ``root.max[2].chance[0]``."""
+        parts = []
+        while node > 0:
+            up = self.parent[node]
+            parts.append(f".{_NAMES[_KINDS[self.codes[up]]]}[{node - self.first[up]}]")
+            node = up
+        return "root" + "".join(reversed(parts))
 
     def describe(self, node: int) -> str:
-        return f"{self.source}: {self.paths[node]}"
+        return f"{self.source}: {self.path(node)}"
 
     def first_chance(self) -> int | None:
-        for i, k in enumerate(self.kinds):
-            if k == Kind.CHANCE:
-                return i
-        return None
+        i = self.codes.find(_CHANCE)
+        return None if i < 0 else i
 
     @property
     def size(self) -> int:
-        return len(self.kinds)
+        return len(self.codes)
 
     def to_json_obj(self) -> dict[str, Any]:
         return tree_to_json(self)
@@ -134,8 +215,20 @@ def tree_to_json(tree: Any) -> dict[str, Any]:
     return {"bounds": [_json_number(L), _json_number(U)], "root": node(tree.root)}
 
 
-def parse_tree(obj: Any, source: str = "<tree>") -> ExplicitTree:
-    """Build an ExplicitTree from a parsed JSON object (numbers may be Fractions or strings)."""
+def parse_tree(
+    obj: Any,
+    source: str = "<tree>",
+    *,
+    exact: bool = True,
+    max_nodes: int | None = None,
+    consume: bool = False,
+) -> ExplicitTree:
+    """Build an ExplicitTree from a parsed JSON object (numbers may be ints, Fractions, strings
+    or the texts ``loads_tree`` keeps).  ``exact=False`` stores the nearest floats instead of
+    exact numbers; ``max_nodes`` refuses larger trees; ``consume`` takes the root out of
+    ``obj`` so that its JSON objects are freed as they are read."""
+    if type(obj) is _Node:
+        obj = dict([obj])
     if not isinstance(obj, dict) or set(obj) != {"bounds", "root"}:
         keys = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
         raise TreeError(
@@ -148,120 +241,259 @@ def parse_tree(obj: Any, source: str = "<tree>") -> ExplicitTree:
     L = _number(b[0], f"{source}: bounds[0]", "L")
     U = _number(b[1], f"{source}: bounds[1]", "U")
     if L >= U:
-        raise TreeError(f"{source}: bounds: L must be < U, got L={L}, U={U}")
+        raise TreeError(f"{source}: bounds: L must be < U, got L={short(L)}, U={short(U)}")
+    fL = fU = None
+    if not exact:
+        fL = _float(b[0], f"{source}: bounds[0]", "L")
+        fU = _float(b[1], f"{source}: bounds[1]", "U")
+    limit = math.inf if max_nodes is None else max_nodes
 
-    kinds: list[Kind] = []
-    child_lists: list[tuple[int, ...]] = []
-    probs: list[tuple[Fraction, ...]] = []
-    values: list[Fraction | None] = []
-    paths: list[str] = []
+    import numpy as np
 
-    # Iterative preorder so deep trees do not hit the recursion limit.
-    def new(path: str) -> int:
-        kinds.append(Kind.LEAF)
-        child_lists.append(())
-        probs.append(())
-        values.append(None)
-        paths.append(path)
-        return len(kinds) - 1
+    # Breadth first: a node's children are appended to the queue, so their ids are
+    # consecutive.  Only internal nodes are recorded here; the arrays are built at the end.
+    queue: list[Any] = [obj.pop("root") if consume else obj["root"]]
+    inner: list[int] = []  # internal node ids, in increasing order
+    inner_kind: list[int] = []
+    inner_n: list[int] = []
+    chance_ps: list[tuple[Any, ...]] = []  # per chance node, in order
+    memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
-    work: list[tuple[Any, int]] = [(obj["root"], new("root"))]
-    pending: list[tuple[int, list[int]]] = []
-    while work:
-        spec, idx = work.pop()
-        path = paths[idx]
-        where = f"{source}: {path}"
-        if isinstance(spec, dict):
+    def where(i: int) -> str:
+        """The JSON path of node i (errors only): node i's parent is the internal node whose
+        consecutive children include i."""
+        starts = list(accumulate(inner_n, initial=1))
+        parts = []
+        while i > 0:
+            k = bisect_right(starts, i) - 1
+            parts.append(f".{_NAMES[_KINDS[inner_kind[k]]]}[{i - starts[k]}]")
+            i = inner[k]
+        return f"{source}: root" + "".join(reversed(parts))
+
+    for i, spec in enumerate(queue):
+        t = type(spec)
+        if t is _Node:  # what loads_tree makes of a one-key JSON object
+            key, items = spec
+        elif t is dict:
             if len(spec) != 1:
                 raise TreeError(
-                    f"{where}: a node object must have exactly one key "
+                    f"{where(i)}: a node object must have exactly one key "
                     f"(max, min or chance), got {sorted(spec)}"
                 )
             ((key, items),) = spec.items()
-            if key not in _KEYS:
-                raise TreeError(f"{where}: unknown node kind {key!r} (allowed: max, min, chance)")
-            if not isinstance(items, list) or not items:
-                raise TreeError(f"{where}.{key}: a {key} node needs a non-empty list of children")
-            kind = _KEYS[key]
-            kinds[idx] = kind
-            kids: list[int] = []
-            if kind == Kind.CHANCE:
-                ps: list[Fraction] = []
-                for j, item in enumerate(items):
-                    cpath = f"{path}.chance[{j}]"
-                    if not isinstance(item, list) or len(item) != 2:
-                        raise TreeError(
-                            f"{source}: {cpath}: a chance outcome must be a pair [P, NODE]"
-                        )
-                    p = _number(item[0], f"{source}: {cpath}", "probability")
-                    if p <= 0:
-                        raise TreeError(f"{source}: {cpath}: probability must be > 0, got {p}")
-                    ps.append(p)
-                    kids.append(new(cpath))
-                    work.append((item[1], kids[-1]))
-                total = sum(ps, Fraction(0))
-                if abs(total - 1) > PROBABILITY_TOLERANCE:
-                    raise TreeError(
-                        f"{where}: probabilities sum to {total} "
-                        f"(~{float(total):.12g}), not 1 (tolerance 1e-9)"
-                    )
-                probs[idx] = tuple(p / total for p in ps)
-            else:
-                for j, item in enumerate(items):
-                    kids.append(new(f"{path}.{key}[{j}]"))
-                    work.append((item, kids[-1]))
-            pending.append((idx, kids))
         else:
-            v = _number(spec, where, "leaf value")
-            if not (L <= v <= U):
-                raise TreeError(f"{where}: leaf value {v} lies outside the bounds [{L}, {U}]")
-            values[idx] = v
-    for idx, kids in pending:
-        child_lists[idx] = tuple(kids)
-    # Children were pushed in order but popped in reverse; indices still follow insertion order,
-    # so renumber to depth-first preorder for readable handles.
-    return _renumber(
-        ExplicitTree(
-            tuple(kinds),
-            tuple(child_lists),
-            tuple(probs),
-            tuple(values),
-            tuple(paths),
-            L,
-            U,
-            source,
-        )
-    )
+            continue  # a leaf: its value is read below
+        queue[i] = 0  # the node's JSON object is freed once its children are queued
+        kind = _KEYS.get(key)
+        if kind is None:
+            raise TreeError(f"{where(i)}: unknown node kind {key!r} (allowed: max, min, chance)")
+        if type(items) is not list or not items:
+            raise TreeError(f"{where(i)}.{key}: a {key} node needs a non-empty list of children")
+        n = len(items)
+        if len(queue) + n > limit:
+            raise TreeError(
+                f"{source}: the tree has more than {max_nodes} nodes, over the limit (--max-nodes)"
+            )
+        inner.append(i)
+        inner_kind.append(kind)
+        inner_n.append(n)
+        if kind == _CHANCE:
+            try:
+                raw, kids = zip(*items, strict=True)
+            except (TypeError, ValueError):
+                raw = kids = ()
+            if len(raw) != n or any(type(item) is not list for item in items):
+                j = next(j for j, x in enumerate(items) if type(x) is not list or len(x) != 2)
+                raise TreeError(
+                    f"{where(i)}.chance[{j}]: a chance outcome must be a pair [P, NODE]"
+                )
+            ps = memo.get(raw)
+            if ps is None:
+                ps = _normalised(raw, lambda j, i=i: f"{where(i)}.chance[{j}]", exact)
+                if len(memo) >= _MEMO_SIZE:
+                    memo.clear()
+                memo[raw] = ps
+            chance_ps.append(ps)
+            queue.extend(kids)
+        else:
+            queue.extend(items)
+    size = len(queue)
+    ids = np.array(inner, np.int64)
+    counts = np.array(inner_n, np.int64)
+    kinds = np.array(inner_kind, np.uint8)
+    c = np.full(size, _LEAF, np.uint8)
+    c[ids] = kinds
+    index = np.int32 if size < 2**31 - 1 else np.int64
+    f = np.zeros(size, index)
+    f[ids] = 1 + np.concatenate([[0], np.cumsum(counts)[:-1]])
+    nc = np.zeros(size, index)
+    nc[ids] = counts
+    par = np.concatenate([[-1], np.repeat(ids, counts)]).astype(index)
+    is_chance_child = np.concatenate([[False], np.repeat(kinds == _CHANCE, counts)])
+    if exact:
+        probs: Any = [1] * size
+        for k, p in zip(np.flatnonzero(is_chance_child).tolist(), _chain(chance_ps), strict=True):
+            probs[k] = p
+    else:
+        pr = np.ones(size)
+        if chance_ps:
+            pr[is_chance_child] = np.fromiter(_chain(chance_ps), np.float64)
+        probs = _array("d", pr)
+    del is_chance_child
+    codes = bytearray(c.tobytes())
+    del c
+    first, nchild, parent = _array("q", f), _array("q", nc), _array("q", par)
+    del f, nc, par
+    partial = ExplicitTree(codes, first, nchild, parent, probs, [], L, U, exact, source)
 
+    def where_built(i: int) -> str:
+        return f"{source}: {partial.path(i)}"
 
-def _renumber(t: ExplicitTree) -> ExplicitTree:
-    order: list[int] = []
-    stack = [0]
-    while stack:
-        i = stack.pop()
-        order.append(i)
-        stack.extend(reversed(t.child_lists[i]))
-    new_of = {old: new for new, old in enumerate(order)}
+    values = _leaf_values(queue, codes, exact, L, U, fL, fU, where_built)
+    depth, node = 0, size - 1  # the last node lies deepest
+    while node > 0:
+        node = parent[node]
+        depth += 1
     return ExplicitTree(
-        tuple(t.kinds[i] for i in order),
-        tuple(tuple(new_of[c] for c in t.child_lists[i]) for i in order),
-        tuple(t.probs[i] for i in order),
-        tuple(t.values[i] for i in order),
-        tuple(t.paths[i] for i in order),
-        t.L,
-        t.U,
-        t.source,
+        bytes(codes), first, nchild, parent, probs, values, L, U, exact, source, depth
     )
 
 
-def loads_tree(text: str, source: str = "<tree>") -> ExplicitTree:
-    """Parse JSON text into an ExplicitTree, reading every number exactly from its text."""
+def _chain(groups: list[tuple[Any, ...]]) -> Any:
+    return chain.from_iterable(groups)
+
+
+def _array(typecode: str, a: Any) -> memoryview:
+    """A numpy array as a memoryview (indexing gives plain Python numbers); node indices in
+    32 bits where they fit."""
+    import numpy as np
+
+    if typecode == "d":
+        return memoryview(np.ascontiguousarray(a, np.float64))
+    small = len(a) < 2**31 - 1
+    return memoryview(np.ascontiguousarray(a, np.int32 if small else np.int64))
+
+
+def _leaf_values(
+    queue: list[Any], codes: bytearray, exact: bool, L: Any, U: Any, fL: Any, fU: Any, where: Any
+) -> Any:
+    """Every node's value (0 at internal nodes, whose queue entries are 0 by now): a list of
+    exact numbers, or an array of floats converted in bulk where every leaf is a plain JSON
+    number strictly inside the bounds (the rest one by one, exactly)."""
+    import numpy as np
+
+    n = len(queue)
+    if exact:
+        values: Any = [0] * n
+        for i, code in enumerate(codes):
+            if code == _LEAF:
+                values[i] = _leaf(queue[i], True, L, U, fL, fU, lambda i=i: where(i))
+        return values
+    is_leaf = np.frombuffer(bytes(codes), np.uint8) == _LEAF
+    full = None
+    if set(map(type, queue)) <= {_Num, int}:
+        with contextlib.suppress(OverflowError):  # a huge int: one by one below
+            full = np.fromiter(map(float, queue), np.float64, n)
+    if full is None:
+        full = np.zeros(n)
+        suspect = np.flatnonzero(is_leaf)
+    else:
+        suspect = np.flatnonzero(is_leaf & ~((full > fL) & (full < fU)))
+    for i in suspect.tolist():  # non-plain numbers, and values at or beyond the bounds
+        full[i] = _leaf(queue[i], False, L, U, fL, fU, lambda i=i: where(i))
+    return _array("d", full)
+
+
+def _leaf(
+    spec: Any, exact: bool, L: Any, U: Any, fL: Any, fU: Any, where: Callable[[], str]
+) -> Any:
+    """A leaf's value (exact, or the nearest float), checked against [L, U] exactly wherever
+    rounding could decide it."""
+    if exact:
+        v = _number(spec, where, "leaf value")
+        inside = L <= v <= U
+    else:
+        v = _float(spec, where, "leaf value")
+        inside = fL < v < fU or (fL <= v <= fU and L <= _number(spec, where, "leaf value") <= U)
+    if not inside:
+        raise TreeError(
+            f"{where()}: leaf value {short(spec if isinstance(spec, int | str) else v)} lies "
+            f"outside the bounds [{short(L)}, {short(U)}]"
+        )
+    return v
+
+
+def _normalised(raw: tuple[Any, ...], where: Callable[[int], str], exact: bool) -> tuple[Any, ...]:
+    """A chance node's probabilities, exact and normalised to sum to exactly 1 (floats: each
+    the nearest float to its exact normalised value)."""
+    if not exact:
+        fast = _ratios(raw)
+        if fast is not None:
+            return fast
+    ps = []
+    for j, x in enumerate(raw):
+        p = _number(x, lambda j=j: where(j), "probability")
+        if p <= 0:
+            raise TreeError(f"{where(j)}: probability must be > 0, got {short(p)}")
+        ps.append(p)
+    total = sum(ps, Fraction(0))
+    if abs(total - 1) > PROBABILITY_TOLERANCE:
+        node = where(0).rsplit(".chance[", 1)[0]
+        raise TreeError(
+            f"{node}: probabilities sum to {short(total)} "
+            f"(~{float(total):.12g}), not 1 (tolerance 1e-9)"
+        )
+    if total != 1:
+        ps = [p / total for p in ps]
+    return tuple(ps) if exact else tuple(float(p) for p in ps)
+
+
+def _ratios(raw: tuple[Any, ...]) -> tuple[float, ...] | None:
+    """Floats of probabilities written as positive ``a/b``, integers or plain decimals whose
+    exact sum is 1 (integer arithmetic only; ``int / int`` rounds correctly), else None."""
+    nums, dens = [], []
+    for x in raw:
+        t = type(x)
+        if t is str:
+            a, slash, b = x.partition("/")
+            if not (slash and a.isdigit() and b.isdigit()):
+                return None
+            a, b = int(a), int(b)
+        elif t is _Num:
+            whole, dot, frac = x.partition(".")
+            if not (whole.isdigit() and (not dot or frac.isdigit())):
+                return None  # exponents and signs take the general path
+            a, b = int(whole + frac), 10 ** len(frac)
+        elif t is int:
+            a, b = x, 1
+        else:
+            return None
+        if a <= 0 or b <= 0:
+            return None
+        nums.append(a)
+        dens.append(b)
+    common = math.lcm(*dens)
+    if sum(a * (common // b) for a, b in zip(nums, dens, strict=True)) != common:
+        return None
+    return tuple(a / b for a, b in zip(nums, dens, strict=True))
+
+
+def loads_tree(
+    text: str, source: str = "<tree>", *, exact: bool = True, max_nodes: int | None = None
+) -> ExplicitTree:
+    """Parse JSON text into an ExplicitTree, reading every number exactly from its text
+    (``exact=False``: the nearest float to it)."""
+    return _loads([text], source, exact, max_nodes)
+
+
+def _loads(text: list[str], source: str, exact: bool, max_nodes: int | None) -> ExplicitTree:
+    """``loads_tree`` on a text handed over in a list: the text is freed once it is parsed."""
     try:
         obj = json.loads(
-            text,
-            parse_float=Fraction,
-            parse_int=Fraction,
+            text.pop(),
+            parse_float=_Num,
             parse_constant=_reject_constant,
+            object_pairs_hook=_object,
         )
     except json.JSONDecodeError as e:
         raise TreeError(
@@ -270,20 +502,35 @@ def loads_tree(text: str, source: str = "<tree>") -> ExplicitTree:
     except ValueError as e:
         raise TreeError(f"{source}: {e}") from None
     except RecursionError:
-        raise TreeError(f"{source}: the JSON is nested too deeply to read") from None
-    return parse_tree(obj, source)
+        raise TreeError(
+            f"{source}: the JSON is nested too deeply to read (about 300 tree levels at most)"
+        ) from None
+    return parse_tree(obj, source, exact=exact, max_nodes=max_nodes, consume=True)
 
 
-def load_tree(path: str | Path) -> ExplicitTree:
-    """Read a JSON tree file."""
+def load_tree(
+    path: str | Path,
+    *,
+    exact: bool = True,
+    max_bytes: int | None = JSON_MAX_BYTES,
+    max_nodes: int | None = JSON_MAX_NODES,
+) -> ExplicitTree:
+    """Read a JSON tree file (``exact=False``: floats, far less memory and time; see
+    ``starbench.limits`` for the size limits)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        size = p.stat().st_size
+        if max_bytes is not None and size > max_bytes:
+            raise TreeError(
+                f"{p}: the file has {size / 1e6:.0f} MB, over the limit of "
+                f"{max_bytes / 1e6:.0f} MB (--max-bytes)"
+            )
+        text = [p.read_text(encoding="utf-8")]
     except OSError as e:
         raise TreeError(f"{p}: cannot read the tree file: {e.strerror}") from None
     except UnicodeDecodeError:
         raise TreeError(f"{p}: the tree file is not UTF-8 text") from None
-    return loads_tree(text, str(p))
+    return _loads(text, str(p), exact, max_nodes)
 
 
 def dumps_tree(tree: ExplicitTree) -> str:
