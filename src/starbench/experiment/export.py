@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from starbench.errors import InputError
-from starbench.limits import EXPORT_MAX_NODES
 from starbench.experiment.storage import TABLE
+from starbench.limits import EXPORT_MAX_NODES
 from starbench.trees.explicit import tree_to_json
 from starbench.trees.regular import GENERATOR_VERSION, RegularTree, RegularTreeSpec
 
