@@ -36,12 +36,18 @@ def row_of(path: Path, instance: int | None, row: int | None) -> dict[str, Any]:
     if row is not None:
         if not 0 <= row < len(df):
             raise InputError(f"--row: must be in [0, {len(df) - 1}], got {row}")
-        return df.iloc[row].to_dict()
+        return _row(df, row)
     instance = 0 if instance is None else instance
     hits = df[df["instance"] == instance]
     if not len(hits):
         raise InputError(f"{table}: no row with instance {instance}")
-    return hits.iloc[0].to_dict()
+    return _row(df, int(hits.index[0]))
+
+
+def _row(df: Any, i: int) -> dict[str, Any]:
+    """Row ``i`` with each value in its column's own type (``iloc`` would cast a uint64 seed
+    to float in a row of mixed types)."""
+    return {c: df[c].iloc[i] for c in df.columns}
 
 
 def tree_of_row(r: dict[str, Any]) -> RegularTree:

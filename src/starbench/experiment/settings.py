@@ -21,10 +21,11 @@ from __future__ import annotations
 import hashlib
 import json
 import typing
-from dataclasses import asdict, dataclass, field, fields, make_dataclass
+from dataclasses import dataclass, field, fields, make_dataclass
 from typing import Any
 
 from starbench.errors import ConfigError, InputError
+from starbench.limits import EXPECTIMAX_LIMIT, SIZE_LIMIT
 from starbench.search.registry import get_algorithm
 from starbench.trees.regular import GENERATOR_VERSION, RegularTreeSpec
 
@@ -58,7 +59,8 @@ class RunConfig:
     n_jobs: int = 1
     node_budget: int | None = None
     time_budget: float | None = None
-    expectimax_limit: int = 100_000_000  # expectimax is skipped on larger trees
+    expectimax_limit: int = EXPECTIMAX_LIMIT  # expectimax is skipped on larger trees
+    size_limit: int = SIZE_LIMIT  # larger trees need node_budget or time_budget
     csv: bool = False
     resume: str = "auto"  # auto: continue a compatible folder; force: also across commits
     progress: bool = True
@@ -129,7 +131,8 @@ class RunSettings:
     n_jobs: int = 1
     node_budget: int | None = None
     time_budget: float | None = None
-    expectimax_limit: int = 100_000_000
+    expectimax_limit: int = EXPECTIMAX_LIMIT
+    size_limit: int = SIZE_LIMIT
     csv: bool = False
     resume: str = "auto"
     progress: bool = True
@@ -150,6 +153,10 @@ class RunSettings:
             }
         cfg = dict(cfg)
         cfg.pop("hydra", None)
+        known = {f.name for f in fields(RunConfig)}
+        for key in cfg:
+            if key not in known:
+                raise ConfigError(f"{key}: unknown key{_nearest(key, known)}")
         tree_cfg = dict(cfg.get("tree") or {})
         unknown = set(tree_cfg) - {f.name for f in fields(RegularTreeSpec)}
         if unknown:
@@ -164,6 +171,14 @@ class RunSettings:
             name = a.pop("name", None)
             params = {k: v for k, v in a.items() if v is not None}
             specs.append(algorithm_spec(str(name), params, f"algorithms[{i}]"))
+        if spec.pattern != "max,min" or spec.trailing_chance:
+            for i, a in enumerate(specs):
+                if not get_algorithm(a.name).chance:
+                    raise ConfigError(
+                        f"algorithms[{i}]: {a.name} does not search chance nodes, and these trees "
+                        f"have chance levels (tree.pattern={spec.pattern}); use expectimax or a "
+                        f"star algorithm, or tree.pattern=max,min"
+                    )
         seen = set()
         for i, s in enumerate(specs):
             if s.key in seen:
@@ -172,7 +187,8 @@ class RunSettings:
         _check_int("trees", cfg.get("trees", 20), 1)
         _check_int("seed", cfg.get("seed", 0), 0, UINT64_MAX)
         _check_int("n_jobs", cfg.get("n_jobs", 1), 1)
-        _check_int("expectimax_limit", cfg.get("expectimax_limit", 100_000_000), 1)
+        _check_int("expectimax_limit", cfg.get("expectimax_limit", EXPECTIMAX_LIMIT), 1)
+        size_limit = _check_int("size_limit", cfg.get("size_limit", SIZE_LIMIT), 1)
         if cfg.get("node_budget") is not None:
             _check_int("node_budget", cfg["node_budget"], 1, what=" or null")
         tb = cfg.get("time_budget")
@@ -203,6 +219,17 @@ class RunSettings:
                         f"engine: compiled cannot serve {why} (algorithms[{i}]: "
                         f"{a.name}); use engine=auto or engine=python"
                     )
+        if (
+            spec.size > size_limit
+            and cfg.get("node_budget") is None
+            and cfg.get("time_budget") is None
+        ):
+            raise ConfigError(
+                f"tree: these trees have {spec.size:.3g} nodes (tree.branching={spec.branching}, "
+                f"tree.chance_arity={spec.chance_arity}, tree.depth={spec.depth}), over "
+                f"size_limit={size_limit:.3g}: set node_budget (nodes) or time_budget (seconds) "
+                f"to bound every search, or raise size_limit"
+            )
         target = cfg.get("target_se")
         if target is not None and (
             isinstance(target, bool)
@@ -212,9 +239,15 @@ class RunSettings:
             raise ConfigError(
                 f"target_se: must be a number > 0 (percentage points) or null, got {target!r}"
             )
-        _check_int(
-            "max_trees", cfg.get("max_trees", 5000), cfg.get("trees", 20), what=" (and >= trees)"
-        )
+        if target is not None:
+            _check_int(
+                "max_trees",
+                cfg.get("max_trees", 5000),
+                cfg.get("trees", 20),
+                what=" (and >= trees when target_se is set)",
+            )
+        else:
+            _check_int("max_trees", cfg.get("max_trees", 5000), 1)
         name = cfg.get("name", "default")
         if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
             raise ConfigError(f"name: must be a folder name (no '/'), got {name!r}")
@@ -231,7 +264,8 @@ class RunSettings:
             n_jobs=cfg.get("n_jobs", 1),
             node_budget=cfg.get("node_budget"),
             time_budget=tb,
-            expectimax_limit=cfg.get("expectimax_limit", 100_000_000),
+            expectimax_limit=cfg.get("expectimax_limit", EXPECTIMAX_LIMIT),
+            size_limit=size_limit,
             csv=bool(cfg.get("csv", False)),
             resume=cfg.get("resume", "auto"),
             progress=bool(cfg.get("progress", True)),
@@ -241,22 +275,49 @@ class RunSettings:
     def cell_identity(self) -> dict[str, Any]:
         return cell_identity(self.tree, self.seed, self.exact)
 
+    @property
+    def cell(self) -> str:
+        return cell_digest(self.cell_identity())
 
-def cell_identity(spec: RegularTreeSpec, seed: int, exact: bool) -> dict[str, Any]:
-    """What determines the trees and values of a cell (the folder name hashes it)."""
+
+_CASTS: dict[Any, Any] = {int: int, float: float, bool: bool, str: str}
+
+
+def cell_identity(
+    spec: RegularTreeSpec, seed: int, exact: bool, generator_version: int = GENERATOR_VERSION
+) -> dict[str, Any]:
+    """What determines the trees and values of a cell (the folder name and every stored row
+    carry its digest); each tree parameter in its declared type, so 0 and 0.0 are one cell."""
+    tree = {}
+    for f in fields(RegularTreeSpec):
+        v = getattr(spec, f.name)
+        cast = _CASTS.get(_HINTS[f.name])
+        tree[f.name] = cast(v) if cast is not None and v is not None else v
     return {
-        "tree": asdict(spec),
-        "seed": seed,
-        "exact": exact,
-        "generator_version": GENERATOR_VERSION,
+        "tree": tree,
+        "seed": int(seed),
+        "exact": bool(exact),
+        "generator_version": int(generator_version),
     }
+
+
+def cell_digest(identity: dict[str, Any]) -> str:
+    """The 8-hex-digit digest of a cell identity (the ``cell`` column, the folder name's end)."""
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:8]
+
+
+def _nearest(key: str, known: set[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, sorted(known), n=1)
+    return f" (did you mean {close[0]}?)" if close else f" (known: {', '.join(sorted(known))})"
 
 
 def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
     """A readable, deterministic folder name for a cell."""
     spec = RegularTreeSpec(**tree)
     ident = cell_identity(spec, seed, exact)
-    digest = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:8]
+    digest = cell_digest(ident)
     pattern = {"max,chance,min,chance": "mcmc", "max,chance": "mc", "max,min": "mm"}.get(
         spec.pattern, "x"
     )

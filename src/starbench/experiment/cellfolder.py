@@ -1,0 +1,210 @@
+"""A cell's folder: what it may hold, and reading the rows it holds.
+
+The rules (one place):
+
+* a folder holds one cell.  Every run header and row of its journal names the cell's digest
+  (``settings.cell_digest``), and a table kept without its journal carries the cell's tree
+  parameters, seed, arithmetic and generator version in every row.  A folder holding rows of
+  another cell is refused, before anything runs, with one line naming the folder (exit 2):
+  ``cell.json`` is only a summary, so deleting or truncating it changes nothing;
+* rows made at another git commit are refused unless ``resume=force``;
+* a ``table.parquet`` that cannot be read, in a folder without a journal, is moved aside to
+  ``table.parquet.corrupt`` (one line says so) and the cell is computed again: nothing else is
+  lost.  With a journal the table is simply written again from it;
+* an output folder that cannot be created (a file in the way, no permission) is refused before
+  anything runs.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from starbench.errors import ConfigError
+from starbench.experiment.metadata import metadata
+from starbench.experiment.rows import META, Row
+from starbench.experiment.settings import RunSettings, cell_digest, cell_identity
+from starbench.experiment.storage import CELL, JOURNAL, TABLE, Journal, read_json
+from starbench.trees.regular import RegularTreeSpec
+
+CORRUPT = ".corrupt"
+FRESH = "choose a fresh folder (hydra.run.dir=... or hydra.sweep.dir=...)"
+
+
+def check_writable(folder: Path, key: str = "hydra.run.dir") -> None:
+    """Refuse an output folder that cannot be created or written, without creating it."""
+    folder = Path(folder)
+    probe = folder
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        where = "is" if probe == folder else f"lies below {probe}, which is"
+        raise ConfigError(f"{key}: {folder} {where} a file, not a folder; {FRESH}")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"{key}: {folder}: no permission to write in {probe}; {FRESH}")
+
+
+def _table_identity(path: Path) -> tuple[set[str], set[str]] | None:
+    """(cell digests, git commits) of a stored table's rows, or None when it cannot be read."""
+    import pandas as pd
+
+    names = [f.name for f in fields(RegularTreeSpec)]
+    try:
+        df = pd.read_parquet(path, columns=[*names, "seed", "exact", "generator_version"])
+        commits = pd.read_parquet(path, columns=["git_commit"])["git_commit"]
+    except Exception:  # noqa: BLE001 - any unreadable table is handled by the caller
+        return None
+    cells = set()
+    for rec in df.drop_duplicates().to_dict("records"):
+        tree = {k: (v.item() if hasattr(v, "item") else v) for k, v in rec.items() if k in names}
+        ident = cell_identity(
+            RegularTreeSpec(**tree), rec["seed"], rec["exact"], rec["generator_version"]
+        )
+        cells.add(cell_digest(ident))
+    return cells, {str(c) for c in commits.dropna().unique()}
+
+
+def _refuse_other_cell(folder: Path, where: str) -> ConfigError:
+    return ConfigError(
+        f"{folder}: this folder holds another cell (its {where} was computed for other tree "
+        f"parameters, seed, arithmetic or generator version); {FRESH}"
+    )
+
+
+def check_folder(settings: RunSettings, folder: Path) -> None:
+    """Refuse (before anything runs) a folder holding another cell, or rows from another
+    commit unless forced.  A corrupt table is not refused here: the run recovers it."""
+    folder = Path(folder)
+    check_writable(folder)
+    if not folder.is_dir():
+        return
+    cell = settings.cell
+    journal = Journal(folder)
+    commits: set[str] = set()
+    summary = read_json(folder / CELL)
+    if summary is not None and summary.get("identity") is not None:
+        if cell_digest(summary["identity"]) != cell:
+            raise _refuse_other_cell(folder, CELL)
+        commits = set(summary.get("git_commits") or [])
+    if journal.path.exists() and journal.path.stat().st_size:
+        head = journal.first_header()
+        if head is None:
+            raise ConfigError(
+                f"{folder / JOURNAL}: rows in an older format, which do not record their cell; "
+                f"move it away to continue from {TABLE} (it keeps every finished row), or "
+                f"{FRESH}"
+            )
+        if head.get("cell") != cell:
+            raise _refuse_other_cell(folder, JOURNAL)
+        if summary is None:
+            contents = journal.read()
+            if contents.cells != {cell}:
+                raise _refuse_other_cell(folder, JOURNAL)
+            commits = {str(r["meta"].get("git_commit")) for r in contents.runs.values()}
+    elif (folder / TABLE).exists():
+        got = _table_identity(folder / TABLE)
+        if got is not None:
+            cells, table_commits = got
+            if cells - {cell}:
+                raise _refuse_other_cell(folder, TABLE)
+            commits = commits or table_commits
+    _check_commits(settings, folder, commits)
+
+
+def _check_commits(settings: RunSettings, folder: Path, commits: set[str]) -> None:
+    commit = metadata()["git_commit"]
+    if settings.resume != "force" and commits and commits != {str(commit)}:
+        raise ConfigError(
+            f"{folder}: its rows were made at commit {', '.join(sorted(commits))}, "
+            f"this is {commit}; pass resume=force to add to them or {FRESH}"
+        )
+
+
+def load(
+    settings: RunSettings, folder: Path, warn: Callable[[str], None]
+) -> tuple[dict[int, dict[str, Any]], list[Row]]:
+    """The run headers and rows a folder holds for this cell (from its journal, else from its
+    table, which is then written into a new journal).  Refuses another cell's rows."""
+    folder = Path(folder)
+    journal = Journal(folder)
+    cell = settings.cell
+    if journal.path.exists() and journal.path.stat().st_size:
+        contents = journal.read(Row.of)
+        if contents.legacy or (contents.cells and contents.cells != {cell}):
+            check_folder(settings, folder)  # raises with the right message
+            raise _refuse_other_cell(folder, JOURNAL)
+        return contents.runs, contents.rows
+    table = folder / TABLE
+    if not table.exists():
+        return {}, []
+    got = _table_identity(table)
+    if got is None:
+        aside = table.with_name(TABLE + CORRUPT)
+        os.replace(table, aside)
+        warn(
+            f"starbench: {table}: the table cannot be read and there is no journal to rebuild "
+            f"it from; moved it to {aside.name} and computing the cell again"
+        )
+        return {}, []
+    if got[0] - {cell}:
+        raise _refuse_other_cell(folder, TABLE)
+    runs, rows = rows_of_table(table, settings)
+    for n, head in runs.items():
+        journal.append_header(head)
+        journal.append(cell, n, (r.values() for r in rows if r.run == n))
+    journal.close()
+    return runs, rows
+
+
+def rows_of_table(path: Path, settings: RunSettings) -> tuple[dict[int, dict[str, Any]], list[Row]]:
+    """The rows of a stored table and its runs (one per distinct budgets and metadata), so a
+    cell continues from a table whose journal is not there (the committed study results).
+    Read in batches of the columns it needs."""
+    import pyarrow.parquet as pq
+
+    from starbench.experiment.rows import FIELDS
+
+    pf = pq.ParquetFile(path)
+    have = set(pf.schema_arrow.names)
+    shared = [c for c in (*META, "node_budget", "time_budget") if c in have]
+    present = [c for c in FIELDS if c in have]
+    ident = settings.cell_identity()
+    runs: dict[int, dict[str, Any]] = {}
+    run_of: dict[tuple[Any, ...], int] = {}
+    rows = []
+    for batch in pf.iter_batches(batch_size=8192, columns=[*present, "status", *shared]):
+        cols = batch.to_pydict()
+        for j in range(batch.num_rows):
+            key = tuple(_plain(cols[c][j]) for c in shared)
+            n = run_of.get(key)
+            if n is None:
+                n = run_of[key] = len(run_of)
+                at = dict(zip(shared, key, strict=True))
+                runs[n] = {
+                    "cell": settings.cell,
+                    "run": n,
+                    "fields": list(FIELDS),
+                    "identity": ident,
+                    "budgets": {b: at.get(b) for b in ("node_budget", "time_budget")},
+                    "meta": {m: at.get(m) for m in META},
+                }
+            values = {c: _plain(cols[c][j]) for c in present}
+            status = cols["status"][j]
+            values["run_status"] = status if status in ("budget_exceeded", "error") else "done"
+            values["run"] = n
+            rows.append(Row.of(values))
+    return runs, rows
+
+
+def _plain(v: Any) -> Any:
+    import pandas as pd
+
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        return None
+    return v.item() if hasattr(v, "item") else v

@@ -1,0 +1,228 @@
+"""Computing rows: one instance searched by several algorithms, locally or in a process pool.
+
+Instance ``i`` of a cell is ``RegularTree(settings.tree, settings.seed, i)`` for every algorithm
+and every rerun; each engine builds it only when first needed.  A search's row holds only what
+that search produced (``rows.FIELDS``); what the run shares is stored once per run.  Pool
+workers die with their parent (Linux: ``PR_SET_PDEATHSIG``; elsewhere a watchdog thread).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
+
+from starbench.errors import BudgetExceeded, ConfigError, StarbenchError
+from starbench.experiment.settings import AlgorithmSpec, RunSettings
+from starbench.search import get_algorithm
+from starbench.search.arith import format_value
+from starbench.trees.regular import RegularTree
+
+
+def engine_for(settings: RunSettings, name: str) -> str:
+    """The engine that runs ``name`` under ``settings`` ("compiled" or "python")."""
+    if settings.engine == "python":
+        return "python"
+    from starbench.compiled.engine import unsupported
+
+    why = unsupported(
+        name, exact=settings.exact, debug=settings.debug, time_budget=settings.time_budget
+    )
+    if why is None:
+        return "compiled"
+    if settings.engine == "compiled":
+        raise ConfigError(
+            f"engine: compiled cannot serve {why} ({name}); use engine=auto or engine=python"
+        )
+    return "python"
+
+
+class Instance:
+    """Instance ``i`` of a cell, built for each engine only when first needed."""
+
+    def __init__(self, settings: RunSettings, instance: int):
+        self.settings = settings
+        self.instance = instance
+        self._python: RegularTree | None = None
+        self._compiled: Any = None
+
+    @property
+    def python(self) -> RegularTree:
+        if self._python is None:
+            s = self.settings
+            self._python = RegularTree(s.tree, s.seed, self.instance)
+        return self._python
+
+    @property
+    def compiled(self) -> Any:
+        if self._compiled is None:
+            from starbench.compiled.engine import CompiledTree
+
+            s = self.settings
+            self._compiled = CompiledTree.from_regular(s.tree, s.seed, self.instance)
+        return self._compiled
+
+    def search(self, spec: AlgorithmSpec, engine: str) -> tuple[Any, dict[str, int], str | None]:
+        """(result or None, statistics, run status or None) of one search."""
+        s = self.settings
+        if engine == "compiled":
+            from starbench.compiled.engine import run
+
+            try:
+                return (
+                    run(self.compiled, spec.name, dict(spec.params), node_budget=s.node_budget),
+                    {},
+                    None,
+                )
+            except BudgetExceeded as e:
+                return None, e.stats.as_dict(), f"budget_exceeded: {e}"  # type: ignore[attr-defined]
+        search = None
+        try:
+            search = get_algorithm(spec.name).make(
+                self.python,
+                dict(spec.params),
+                exact=s.exact,
+                debug=s.debug,
+                node_budget=s.node_budget,
+                time_budget=s.time_budget,
+            )
+            return search.run(), {}, None
+        except BudgetExceeded as e:
+            return None, search.stats().as_dict(), f"budget_exceeded: {e}"
+        except (StarbenchError, ArithmeticError, RecursionError) as e:
+            stats = search.stats().as_dict() if search is not None else {}
+            return None, stats, f"error: {type(e).__name__}: {e}"
+
+    def bounds_and_levels(self) -> tuple[Any, Any, int, int]:
+        t = self._compiled if self._compiled is not None else self.python
+        if t is self._compiled:
+            return t.L, t.U, t.levels, t.tree_seed_int
+        return t.L, t.U, t.levels, t.tree_seed
+
+
+def compute_instance(
+    settings: RunSettings, instance: int, todo: tuple[AlgorithmSpec, ...]
+) -> list[dict[str, Any]]:
+    """Search instance ``instance`` with the algorithms ``todo``; one row (``FIELDS``) each."""
+    inst = Instance(settings, instance)
+    rows = []
+    for spec in todo:
+        engine = engine_for(settings, spec.name)
+        result, stats, failure = inst.search(spec, engine)
+        row: dict[str, Any] = {
+            "instance": instance,
+            "algorithm": spec.name,
+            "k": spec.k,
+            "after_probe": spec.after_probe,
+            "engine": engine,
+        }
+        if result is not None:
+            row.update(
+                run_status="done",
+                error=None,
+                value=float(result.value),
+                value_exact=format_value(result.value, True) if settings.exact else None,
+                best_move=result.best_move,
+                seconds=result.seconds,
+                cpu_seconds=result.cpu_seconds,
+                **result.stats.as_dict(),
+            )
+        else:
+            status, _, message = failure.partition(": ")
+            row.update(
+                run_status=status,
+                error=message,
+                value=None,
+                value_exact=None,
+                best_move=None,
+                seconds=None,
+                cpu_seconds=None,
+                **stats,
+            )
+        rows.append(row)
+    L, U, levels, tseed = inst.bounds_and_levels()
+    for row in rows:
+        row.update(tree_seed=tseed, L=float(L), U=float(U), levels=levels)
+    return rows
+
+
+# --------------------------------------------------------------------------- processes
+def _die_with_parent(parent: int) -> None:
+    """Pool worker initializer: end this worker within a second of its parent's death."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:  # where prctl is missing; also covers a reparenting race
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def execute(
+    settings: RunSettings, pending: list[tuple[int, tuple[AlgorithmSpec, ...]]]
+) -> Iterator[list[dict[str, Any]]]:
+    """Yield the rows of each pending instance as it completes (in any order)."""
+    if settings.n_jobs == 1 or len(pending) <= 1:
+        for i, todo in pending:
+            yield compute_instance(settings, i, todo)
+        return
+    with ProcessPoolExecutor(
+        max_workers=settings.n_jobs, initializer=_die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
+        futures = [pool.submit(compute_instance, settings, i, todo) for i, todo in pending]
+        try:
+            for f in as_completed(futures):
+                yield f.result()
+        finally:
+            for f in futures:
+                f.cancel()
+
+
+class Progress:
+    """A tqdm bar on a terminal; plain log lines (about every 10%) otherwise."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total = total
+        self.done = 0
+        self.nodes = 0
+        self.t0 = time.perf_counter()
+        self.bar = None
+        self.enabled = enabled and total > 0
+        self.step = max(1, total // 10)
+        if self.enabled and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="tree", file=sys.stderr, dynamic_ncols=True)
+
+    def update(self, nodes: int) -> None:
+        self.done += 1
+        self.nodes += nodes
+        rate = self.nodes / max(time.perf_counter() - self.t0, 1e-9)
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"{rate / 1e6:.2f} M nodes/s", refresh=False)
+            self.bar.update(1)
+        elif self.enabled and (self.done % self.step == 0 or self.done == self.total):
+            elapsed = time.perf_counter() - self.t0
+            eta = elapsed / self.done * (self.total - self.done)
+            sys.stderr.write(
+                f"starbench: {self.done}/{self.total} instances, "
+                f"{rate / 1e6:.2f} M nodes/s, ETA {eta:.0f} s\n"
+            )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

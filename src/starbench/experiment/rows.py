@@ -1,0 +1,393 @@
+"""Rows and the tidy table: one row per (instance, algorithm), its status, the table's columns.
+
+A ``Row`` holds what one search produced (``FIELDS``) and the number of the run that computed
+it; what a whole run shares (the cell's identity, budgets, versions, machine, date) is stored
+once per run (``storage``) and joined into every row's columns only when the table is written.
+
+Statuses are derived from all rows of an instance when they are shown or tabled (``verify``), so
+rows added later (a new algorithm, expectimax added to a study) are verified too:
+
+* ``ok``: the value agrees with expectimax's on that tree (within ``1e-9 * max(1, |L|, |U|)``,
+  exactly in exact mode); where expectimax has no row (not requested, or the tree is over
+  ``expectimax_limit`` nodes) with the value two other algorithms agree on (``verified_by``
+  names them);
+* ``mismatch``: it does not agree; ``unverified``: there is nothing to compare with;
+* ``budget_exceeded``: the search hit ``node_budget`` or ``time_budget`` (kept, never dropped);
+* ``error``: the search raised (the ``error`` column says what).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from fractions import Fraction
+from typing import Any
+
+from starbench.search import STAT_FIELDS
+from starbench.search.arith import agree
+
+#: What one search produces (the journal stores these, in this order, per row).
+FIELDS: tuple[str, ...] = (
+    "instance",
+    "algorithm",
+    "k",
+    "after_probe",
+    "engine",
+    "run_status",
+    "error",
+    "value",
+    "value_exact",
+    "best_move",
+    "seconds",
+    "cpu_seconds",
+    *STAT_FIELDS,
+    "tree_seed",
+    "L",
+    "U",
+    "levels",
+)
+
+#: The table's leading columns, in order (names fixed by the runner's contract).
+COLUMNS = (
+    "algorithm",
+    "k",
+    "after_probe",
+    "instance",
+    "tree_seed",
+    "value",
+    "best_move",
+    "nodes",
+    "leaves",
+    "probe_nodes",
+    "probe_leaves",
+    "chance_cutoffs",
+    "probe_cutoffs",
+    "decision_cutoffs",
+    "resumed",
+    "seconds",
+    "cpu_seconds",
+    "status",
+    "expectimax_value",
+    "L",
+    "U",
+    "levels",
+)
+STATUSES = ("ok", "mismatch", "unverified", "budget_exceeded", "error")
+#: Metadata columns, shared by every row of a run (``experiment.metadata``).
+META = (
+    "starbench_version",
+    "generator_version",
+    "git_commit",
+    "git_dirty",
+    "python_version",
+    "numpy_version",
+    "hostname",
+    "cpu_model",
+    "platform",
+    "date",
+)
+
+
+_SHARED: dict[str, dict[str, str]] = {
+    name: {} for name in ("algorithm", "after_probe", "engine", "run_status")
+}
+
+
+class Row:
+    """One search's result in memory (a slotted record: ~250 bytes plus its numbers)."""
+
+    __slots__ = (*FIELDS, "run")
+
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> Row:
+        row = cls.__new__(cls)
+        for name in cls.__slots__:
+            v = values.get(name)
+            if type(v) is str and name in _SHARED:
+                v = _SHARED[name].setdefault(v, v)  # one string object per distinct value
+            setattr(row, name, v)
+        return row
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (self.instance, self.algorithm, self.k, self.after_probe)  # type: ignore[attr-defined]
+
+    def values(self) -> list[Any]:
+        return [getattr(self, name) for name in FIELDS]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return getattr(self, name, default)
+
+    def __getitem__(self, name: str) -> Any:
+        return getattr(self, name)
+
+
+def row_key(row: Any) -> tuple[Any, ...]:
+    return (row["instance"], row["algorithm"], row["k"], row["after_probe"])
+
+
+def present(x: Any) -> bool:
+    return x is not None and not (isinstance(x, float) and math.isnan(x)) and str(x) != "<NA>"
+
+
+def label(row: Any) -> str:
+    """``name`` or ``name:k=..,after_probe=..`` (the algorithm and its parameters)."""
+    params = [f"k={row['k']}"] if present(row.get("k")) else []
+    if present(row.get("after_probe")):
+        params.append(f"after_probe={row['after_probe']}")
+    return f"{row['algorithm']}:{','.join(params)}" if params else row["algorithm"]
+
+
+def _value(row: Any, exact: bool) -> Any:
+    if exact and row.get("value_exact") is not None:
+        return Fraction(row["value_exact"])
+    return row["value"]
+
+
+Verified = tuple[Any, str, Any, Any]  # (row, status, expectimax_value, verified_by)
+
+
+def verify(rows: list[Any], exact: bool) -> list[Verified]:
+    """Derive (status, expectimax_value, verified_by) for the rows of one instance."""
+    done = [r for r in rows if r["run_status"] == "done"]
+    ref_row = next((r for r in done if r["algorithm"] == "expectimax"), None)
+    ref, by = None, None
+    if ref_row is not None:
+        ref, by = _value(ref_row, exact), "expectimax"
+    else:
+        for i, a in enumerate(done):
+            for b in done[i + 1 :]:
+                if agree(_value(a, exact), _value(b, exact), a["L"], a["U"], exact):
+                    ref, by = _value(a, exact), f"{label(a)}+{label(b)}"
+                    break
+            if ref is not None:
+                break
+    out = []
+    for r in rows:
+        if r["run_status"] != "done":
+            status = r["run_status"]
+        elif ref is None:
+            status = "unverified"
+        elif agree(_value(r, exact), ref, r["L"], r["U"], exact):
+            status = "ok"
+        else:
+            status = "mismatch"
+        out.append(
+            (
+                r,
+                status,
+                None if ref_row is None else ref_row["value"],
+                by if ref is not None else None,
+            )
+        )
+    return out
+
+
+def mismatch_line(row: Any, reference: Any, by: Any, saved: bool = False) -> str:
+    where = " (a saved row)" if saved else ""
+    return (
+        f"starbench: MISMATCH{where} instance {row['instance']} (tree_seed {row['tree_seed']}): "
+        f"{label(row)} = {row['value']!r}, reference ({by}) = {reference!r}"
+    )
+
+
+#: Columns after the contract's and the tree parameters, in order.
+REST = (
+    "cell",
+    "value_exact",
+    "verified_by",
+    "error",
+    "max_nodes",
+    "min_nodes",
+    "chance_nodes",
+    "engine",
+    "node_budget",
+    "time_budget",
+    "tree_size",
+    "seed",
+    "exact",
+    *META,
+)
+#: What ``summary`` and the runner read back from a written table.
+SUMMARY_COLUMNS = (
+    "algorithm",
+    "k",
+    "after_probe",
+    "instance",
+    "tree_seed",
+    "value",
+    "expectimax_value",
+    "verified_by",
+    "nodes",
+    "leaves",
+    "seconds",
+    "status",
+)
+CHUNK = 8192  # rows per table chunk (and parquet row group)
+
+
+def _dtypes(tree_params: list[str]) -> dict[str, str]:
+    """One fixed dtype per column, so that every chunk of a table has the same schema."""
+    import typing
+
+    from starbench.trees.regular import RegularTreeSpec
+
+    hints = typing.get_type_hints(RegularTreeSpec)
+    kinds = {int: "int64", float: "float64", bool: "bool", str: "str"}
+    dt = {c: "str" for c in (*COLUMNS, *REST)}
+    dt.update(dict.fromkeys(("k", "best_move", *STAT_FIELDS, "node_budget"), "Int64"))
+    dt.update(
+        dict.fromkeys(
+            ("value", "L", "U", "seconds", "cpu_seconds", "expectimax_value", "time_budget"),
+            "float64",
+        )
+    )
+    dt.update(instance="int64", tree_seed="uint64", levels="int64", tree_size="int64")
+    dt.update(seed="uint64", exact="bool", generator_version="int64", git_dirty="boolean")
+    dt.update({p: kinds.get(hints[p], "object") for p in tree_params})
+    return dt
+
+
+def _column(values: list[Any], dtype: str) -> Any:
+    import numpy as np
+    import pandas as pd
+
+    if dtype in ("int64", "uint64", "bool"):
+        return np.array(values, dtype)  # exact: pd.array would pass big ints through floats
+    if dtype == "float64":
+        return np.array([np.nan if v is None else v for v in values], np.float64)
+    return pd.array(values, dtype=dtype)
+
+
+def table_chunks(
+    instances: Iterable[list[Row]], runs: dict[int, dict[str, Any]], exact: bool, cell: str
+) -> Iterator[Any]:
+    """The tidy table of verified rows, as DataFrames of at most ``CHUNK`` rows with one fixed
+    schema: the contract's columns first, then every tree parameter, the cell, and what each
+    row's run recorded (budgets, versions, machine, date).  Tree parameters come from the
+    identity each row's run was computed with, never from the request."""
+    import pandas as pd
+
+    from starbench.trees.regular import RegularTreeSpec
+
+    per_run: dict[int, dict[str, Any]] = {}
+    for n, head in runs.items():
+        ident = head["identity"]
+        tree = ident["tree"]
+        per_run[n] = {
+            **tree,
+            "cell": cell,
+            "node_budget": head["budgets"].get("node_budget"),
+            "time_budget": head["budgets"].get("time_budget"),
+            "tree_size": RegularTreeSpec(**tree).size,
+            "seed": ident["seed"],
+            "exact": ident["exact"],
+            **{m: head["meta"].get(m) for m in META},
+            "generator_version": ident["generator_version"],
+        }
+    tree_params = list(RegularTreeSpec.__dataclass_fields__)
+    order = [*COLUMNS, *tree_params, *(c for c in REST if c not in tree_params)]
+    dtypes = _dtypes(tree_params)
+
+    def frame(verified: list[Verified]) -> Any:
+        data: dict[str, Any] = {}
+        for name in FIELDS:
+            data[name] = [getattr(v[0], name) for v in verified]
+        data["status"] = [v[1] for v in verified]
+        data["expectimax_value"] = [v[2] for v in verified]
+        data["verified_by"] = [v[3] for v in verified]
+        shared = [per_run[v[0].run] for v in verified]
+        for c in order:
+            if c not in data:
+                data[c] = [r[c] for r in shared]
+        return pd.DataFrame({c: _column(data[c], dtypes[c]) for c in order})
+
+    batch: list[Verified] = []
+    empty = True
+    for rows in instances:
+        batch.extend(verify(rows, exact))
+        if len(batch) >= CHUNK:
+            yield frame(batch)
+            batch, empty = [], False
+    if batch or empty:
+        yield frame(batch)
+
+
+def write_table(chunks: Iterator[Any], parquet: Any, csv: Any = None):
+    """Write table chunks to ``parquet`` (and ``csv``), one row group each; return the
+    ``SUMMARY_COLUMNS`` of the whole table (a small DataFrame)."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    kept = []
+    writer = None
+    schema = None
+    csv_file = None
+    try:
+        for i, df in enumerate(chunks):
+            table = pa.Table.from_pandas(df, schema=schema, preserve_index=False)
+            if writer is None:
+                schema = table.schema
+                writer = pq.ParquetWriter(parquet, schema)
+            writer.write_table(table)
+            if csv is not None:
+                if csv_file is None:
+                    csv_file = open(csv, "w", encoding="utf-8", newline="")  # noqa: SIM115
+                df.to_csv(csv_file, index=False, header=i == 0)
+            kept.append(df[list(SUMMARY_COLUMNS)])
+    finally:
+        if writer is not None:
+            writer.close()
+        if csv_file is not None:
+            csv_file.close()
+    return pd.concat(kept, ignore_index=True)
+
+
+def summary(df) -> str:
+    """Per algorithm: median nodes and leaves, percent of expectimax's leaves (mean over the
+    instances where both searches finished, with its standard error), median seconds, rows
+    verified."""
+    import pandas as pd
+
+    from starbench.textable import text_table
+
+    if not len(df):
+        return "(no rows)"
+    finished = df["status"].isin(["ok", "unverified", "mismatch"])
+    ex = df[finished & (df["algorithm"] == "expectimax")].set_index("instance")["leaves"]
+    lines = [
+        (
+            "algorithm",
+            "rows",
+            "ok",
+            "median nodes",
+            "median leaves",
+            "% expectimax leaves",
+            "median s",
+        )
+    ]
+    labels = [label(r) for r in df[["algorithm", "k", "after_probe"]].to_dict("records")]
+    for name, g in df.groupby(pd.Series(labels, index=df.index), sort=False):
+        pct = "-"
+        if len(ex):
+            done = g[finished.loc[g.index]]
+            joined = done.set_index("instance")["leaves"].astype(float) / ex.astype(float) * 100
+            joined = joined.dropna()
+            if len(joined):
+                se = joined.std(ddof=1) / math.sqrt(len(joined)) if len(joined) > 1 else 0.0
+                pct = f"{joined.mean():.1f} +- {se:.1f}"
+        lines.append(
+            (
+                name,
+                str(len(g)),
+                str(int((g["status"] == "ok").sum())),
+                f"{pd.to_numeric(g['nodes']).median():.0f}",
+                f"{pd.to_numeric(g['leaves']).median():.0f}",
+                pct,
+                f"{pd.to_numeric(g['seconds']).median():.3g}"
+                if g["seconds"].notna().any()
+                else "-",
+            )
+        )
+    return text_table(lines)
