@@ -83,8 +83,10 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from starbench.experiment.cellfolder import check_writable
     from starbench.experiment.export import export
 
+    check_writable(Path(args.out).parent, "-o")
     out, row = export(Path(args.source), Path(args.out), args.instance, args.row, args.max_nodes)
     spec = row["algorithm"]
     params = [
@@ -120,8 +122,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def _cmd_plot(args: argparse.Namespace) -> int:
     from starbench.analysis import plot
+    from starbench.experiment.cellfolder import check_writable
 
     out = Path(args.out) if args.out else Path(args.results) / "figures"
+    check_writable(out, "--out")
     written = plot(
         Path(args.results), out, names=args.figure, warn=lambda line: sys.stderr.write(line + "\n")
     )
@@ -223,6 +227,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(e))
     except RecursionError:
         return fail("the tree is too deep for the Python engine's recursion limit")
+    except OSError as e:  # an output that cannot be written (checked paths can still fail)
+        where = f"{e.filename}: " if e.filename else ""
+        return fail(f"{where}cannot write ({e.strerror or e})")
 
 
 if __name__ == "__main__":  # pragma: no cover

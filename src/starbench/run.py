@@ -201,20 +201,48 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]
             where = f"in sweep cell {' '.join(shown)}: " if multirun else ""
             try:
                 settings = settings_of(cfg)
+                _check_order(cfg)
                 if multirun:
                     folder = Path(str(cfg.hydra.sweep.dir)) / str(cfg.hydra.sweep.subdir)
+                    key = "hydra.sweep.dir"
                 else:
                     folder = Path(str(cfg.hydra.run.dir))
-                from starbench.experiment.runner import check_folder
+                    key = "hydra.run.dir"
+                from starbench.experiment.cellfolder import check_folder
 
-                check_folder(settings, folder)
+                check_folder(settings, folder, key)
             except InputError as e:
                 raise ConfigError(f"{where}{e}") from None
             if folder not in seen:
                 seen.add(folder)
                 out.append((list(cell), settings, folder))
         sweep_dir = Path(str(base.hydra.sweep.dir)) if multirun else None
+    if sweep_dir is not None:
+        from starbench.experiment.cellfolder import check_writable
+
+        check_writable(sweep_dir, "hydra.sweep.dir")
     return multirun, out, sweep_dir, launches
+
+
+def _check_order(cfg: Any) -> None:
+    """``order=NAME`` sets tree keys; the same keys given otherwise (command line, sweep,
+    experiment) must agree with it, or the cell is refused naming both."""
+    choice = cfg.hydra.runtime.choices.get("order")
+    if not choice:
+        return
+    path = CONF_DIR / "order" / f"{choice}.yaml"
+    if not path.is_file():
+        return
+    sets = OmegaConf.to_container(OmegaConf.load(path), resolve=True) or {}
+    if "@package _global_" not in path.read_text(encoding="utf-8"):
+        sets = {"tree": sets}  # the group's files are in package tree
+    for key, value in (sets.get("tree") or {}).items():
+        got = cfg.tree.get(key)
+        if got != value:
+            raise ConfigError(
+                f"tree.{key}: order={choice} sets tree.{key}={value}, but tree.{key}={got} is "
+                f"also given; drop one of the two"
+            )
 
 
 def _write_manifest(sweep_dir: Path, cells: list[Cell]) -> None:

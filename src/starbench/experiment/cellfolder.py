@@ -36,18 +36,24 @@ FRESH = "choose a fresh folder (hydra.run.dir=... or hydra.sweep.dir=...)"
 
 
 def check_writable(folder: Path, key: str = "hydra.run.dir") -> None:
-    """Refuse an output folder that cannot be created or written, without creating it."""
+    """Refuse an output folder that cannot be created or written, without creating it (a
+    temporary folder is made and removed in its nearest existing ancestor)."""
+    import tempfile
+
     folder = Path(folder)
+    hint = FRESH if key.startswith("hydra.") else f"choose another path for {key}"
     probe = folder
-    while not probe.exists():
-        if probe.parent == probe:
-            break
+    while not probe.exists() and probe.parent != probe:
         probe = probe.parent
     if probe.exists() and not probe.is_dir():
         where = "is" if probe == folder else f"lies below {probe}, which is"
-        raise ConfigError(f"{key}: {folder} {where} a file, not a folder; {FRESH}")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise ConfigError(f"{key}: {folder}: no permission to write in {probe}; {FRESH}")
+        raise ConfigError(f"{key}: {folder} {where} a file, not a folder; {hint}")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".starbench-probe-", dir=probe))
+    except OSError as e:
+        raise ConfigError(
+            f"{key}: {folder}: cannot write in {probe} ({e.strerror}); {hint}"
+        ) from None
 
 
 def _table_identity(path: Path) -> tuple[set[str], set[str]] | None:
@@ -77,11 +83,11 @@ def _refuse_other_cell(folder: Path, where: str) -> ConfigError:
     )
 
 
-def check_folder(settings: RunSettings, folder: Path) -> None:
+def check_folder(settings: RunSettings, folder: Path, key: str = "hydra.run.dir") -> None:
     """Refuse (before anything runs) a folder holding another cell, or rows from another
     commit unless forced.  A corrupt table is not refused here: the run recovers it."""
     folder = Path(folder)
-    check_writable(folder)
+    check_writable(folder, key)
     if not folder.is_dir():
         return
     cell = settings.cell

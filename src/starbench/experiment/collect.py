@@ -1,6 +1,7 @@
 """``starbench collect DIR``: one tidy table from every cell below DIR, and what is missing.
 
-Cells are the folders holding a ``cell.json``.  A sweep folder also holds ``sweep.json`` (written
+Cells are the folders holding a ``cell.json``.  A table that cannot be read is reported
+(``unreadable``) with the command that rebuilds it, and the other cells are still collected.  A sweep folder also holds ``sweep.json`` (written
 by ``starbench run`` before launching), the list of the cells it asked for, so cells that never
 started are reported as missing.  Every problem comes with the command that reruns the cell
 (completed rows are kept: the rerun continues the cell).
@@ -44,6 +45,15 @@ def collect(root: Path, csv: bool = False) -> Collected:
     }
     problems: list[tuple[str, str, str]] = []
     frames = []
+
+    def read(table: Path) -> bool:
+        try:
+            frames.append(pd.read_parquet(table))
+        except Exception:  # noqa: BLE001 - any unreadable table is reported, not fatal
+            problems.append(("unreadable", str(table), rerun_command(overrides, folder)))
+            return False
+        return True
+
     for folder in cells:
         cell = read_json(folder / CELL) or {}
         overrides = expected.get(folder.resolve(), cell.get("overrides") or [])
@@ -51,14 +61,14 @@ def collect(root: Path, csv: bool = False) -> Collected:
         table = folder / TABLE
         counts = cell.get("counts") or {}
         if status == "complete" and table.exists() and not counts.get("error"):
-            frames.append(pd.read_parquet(table))
+            read(table)
             continue
         if status == "mismatch" and table.exists():
-            frames.append(pd.read_parquet(table))
-            problems.append(("mismatched", str(folder), rerun_command(overrides, folder)))
+            if read(table):
+                problems.append(("mismatched", str(folder), rerun_command(overrides, folder)))
         elif status in ("complete", "mismatch") and table.exists():
-            frames.append(pd.read_parquet(table))
-            problems.append(("failed", str(folder), rerun_command(overrides, folder)))
+            if read(table):
+                problems.append(("failed", str(folder), rerun_command(overrides, folder)))
         else:
             kind = "failed" if status == "failed" else "incomplete"
             problems.append((kind, str(folder), rerun_command(overrides, folder)))

@@ -82,5 +82,8 @@ def export(
         )
     from starbench.experiment.storage import atomic_write_text
 
-    atomic_write_text(Path(out), json.dumps(tree_to_json(tree), separators=(",", ":")))
+    try:
+        atomic_write_text(Path(out), json.dumps(tree_to_json(tree), separators=(",", ":")))
+    except OSError as e:
+        raise InputError(f"-o: cannot write {out} ({e.strerror})") from None
     return Path(out), r

@@ -177,7 +177,7 @@ class RunSettings:
                     raise ConfigError(
                         f"algorithms[{i}]: {a.name} does not search chance nodes, and these trees "
                         f"have chance levels (tree.pattern={spec.pattern}); use expectimax or a "
-                        f"star algorithm, or tree.pattern=max,min"
+                        f"star algorithm, or tree.pattern='max,min'"
                     )
         seen = set()
         for i, s in enumerate(specs):

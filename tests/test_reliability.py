@@ -1,0 +1,337 @@
+"""Results that never lie about themselves, runs that never hang, one line for every bad input.
+
+Each test reproduces a failure found by trying starbench as a fault injector would: a folder
+adopting another cell's rows, a run on an unbounded tree, corrupt tables, unwritable outputs,
+memory per held row, orphaned files and processes, and checks that came too late.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from starbench import cli
+from starbench.experiment.runner import run_cell
+from starbench.experiment.settings import AlgorithmSpec, RunSettings
+from starbench.trees import RegularTreeSpec
+
+TESTS = Path(__file__).resolve().parent
+EXE = str(Path(sys.executable).parent / "starbench")
+SHAPE = ["tree.branching=3", "tree.chance_arity=3"]
+SMALL = [*SHAPE, "tree.depth=2", "trees=4", "progress=false"]
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line(err: str) -> bool:
+    return err.count("\n") == 1 and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- 1: cell identity
+@pytest.mark.parametrize("damage", ["truncate", "remove"])
+def test_a_damaged_cell_json_never_lets_another_cell_adopt_the_rows(tmp_path, capsys, damage):
+    folder = tmp_path / "G"
+    first = ["engine=python", "algorithms=ballard1983", *SMALL, f"hydra.run.dir={folder}"]
+    assert run(capsys, "run", *first)[0] == 0
+    cell = folder / "cell.json"
+    if damage == "truncate":
+        cell.write_bytes(cell.read_bytes()[:100])
+    else:
+        cell.unlink()
+    other = [*first, "tree.value_model=uniform", "seed=5"]
+    code, out, err = run(capsys, "run", *other)
+    assert code == 2 and one_line(err), err
+    assert f"{folder}: this folder holds another cell" in err and "hydra.run.dir" in err
+    # the same cell still continues
+    code, out, err = run(capsys, "run", *first)
+    assert code == 0 and "(4 trees" not in err and "0 computed now" in out
+
+
+def test_a_journal_less_table_of_another_cell_is_refused(tmp_path, capsys):
+    folder = tmp_path / "G"
+    first = ["algorithms=ballard1983", *SMALL, f"hydra.run.dir={folder}"]
+    assert run(capsys, "run", *first)[0] == 0
+    (folder / "rows.jsonl").unlink()
+    (folder / "cell.json").unlink()
+    code, _, err = run(capsys, "run", *first, "seed=5")
+    assert code == 2 and one_line(err) and "holds another cell (its table.parquet" in err
+
+
+def test_every_row_names_its_cell_and_the_table_takes_parameters_from_the_rows(tmp_path):
+    s = RunSettings(
+        tree=RegularTreeSpec(branching=3, chance_arity=3, depth=2),
+        algorithms=(AlgorithmSpec("expectimax"), AlgorithmSpec("star1")),
+        trees=3,
+        progress=False,
+    )
+    outcome = run_cell(s, tmp_path, out=lambda _: None)
+    lines = (tmp_path / "rows.jsonl").read_text().splitlines()
+    head = json.loads(lines[0])
+    assert head["cell"] == s.cell and head["identity"] == s.cell_identity()
+    assert all(json.loads(line)[0] == s.cell for line in lines[1:]) and len(lines) == 7
+    df = pd.read_parquet(outcome.table)
+    assert set(df["cell"]) == {s.cell} and tmp_path.name != s.cell
+    assert set(df["value_model"]) == {"incremental"} and set(df["seed"]) == {0}
+
+
+# --------------------------------------------------------------------------- 2: size guard
+def test_a_huge_tree_without_a_budget_is_refused_before_anything_runs(tmp_path, capsys):
+    out = tmp_path / "huge"
+    code, _, err = run(capsys, "run", "tree.branching=50", "tree.depth=8", f"hydra.run.dir={out}")
+    assert code == 2 and one_line(err), err
+    for word in ("3.13e+18 nodes", "size_limit", "node_budget", "time_budget", "tree.depth=8"):
+        assert word in err
+    assert not out.exists()
+    code, _, err = run(
+        capsys,
+        "run",
+        "tree.branching=50",
+        "tree.depth=8",
+        "node_budget=2000",
+        "trees=1",
+        "algorithms=ballard",
+        "progress=false",
+        f"hydra.run.dir={out}",
+    )
+    assert code == 0, err
+    df = pd.read_parquet(out / "table.parquet")
+    assert set(df["status"]) == {"budget_exceeded"} and (df["nodes"] == 2001).all()
+
+
+# --------------------------------------------------------------------------- 3: corrupt tables
+def test_a_corrupt_table_without_journal_is_moved_aside_and_recomputed(tmp_path, capsys):
+    folder = tmp_path / "D"
+    args = ["run", *SMALL, f"hydra.run.dir={folder}"]
+    assert run(capsys, *args)[0] == 0
+    good = pd.read_parquet(folder / "table.parquet")
+    (folder / "rows.jsonl").unlink()
+    (folder / "table.parquet").write_bytes(os.urandom(1000))
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert one_line(err) and f"{folder / 'table.parquet'}: the table cannot be read" in err
+    assert (folder / "table.parquet.corrupt").exists()
+    assert json.loads((folder / "cell.json").read_text())["status"] == "complete"
+    again = pd.read_parquet(folder / "table.parquet")
+    skip = ["seconds", "cpu_seconds", "date"]
+    pd.testing.assert_frame_equal(good.drop(columns=skip), again.drop(columns=skip))
+
+
+def test_collect_writes_the_good_cells_and_lists_an_unreadable_table(tmp_path, capsys):
+    sweep = tmp_path / "sweep"
+    code, _, err = run(
+        capsys, "run", "-m", "tree.depth=1,2", *SHAPE, "trees=4", f"hydra.sweep.dir={sweep}"
+    )
+    assert code == 0, err
+    bad = next(p for p in sweep.glob("d2_*/table.parquet"))
+    bad.write_bytes(b"not a parquet file")
+    code, out, err = run(capsys, "collect", str(sweep))
+    assert code == 1 and "Traceback" not in err
+    assert f"unreadable: {bad}\n  rerun: starbench run" in out
+    assert f"hydra.run.dir={bad.parent}" in out
+    df = pd.read_parquet(sweep / "collected.parquet")
+    assert set(df["depth"]) == {1} and len(df) == 4 * 7
+
+
+# --------------------------------------------------------------------------- 4: outputs
+def test_unwritable_outputs_give_one_line_and_exit_2(tmp_path, capsys):
+    cell = tmp_path / "cell"
+    assert run(capsys, "run", *SMALL, f"hydra.run.dir={cell}")[0] == 0
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    cases = [
+        ["export", str(cell), "-o", f"{afile}/x.json"],
+        ["export", str(cell), "-o", "/proc/x.json"],
+        ["plot", str(cell), "--out", f"{afile}/figs"],
+        ["run", *SMALL, f"hydra.run.dir={afile}/x"],
+        ["run", *SMALL, "hydra.run.dir=/proc/x"],
+        ["run", "-m", "tree.depth=1,2", *SHAPE, f"hydra.sweep.dir={afile}/s"],
+    ]
+    for argv in cases:
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and one_line(err), (argv, err)
+        assert "starbench: error:" in err
+
+
+# --------------------------------------------------------------------------- 6: memory
+def test_held_rows_and_the_journal_are_small(tmp_path):
+    """Metadata is stored once per run; rows are slotted records (before: ~840 journal bytes
+    and ~10 KB of memory per held row)."""
+    import tracemalloc
+
+    import pyarrow.parquet  # noqa: F401  (imported before measuring)
+
+    from starbench.compiled.engine import CompiledTree, run
+
+    run(CompiledTree.from_regular(RegularTreeSpec(), 0, 0), "expectimax", {})
+    s = RunSettings(
+        tree=RegularTreeSpec(branching=3, chance_arity=3, depth=2),
+        algorithms=tuple(
+            AlgorithmSpec(n) for n in ("expectimax", "star1", "star2", "star2.5-sequential")
+        ),
+        trees=1500,
+        progress=False,
+        max_trees=1500,
+    )
+    run_cell(s, tmp_path / "warm", out=lambda _: None)
+    tracemalloc.start()
+    try:
+        outcome = run_cell(s, tmp_path / "cell", out=lambda _: None)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert outcome.rows == 6000
+    assert (tmp_path / "cell" / "rows.jsonl").stat().st_size / outcome.rows < 300
+    assert peak / outcome.rows < 2500, peak / outcome.rows
+
+
+# --------------------------------------------------------------------------- 7: orphans
+def test_stale_temporaries_are_removed_by_the_next_write(tmp_path, capsys):
+    folder = tmp_path / "cell"
+    assert run(capsys, "run", *SMALL, f"hydra.run.dir={folder}")[0] == 0
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = [
+        folder / f".table.parquet.{dead.pid}.abcd1234.tmp",  # its writer is gone
+        folder / ".table.parquet.x1y2z3.tmp",  # an older name without a pid
+    ]
+    live = folder / f".table.parquet.{os.getppid()}.live.tmp"  # a running process's
+    for p in (*stale, live):
+        p.write_bytes(b"partial")
+    assert run(capsys, "run", *SMALL, "trees=5", f"hydra.run.dir={folder}")[0] == 0
+    assert not any(p.exists() for p in stale) and live.exists()
+
+
+def _children(pid: int) -> set[int]:
+    kids: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        text = (task / "children").read_text().split()
+        kids |= {int(x) for x in text}
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_pool_workers_die_with_their_parent(tmp_path):
+    folder = tmp_path / "cell"
+    proc = subprocess.Popen(
+        [
+            EXE,
+            "run",
+            "engine=python",
+            "n_jobs=2",
+            "trees=400",
+            "tree.branching=4",
+            "tree.chance_arity=4",
+            "tree.depth=3",
+            "algorithms=ballard",
+            "progress=false",
+            f"hydra.run.dir={folder}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 120
+    journal = folder / "rows.jsonl"
+    workers: set[int] = set()
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            pytest.fail("the run ended before it could be killed")
+        workers = {w for w in _children(proc.pid) if _alive(w)}
+        if len(workers) >= 2 and journal.exists() and journal.stat().st_size > 2000:
+            break
+        time.sleep(0.05)
+    assert len(workers) >= 2, "no pool workers seen"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    gone_by = time.time() + 5
+    while time.time() < gone_by and any(_alive(w) for w in workers):
+        time.sleep(0.05)
+    assert not any(_alive(w) for w in workers), "pool workers outlived their parent"
+
+
+# --------------------------------------------------------------------------- 8: early checks
+EARLY = [
+    (["algorithms=minimax"], "algorithms[0]: minimax does not search chance nodes"),
+    (["+foo=1"], "foo: unknown key"),
+    (["foo=1"], "foo"),
+    (
+        ["order=optimal", "tree.ordering=worst"],
+        "tree.ordering: order=optimal sets tree.ordering=perfect, but tree.ordering=worst",
+    ),
+    (["max_trees=0"], "max_trees: must be an integer >= 1"),
+]
+
+
+@pytest.mark.parametrize("argv,message", EARLY, ids=[m[:30] for _, m in EARLY])
+def test_checks_before_anything_runs(tmp_path, capsys, argv, message):
+    out = tmp_path / "out"
+    code, _, err = run(capsys, "run", *argv, f"hydra.run.dir={out}")
+    assert code == 2 and one_line(err) and message in err, err
+    assert not out.exists()
+
+
+def test_many_trees_need_no_max_trees_without_target_se(tmp_path, capsys):
+    code, _, err = run(
+        capsys,
+        "run",
+        "trees=6000",
+        "tree.depth=1",
+        "tree.branching=2",
+        "tree.chance_arity=2",
+        "algorithms=ballard",
+        "progress=false",
+        f"hydra.run.dir={tmp_path}",
+    )
+    assert code == 0, err
+
+
+def test_a_saved_mismatch_is_printed_again_on_rerun(tmp_path):
+    args = [
+        f"hydra.searchpath=[file://{TESTS / 'plugin_conf'}]",
+        "algorithms=broken",
+        "plugins=[broken_plugin]",
+        "trees=2",
+        "progress=false",
+        f"hydra.run.dir={tmp_path}",
+    ]
+    env = {**os.environ, "PYTHONPATH": str(TESTS / "plugins")}
+    first = subprocess.run([EXE, "run", *args], capture_output=True, text=True, env=env)
+    assert first.returncode == 1 and first.stderr.count("MISMATCH instance") == 2
+    again = subprocess.run([EXE, "run", *args], capture_output=True, text=True, env=env)
+    assert again.returncode == 1
+    assert again.stderr.count("MISMATCH (a saved row) instance") == 2, again.stderr
+
+
+def test_a_single_outcome_chance_node_is_a_valid_degenerate_tree(tmp_path, capsys):
+    code, out, err = run(
+        capsys,
+        "run",
+        "tree.chance_arity=1",
+        *SMALL[:1],
+        "tree.depth=3",
+        "trees=5",
+        "progress=false",
+        f"hydra.run.dir={tmp_path}",
+    )
+    assert code == 0, err
+    df = pd.read_parquet(tmp_path / "table.parquet")
+    assert set(df["status"]) == {"ok"}
