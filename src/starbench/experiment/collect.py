@@ -1,7 +1,8 @@
 """``starbench collect DIR``: one tidy table from every cell below DIR, and what is missing.
 
 Cells are the folders holding a ``cell.json``.  A table that cannot be read is reported
-(``unreadable``) with the command that rebuilds it, and the other cells are still collected.  A sweep folder also holds ``sweep.json`` (written
+(``unreadable``) with the command that rebuilds it, and the other cells are still collected.
+A sweep folder also holds ``sweep.json`` (written
 by ``starbench run`` before launching), the list of the cells it asked for, so cells that never
 started are reported as missing.  Every problem comes with the command that reruns the cell
 (completed rows are kept: the rerun continues the cell).

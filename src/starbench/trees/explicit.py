@@ -29,6 +29,7 @@ decide it.  Size limits: ``starbench.limits``.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import math
 from bisect import bisect_right
@@ -448,34 +449,53 @@ def _normalised(raw: tuple[Any, ...], where: Callable[[int], str], exact: bool) 
     return tuple(ps) if exact else tuple(float(p) for p in ps)
 
 
-def _ratios(raw: tuple[Any, ...]) -> tuple[float, ...] | None:
-    """Floats of probabilities written as positive ``a/b``, integers or plain decimals whose
-    exact sum is 1 (integer arithmetic only; ``int / int`` rounds correctly), else None."""
-    nums, dens = [], []
-    for x in raw:
-        t = type(x)
-        if t is str:
-            a, slash, b = x.partition("/")
-            if not (slash and a.isdigit() and b.isdigit()):
-                return None
-            a, b = int(a), int(b)
-        elif t is _Num:
-            whole, dot, frac = x.partition(".")
-            if not (whole.isdigit() and (not dot or frac.isdigit())):
-                return None  # exponents and signs take the general path
-            a, b = int(whole + frac), 10 ** len(frac)
-        elif t is int:
-            a, b = x, 1
-        else:
+_RATIO_CACHE: dict[Any, tuple[int, int, float] | None] = {}
+
+
+def _ratio(x: Any) -> tuple[int, int, float] | None:
+    """(a, b, a / b) of a probability written as a positive ``a/b``, integer or plain
+    decimal, else None (remembered: the same texts recur throughout a file)."""
+    t = type(x)
+    if t is str:
+        a, slash, b = x.partition("/")
+        if not (slash and a.isdigit() and b.isdigit()):
             return None
-        if a <= 0 or b <= 0:
-            return None
-        nums.append(a)
-        dens.append(b)
-    common = math.lcm(*dens)
-    if sum(a * (common // b) for a, b in zip(nums, dens, strict=True)) != common:
+        num, den = int(a), int(b)
+    elif t is _Num:
+        whole, dot, frac = x.partition(".")
+        if not (whole.isdigit() and (not dot or frac.isdigit())):
+            return None  # exponents and signs take the general path
+        num, den = int(whole + frac), 10 ** len(frac)
+    elif t is int:
+        num, den = x, 1
+    else:
         return None
-    return tuple(a / b for a, b in zip(nums, dens, strict=True))
+    if num <= 0 or den <= 0:
+        return None
+    return num, den, num / den  # int / int rounds correctly
+
+
+def _ratios(raw: tuple[Any, ...]) -> tuple[float, ...] | None:
+    """Floats of probabilities given as ``_ratio`` accepts whose exact sum is 1 (integer
+    arithmetic only), else None."""
+    cache = _RATIO_CACHE
+    parts = []
+    for x in raw:
+        try:
+            r = cache[x]
+        except KeyError:
+            if len(cache) >= _MEMO_SIZE:
+                cache.clear()
+            r = cache[x] = _ratio(x)
+        except TypeError:
+            return None
+        if r is None:
+            return None
+        parts.append(r)
+    common = math.lcm(*(r[1] for r in parts))
+    if sum(r[0] * (common // r[1]) for r in parts) != common:
+        return None
+    return tuple(r[2] for r in parts)
 
 
 def loads_tree(
@@ -487,7 +507,19 @@ def loads_tree(
 
 
 def _loads(text: list[str], source: str, exact: bool, max_nodes: int | None) -> ExplicitTree:
-    """``loads_tree`` on a text handed over in a list: the text is freed once it is parsed."""
+    """``loads_tree`` on a text handed over in a list: the text is freed once it is parsed.
+    The cyclic garbage collector is paused meanwhile: the parsed JSON holds no cycles, and
+    its millions of new containers would otherwise trigger many full collections."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _loads_now(text, source, exact, max_nodes)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _loads_now(text: list[str], source: str, exact: bool, max_nodes: int | None) -> ExplicitTree:
     try:
         obj = json.loads(
             text.pop(),
