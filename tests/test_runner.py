@@ -122,7 +122,8 @@ BAD = [
     (["tree.bogus=1"], "tree.bogus: Key 'bogus' not in"),
     (["bogus=1"], "bogus"),
     (["algorithms=nosuch"], "algorithms/nosuch"),
-    (["algorithms=[{name:star1}]"], "algorithms: names a file of conf/algorithms"),
+    (["algorithms=[star1,nosuch]"], "algorithms: unknown algorithm 'nosuch'"),
+    (["algorithms=[star2.5-cyclic:k=3..1]"], "algorithms: empty range '3..1'"),
     (["experiment=nosuch"], "experiment/nosuch"),
     (["tree.depth=1,2"], "tree.depth: a sweep (tree.depth=1,2) needs -m"),
     (["-m", "tree.depth=2,0"], "in sweep cell tree.depth=0: tree.depth: must be"),
@@ -559,3 +560,109 @@ def test_collect_lists_failed_and_mismatched_cells(tmp_path, capsys):
     assert f"failed: {tmp_path / 'c'}\n  rerun: starbench run trees=2 name=c" in out
     # a and the mismatched b are collected (6 rows each); the failed cell's table is not
     assert "(12 rows from 3 cells)" in out
+
+
+# --------------------------------------------------------------------------- own studies
+def test_inline_algorithm_lists_with_ranges_in_single_and_multirun(tmp_path, capsys):
+    spec = (
+        "algorithms=[expectimax,star2.5-cyclic:k=0..2,star2.5-sequential:k=2,after_probe=research]"
+    )
+    assert (
+        cli.main(["run", spec, "trees=2", "progress=false", f"hydra.run.dir={tmp_path}/one"]) == 0
+    )
+    df = pd.read_parquet(tmp_path / "one" / "table.parquet")
+    got = set(
+        zip(df.algorithm, df.k.astype("float").fillna(-1), df.after_probe.fillna("-"), strict=True)
+    )
+    assert got == {
+        ("expectimax", -1, "-"),
+        ("star2.5-cyclic", 0, "resume"),
+        ("star2.5-cyclic", 1, "resume"),
+        ("star2.5-cyclic", 2, "resume"),
+        ("star2.5-sequential", 2, "research"),
+    }
+    capsys.readouterr()
+    argv = ["run", "-m", "tree.depth=1,2", "algorithms=[expectimax,star2.5-cyclic:k=2]", "trees=2"]
+    assert cli.main([*argv, "progress=false", f"hydra.sweep.dir={tmp_path}/sweep"]) == 0
+    assert cli.main(["collect", str(tmp_path / "sweep")]) == 0
+    df = pd.read_parquet(tmp_path / "sweep" / "collected.parquet")
+    assert len(df) == 2 * 2 * 2 and set(df.depth) == {1, 2}
+
+
+def _own_config(folder: Path) -> Path:
+    (folder / "experiment").mkdir(parents=True)
+    (folder / "experiment" / "mine.yaml").write_text(
+        "# @package _global_\nname: mine\ntrees: 3\nalgorithms:\n  - {name: expectimax}\n"
+        "  - {name: star1}\n"
+    )
+    (folder / "myconfig.yaml").write_text(
+        "defaults:\n  - config\n  - _self_\nname: myown\ntrees: 2\n"
+    )
+    return folder
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["-cd", "{cfg}", "experiment=mine"],
+        ["--config-dir={cfg}", "experiment=mine"],
+        ["hydra.searchpath=[file://{cfg}]", "experiment=mine"],
+        ["-cd", "{cfg}", "-cn", "myconfig"],
+    ],
+    ids=["cd", "config-dir=", "searchpath", "cn"],
+)
+def test_a_config_folder_outside_the_checkout(tmp_path, flags):
+    cfg = _own_config(tmp_path / "my_configs")
+    argv = [f.format(cfg=cfg) for f in flags]
+    p = cli_run(*argv, "progress=false", f"hydra.run.dir={tmp_path}/out", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    cell = json.loads((tmp_path / "out" / "cell.json").read_text())
+    if "myconfig" in argv:
+        assert (cell["name"], cell["trees"]) == ("myown", 2)
+    else:
+        assert (cell["name"], cell["trees"], cell["algorithms"]) == (
+            "mine",
+            3,
+            ["expectimax", "star1"],
+        )
+
+
+def test_hydra_search_path_helper_is_pinned_to_hydra_1_3():
+    """hydra_args and hydra_search_path use hydra-core 1.3 internals; fail loudly if they move."""
+    import hydra
+
+    assert hydra.__version__.startswith("1.3.")
+    args = run_mod.hydra_args(["-cd", "/x", "-m", "a=1", "--cfg", "job", "b=2", "-cn", "c"])
+    assert (args.config_dir, args.config_name, args.multirun, args.cfg) == ("/x", "c", True, "job")
+    assert args.overrides == ["a=1", "b=2"]
+
+
+def test_help_lists_every_key_from_the_schemas(capsys):
+    from dataclasses import fields
+
+    from starbench.experiment.settings import RunConfig
+
+    assert cli.main(["run", "--help"]) == 0
+    out = capsys.readouterr().out
+    for f in fields(RunConfig):
+        if f.name not in ("tree", "algorithm_specs"):
+            assert f"  {f.name} (" in out, f.name
+    for f in fields(RegularTreeSpec):
+        assert f"  tree.{f.name} (" in out, f.name
+    assert "[uniform|dice|geometric|random]" in out and "experiment: ballard1983" in out
+
+
+HELPFUL = [
+    (["experiment=nosuch"], "(available: ballard1983, ballard1983-probing"),
+    (["order=best"], "(available: optimal, random)"),
+    (["tres=4"], "(did you mean trees?)"),
+    (["tree.branchng=3"], "(did you mean tree.branching?)"),
+    (["--cfg", "job", "tree.bogus=1"], "tree.bogus: Key 'bogus' not in"),
+]
+
+
+@pytest.mark.parametrize("argv,message", HELPFUL, ids=[m for _, m in HELPFUL])
+def test_errors_name_what_is_allowed(capsys, argv, message):
+    assert cli.main(["run", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err

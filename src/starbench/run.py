@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +25,6 @@ from starbench.errors import ConfigError, InputError
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 MANIFEST = "sweep.json"
 _HYDRA_INFO_FLAGS = {
-    "--help",
-    "-h",
     "--hydra-help",
     "--version",
     "--cfg",
@@ -121,13 +121,89 @@ def _one_line(e: BaseException) -> str:
     while seen is not None:
         if isinstance(seen, OmegaConfBaseException) and getattr(seen, "full_key", None):
             msg = str(getattr(seen, "msg", "") or seen).splitlines()[0]
-            return f"{seen.full_key}: {msg}"
+            return f"{seen.full_key}: {msg}{_suggest(seen)}"
         seen = seen.__cause__ or seen.__context__
     text = str(e).strip().splitlines()
-    return text[0] if text else type(e).__name__
+    first = text[0] if text else type(e).__name__
+    options: list[str] = []
+    for i, line in enumerate(text):
+        if line.startswith("Available options"):
+            for opt in text[i + 1 :]:
+                if not opt.startswith("\t"):
+                    break
+                options.append(opt.strip())
+    if first.startswith("In '") and options:  # a group option that does not exist
+        return f"{first} (available: {', '.join(options)})"
+    return first
+
+
+def _suggest(e: Any) -> str:
+    """``(did you mean trees?)`` for a key that is not in the schema."""
+    import difflib
+    from dataclasses import fields
+
+    from omegaconf.errors import ConfigAttributeError, ConfigKeyError
+
+    from starbench.experiment.settings import RunConfig
+    from starbench.trees.regular import RegularTreeSpec
+
+    if not isinstance(e, ConfigAttributeError | ConfigKeyError):
+        return ""
+    key = str(getattr(e, "full_key", ""))
+    parent, _, leaf = key.rpartition(".")
+    schema = RegularTreeSpec if parent == "tree" else RunConfig if not parent else None
+    if schema is None:
+        return ""
+    close = difflib.get_close_matches(leaf, [f.name for f in fields(schema)], n=1)
+    return f" (did you mean {parent + '.' if parent else ''}{close[0]}?)" if close else ""
 
 
 Cell = tuple[list[str], Any, Path]
+
+
+# --------------------------------------------------------------------------- Hydra 1.3 internals
+def hydra_args(argv: list[str]) -> Any:
+    """``argv`` read by Hydra's own command-line parser (flags such as ``-cd DIR``, ``-cn NAME``,
+    ``-m``, ``--cfg job``, and the overrides).  hydra-core 1.3 private API, used only here."""
+    from hydra._internal.utils import get_args_parser
+
+    parser = get_args_parser()
+
+    def error(message: str) -> None:
+        raise ConfigError(f"{message} (see 'starbench run --help')")
+
+    parser.error = error  # type: ignore[method-assign]
+    return parser.parse_intermixed_args(argv)
+
+
+@contextmanager
+def hydra_search_path(config_dir: str | None) -> Iterator[None]:
+    """Compose as ``starbench run`` does: ``conf/`` is the primary config folder, and a
+    ``--config-dir`` is searched first, exactly where Hydra's own ``@hydra.main`` puts it
+    (before the schemas).  hydra-core 1.3 private API, used only here."""
+    from hydra import version
+    from hydra._internal.hydra import Hydra
+    from hydra._internal.utils import create_config_search_path
+    from hydra.core.config_search_path import SearchPathQuery
+    from hydra.core.global_hydra import GlobalHydra
+
+    csp = create_config_search_path(search_path_dir=str(CONF_DIR))
+    if config_dir is not None:
+        folder = Path(config_dir).resolve()
+        if not folder.is_dir():
+            raise ConfigError(f"--config-dir: {config_dir}: no such folder")
+        csp.prepend(
+            provider="command-line",
+            path=f"file://{folder}",
+            anchor=SearchPathQuery(provider="schema"),
+        )
+    version.setbase("1.3")
+    GlobalHydra.instance().clear()
+    Hydra.create_main_hydra2(task_name="starbench", config_search_path=csp)
+    try:
+        yield
+    finally:
+        GlobalHydra.instance().clear()
 
 
 def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]]]:
@@ -138,24 +214,19 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]
     comma-separated values, like ``hydra.sweeper.params``): the study is their union, launched
     as one multirun per sweep.
     """
-    from hydra import compose, initialize_config_dir
+    from hydra import compose
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    multirun = any(a in ("-m", "--multirun") for a in argv)
-    overrides = [a for a in argv if not a.startswith("-")]
-    for o in overrides:
-        key, _, value = o.lstrip("+~").partition("=")
-        if key == "algorithms" and value.strip().startswith("["):
-            raise ConfigError(
-                "algorithms: names a file of conf/algorithms (e.g. "
-                "algorithms=ballard); write a list of algorithms in such a file"
-            )
+    args = hydra_args(argv)
+    multirun = bool(args.multirun)
+    overrides = list(args.overrides)
+    name = args.config_name or "config"
     parser = OverridesParser.create()
     parsed = parser.parse_overrides(overrides)
     fixed = [o.input_line for o in parsed if not o.is_sweep_override()]
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        base = compose("config", overrides=fixed, return_hydra_config=True)
+    with hydra_search_path(args.config_dir):
+        base = compose(name, overrides=fixed, return_hydra_config=True)
         sub_sweeps = [
             [f"{k}={v}" for k, v in dict(sweep).items()] for sweep in (base.get("sweeps") or [])
         ]
@@ -175,7 +246,7 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]
         sweep_keys |= {str(k) for k in (base.hydra.sweeper.params or {})}
         for sub in sub_sweeps:
             sweep_keys |= {p.split("=", 1)[0].lstrip("+~") for p in sub}
-        plain = [a for a in argv if a not in ("-m", "--multirun")]
+        plain = [a for a in argv if a not in ("-m", "--multirun")]  # -cd, -cn, ... go to Hydra
         if sub_sweeps:
             launches = [["-m", *sub, *plain] for sub in sub_sweeps]
             groups = [sub + params + overrides for sub in sub_sweeps]
@@ -196,7 +267,7 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]
         out: list[Cell] = []
         seen: set[Path] = set()
         for cell in cells:
-            cfg = compose("config", overrides=list(cell), return_hydra_config=True)
+            cfg = compose(name, overrides=list(cell), return_hydra_config=True)
             shown = [c for c in cell if c.split("=", 1)[0].lstrip("+~") in sweep_keys]
             where = f"in sweep cell {' '.join(shown)}: " if multirun else ""
             try:
@@ -270,8 +341,38 @@ def _exit_status(cells: list[Cell]) -> int:
     return code
 
 
+INLINE_KEY = "algorithm_specs"
+
+
+def inline_algorithms(argv: list[str]) -> list[str]:
+    """Rewrite ``algorithms=[expectimax,star2.5-cyclic:k=0..6]`` (one argument, the syntax of
+    ``starbench solve --algorithm``) into ``algorithm_specs='...'``, which Hydra's grammar
+    accepts; ``algorithms=<file>`` (a file of ``conf/algorithms``) is left alone."""
+    out = []
+    for a in argv:
+        key, eq, value = a.partition("=")
+        value = value.strip()
+        if (
+            eq
+            and key.lstrip("+~") == "algorithms"
+            and value.startswith("[")
+            and value.endswith("]")
+        ):
+            a = f"{INLINE_KEY}='{value[1:-1]}'"
+        out.append(a)
+    return out
+
+
+def outline_algorithms(override: str) -> str:
+    """The inverse of ``inline_algorithms`` for one override (for the commands we print)."""
+    key, eq, value = override.partition("=")
+    if eq and key == INLINE_KEY:
+        return f"algorithms=[{value.strip(chr(39))}]"
+    return override
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = inline_algorithms(list(sys.argv[1:] if argv is None else argv))
     verbose = "--verbose" in argv
     argv = [a for a in argv if a != "--verbose"]
     if not CONF_DIR.is_dir():
@@ -280,8 +381,32 @@ def main(argv: list[str] | None = None) -> int:
             f"from its source tree with pip install -e (see README)\n"
         )
         return 2
+    if any(a in ("--help", "-h") for a in argv):
+        from starbench.experiment.help import run_help
+
+        try:
+            extra = hydra_args([a for a in argv if a not in ("--help", "-h")]).config_dir
+        except InputError:
+            extra = None
+        sys.stdout.write(run_help(CONF_DIR, Path(extra) if extra else None))
+        return 0
     if any(a.split("=")[0] in _HYDRA_INFO_FLAGS for a in argv):
-        _hydra_main(argv)  # --help, --cfg job, ...: Hydra answers, nothing runs
+        try:  # composition errors are one line here too
+            args = hydra_args(argv)
+            with hydra_search_path(args.config_dir):
+                from hydra import compose
+
+                plain = [o for o in args.overrides if "," not in o or "[" in o]
+                compose(args.config_name or "config", overrides=plain)
+        except InputError as e:
+            sys.stderr.write(f"starbench: error: {e}\n")
+            return 2
+        except Exception as e:
+            if verbose:
+                raise
+            sys.stderr.write(f"starbench: error: {_one_line(e)} (--verbose for details)\n")
+            return 2
+        _hydra_main(argv)  # --cfg job, --info, ...: Hydra answers, nothing runs
         return 0
     try:
         multirun, cells, sweep_dir, launches = plan(argv)

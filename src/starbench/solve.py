@@ -9,6 +9,7 @@ from typing import Any
 from starbench.errors import InputError
 from starbench.search import ALGORITHMS, SearchResult, get_algorithm, parse_spec
 from starbench.search.arith import agree, format_value
+from starbench.search.registry import expand_spec
 from starbench.textable import text_table
 from starbench.trees.protocol import Tree, has_chance
 
@@ -42,7 +43,7 @@ def solve(
     """
     from starbench.compiled.engine import AUTO_SOLVE_NODES, CompiledTree, run, unsupported
 
-    parsed = [parse_spec(s) for s in (specs or default_algorithms(tree))]
+    parsed = [parse_spec(x) for s in (specs or default_algorithms(tree)) for x in expand_spec(s)]
     # construct every search first: bad input is reported before anything runs
     searches = [get_algorithm(n).make(tree, p, exact=exact, debug=debug) for n, p in parsed]
     size = getattr(tree, "size", None)

@@ -28,8 +28,12 @@ class Collected:
 
 
 def rerun_command(overrides: list[str], folder: Path) -> str:
+    from starbench.run import outline_algorithms
+
     keep = [
-        o for o in overrides if not o.lstrip("+~").startswith(("hydra.run.dir=", "hydra.sweep."))
+        outline_algorithms(o)
+        for o in overrides
+        if not o.lstrip("+~").startswith(("hydra.run.dir=", "hydra.sweep."))
     ]
     return shlex.join(["starbench", "run", *keep, f"hydra.run.dir={folder}"])
 

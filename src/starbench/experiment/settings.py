@@ -26,7 +26,7 @@ from typing import Any
 
 from starbench.errors import ConfigError, InputError
 from starbench.limits import EXPECTIMAX_LIMIT, SIZE_LIMIT
-from starbench.search.registry import get_algorithm
+from starbench.search.registry import get_algorithm, parse_specs
 from starbench.trees.regular import GENERATOR_VERSION, RegularTreeSpec
 
 _HINTS = typing.get_type_hints(RegularTreeSpec)
@@ -38,6 +38,16 @@ TreeConfig = make_dataclass(
 )
 
 
+ENGINES = ("auto", "compiled", "python")
+RESUME = ("auto", "force")
+
+
+def _k(default: Any, help: str, choices: Any = None) -> Any:
+    """A run key: its default, a one-line description and its allowed values, read by
+    ``starbench run --help``."""
+    return field(default=default, metadata={"help": help, "choices": choices})
+
+
 @dataclass
 class AlgorithmConfig:
     name: str = "expectimax"
@@ -47,30 +57,45 @@ class AlgorithmConfig:
 
 @dataclass
 class RunConfig:
-    name: str = "default"  # the study: results/<name>/<cell>
-    tree: Any = field(default_factory=TreeConfig)
-    algorithms: list[AlgorithmConfig] = field(default_factory=list)
-    trees: int = 20  # instances per cell (the first batch when target_se is set)
-    target_se: float | None = None  # grow the cell until every percent-of-leaves SE <= this
-    max_trees: int = 5000  # with target_se: the most instances a cell may grow to
-    seed: int = 0
-    exact: bool = False
-    engine: str = "auto"  # auto: compiled wherever it applies; compiled; python
-    n_jobs: int = 1
-    node_budget: int | None = None
-    time_budget: float | None = None
-    expectimax_limit: int = EXPECTIMAX_LIMIT  # expectimax is skipped on larger trees
-    size_limit: int = SIZE_LIMIT  # larger trees need node_budget or time_budget
-    csv: bool = False
-    resume: str = "auto"  # auto: continue a compatible folder; force: also across commits
-    progress: bool = True
-    debug: bool = False
-    plugins: list[str] = field(default_factory=list)  # modules that register algorithms
-    sweeps: list[Any] = field(default_factory=list)  # several sweeps of one study (see run.py)
+    name: str = _k("default", "the study: cells land in results/<name>/<cell>")
+    tree: Any = field(
+        default_factory=TreeConfig, metadata={"help": "the tree generator (tree.KEY below)"}
+    )
+    algorithms: list[AlgorithmConfig] = field(
+        default_factory=list,
+        metadata={
+            "help": "a file of conf/algorithms (algorithms=ballard), or an inline list "
+            "algorithms=[expectimax,star2.5-cyclic:k=0..6] (NAME:PARAM=VALUE,..., ranges A..B)"
+        },
+    )
+    algorithm_specs: str | None = _k(None, "what an inline algorithms=[...] list becomes")
+    trees: int = _k(20, "instances per cell (the first batch when target_se is set)")
+    target_se: float | None = _k(
+        None, "grow each cell until every percent of expectimax's leaves has this standard error"
+    )
+    max_trees: int = _k(5000, "with target_se: the most instances a cell may grow to")
+    seed: int = _k(0, "the run's seed; instance i of a cell is the same tree for everyone")
+    exact: bool = _k(False, "search in exact fractions (Python engine)")
+    engine: str = _k("auto", "auto (compiled wherever it applies), compiled or python", ENGINES)
+    n_jobs: int = _k(1, "local processes over the instances of a cell")
+    node_budget: int | None = _k(None, "nodes per search; more gives a budget_exceeded row")
+    time_budget: float | None = _k(None, "seconds per search (not deterministic)")
+    expectimax_limit: int = _k(EXPECTIMAX_LIMIT, "expectimax is skipped on larger trees")
+    size_limit: int = _k(SIZE_LIMIT, "larger trees need node_budget or time_budget")
+    csv: bool = _k(False, "also write table.csv")
+    resume: str = _k("auto", "auto: continue a folder of this commit; force: any commit", RESUME)
+    progress: bool = _k(True, "show progress")
+    debug: bool = _k(False, "check every windowed result with a full-window search (slow)")
+    plugins: list[str] = field(
+        default_factory=list,
+        metadata={"help": "modules imported first (they may register algorithms)"},
+    )
+    sweeps: list[Any] = field(
+        default_factory=list,
+        metadata={"help": "an experiment's several sweeps: a list of {key: 'v1,v2', ...}"},
+    )
 
 
-ENGINES = ("auto", "compiled", "python")
-RESUME = ("auto", "force")
 UINT64_MAX = 2**64 - 1
 
 
@@ -162,15 +187,22 @@ class RunSettings:
         if unknown:
             raise ConfigError(f"tree.{sorted(unknown)[0]}: unknown tree parameter")
         spec = RegularTreeSpec(**tree_cfg).validate("tree.")
-        algos = cfg.get("algorithms") or []
-        if not algos:
-            raise ConfigError("algorithms: must list at least one algorithm")
         specs = []
-        for i, a in enumerate(algos):
-            a = dict(a)
-            name = a.pop("name", None)
-            params = {k: v for k, v in a.items() if v is not None}
-            specs.append(algorithm_spec(str(name), params, f"algorithms[{i}]"))
+        if cfg.get("algorithm_specs"):
+            try:
+                inline = parse_specs(str(cfg["algorithm_specs"]))
+            except InputError as e:
+                raise ConfigError(f"algorithms: {e}") from None
+            for i, (name, params) in enumerate(inline):
+                specs.append(algorithm_spec(name, params, f"algorithms[{i}]"))
+        else:
+            for i, a in enumerate(cfg.get("algorithms") or []):
+                a = dict(a)
+                name = a.pop("name", None)
+                params = {k: v for k, v in a.items() if v is not None}
+                specs.append(algorithm_spec(str(name), params, f"algorithms[{i}]"))
+        if not specs:
+            raise ConfigError("algorithms: must list at least one algorithm")
         if spec.pattern != "max,min" or spec.trailing_chance:
             for i, a in enumerate(specs):
                 if not get_algorithm(a.name).chance:

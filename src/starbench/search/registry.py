@@ -143,3 +143,51 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
             params[key.strip()] = value.strip()
     info.resolve(params)
     return info.name, params
+
+
+def split_specs(text: str) -> list[str]:
+    """``"expectimax,star2.5-cyclic:k=2,after_probe=research,star1"`` -> the three specs.
+
+    A comma starts a new spec unless what follows is ``PARAM=VALUE`` without a colon (then it
+    is another parameter of the spec before)."""
+    specs: list[str] = []
+    for token in (t.strip() for t in text.split(",")):
+        if not token:
+            continue
+        if specs and "=" in token and ":" not in token:
+            specs[-1] += f",{token}"
+        else:
+            specs.append(token)
+    return specs
+
+
+def expand_spec(spec: str) -> list[str]:
+    """A spec whose integer parameters may be ranges ``A..B`` (inclusive), as one spec per
+    combination: ``star2.5-cyclic:k=0..2`` -> ``star2.5-cyclic:k=0``, ``...:k=1``, ``...:k=2``."""
+    name, colon, rest = spec.partition(":")
+    if not colon:
+        return [spec]
+    combos: list[list[str]] = [[]]
+    for item in rest.split(","):
+        key, eq, value = item.partition("=")
+        lo, dots, hi = value.partition("..")
+        if eq and dots:
+            try:
+                a, b = int(lo), int(hi)
+            except ValueError:
+                raise InputError(
+                    f"bad range {value!r} in {spec!r} (write e.g. k=0..6, integers, inclusive)"
+                ) from None
+            if b < a:
+                raise InputError(f"empty range {value!r} in {spec!r} (the first is larger)")
+            values = [str(v) for v in range(a, b + 1)]
+        else:
+            values = [value]
+        combos = [[*c, f"{key}={v}"] if eq else [*c, item] for c in combos for v in values]
+    return [f"{name}:{','.join(c)}" for c in combos]
+
+
+def parse_specs(text: str) -> list[tuple[str, dict[str, str]]]:
+    """A list of specs in the syntax of ``starbench solve --algorithm``, ranges expanded, every
+    one checked: ``"expectimax,star2.5-cyclic:k=0..6"``."""
+    return [parse_spec(s) for spec in split_specs(text) for s in expand_spec(spec)]

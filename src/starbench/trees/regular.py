@@ -25,11 +25,12 @@ That pass is not part of any search: it is never counted in nodes and never time
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
 from typing import Any
 
 from starbench.errors import ConfigError
+from starbench.limits import FULL_PASS_LIMIT
 from starbench.trees.hashing import (
     PURPOSE_INCREMENT,
     PURPOSE_NOISE,
@@ -57,25 +58,33 @@ GENERATOR_VERSION = 1
 Node = tuple[int, int, int]  # (level, id, path_sum)
 
 
+def _p(default: Any, help: str, choices: Any = None) -> Any:
+    """A generator parameter: its default, a one-line description and its allowed values (a
+    registry), read by ``starbench run --help``."""
+    return field(default=default, metadata={"help": help, "choices": choices})
+
+
 @dataclass(frozen=True)
 class RegularTreeSpec:
     """Every parameter of the generator (the ``tree`` config group)."""
 
-    branching: int = 4
-    chance_arity: int = 4
-    depth: int = 2
-    trailing_chance: bool = False
-    pattern: str = "max,chance,min,chance"
-    distribution: str = "uniform"
-    skew: str = "1/2"
-    weight_max: int = 16
-    value_model: str = "incremental"
-    resolution: int = 1_000_000
-    bounds: str = "declared"
-    ordering: str = "generated"
-    noise_sd: float = 0.0
-    outcome_order: str = "generated"
-    full_pass_limit: int = 10_000_000
+    branching: int = _p(4, "moves at every decision node (Ballard's N)")
+    chance_arity: int = _p(4, "outcomes at every chance node (21 with distribution=dice)")
+    depth: int = _p(2, "decision plies; a chance level between consecutive plies")
+    trailing_chance: bool = _p(False, "one more chance level below the last ply")
+    pattern: str = _p("max,chance,min,chance", "which decision kinds alternate", PATTERNS)
+    distribution: str = _p("uniform", "outcome probabilities", DISTRIBUTIONS)
+    skew: str = _p("1/2", "geometric distribution: each outcome this times the one before")
+    weight_max: int = _p(16, "random distribution: integer weights drawn from 1..weight_max")
+    value_model: str = _p("incremental", "how leaf values are drawn", VALUE_MODELS)
+    resolution: int = _p(1_000_000, "values are integers in 0..resolution per level")
+    bounds: str = _p(
+        "declared", "L and U: the model's bounds, or the tree's extreme leaves", BOUNDS
+    )
+    ordering: str = _p("generated", "order of a decision node's moves", ORDERINGS)
+    noise_sd: float = _p(0.0, "ordering=noisy: standard deviation of the noise added to values")
+    outcome_order: str = _p("generated", "order of a chance node's outcomes", OUTCOME_ORDERS)
+    full_pass_limit: int = _p(FULL_PASS_LIMIT, "largest tree for orderings that need a full pass")
 
     # ------------------------------------------------------------------ validation
     def validate(self, prefix: str = "tree.") -> RegularTreeSpec:
