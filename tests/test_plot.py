@@ -68,7 +68,8 @@ def test_every_figure_is_written(results, tmp_path):
         md = (tmp_path / f"{name}.md").read_text()
         assert "mean ± SE (n)" in md and "(n=" in md
         assert "\\begin{tabular}" in (tmp_path / f"{name}.tex").read_text()
-    assert len(written) == len(FIGURES) * 6
+        assert "mean,se,n" in (tmp_path / f"{name}.csv").read_text().splitlines()[0]
+    assert len(written) == len(FIGURES) * 7
 
 
 def test_numbers_in_the_tables_are_the_data(results, tmp_path):
@@ -91,7 +92,8 @@ def test_numbers_in_the_tables_are_the_data(results, tmp_path):
         & ~df.trailing_chance
     ]
     pct = 100 * star1.set_index("instance")["leaves"] / ex.set_index("instance")["leaves"]
-    assert f"| star1 | 4 | {pct.mean():.1f} ± " in (tmp_path / "leaves_by_branching.md").read_text()
+    md = (tmp_path / "leaves_by_branching.md").read_text()
+    assert f"| 4 | star1 | {pct.mean():.1f} ± " in md, md
 
 
 def test_pdfs_are_byte_identical_on_reruns(results, tmp_path):
@@ -171,3 +173,93 @@ def test_readme_tables_are_the_generated_files():
             assert content == (ROOT / path).read_text(), f"{readme}: block {path} is stale"
             seen += 1
     assert seen >= 10
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory) -> Path:
+    """A researcher's own sweep: k = 0..3 for both Star2.5 variants beside expectimax, two skews
+    of geometric outcomes and two orderings (the case that was once pooled silently)."""
+    root = tmp_path_factory.mktemp("sweep")
+    algos = (
+        AlgorithmSpec("expectimax"),
+        *(
+            AlgorithmSpec(f"star2.5-{v}", (("k", k), ("after_probe", "resume")))
+            for v in ("cyclic", "sequential")
+            for k in range(4)
+        ),
+    )
+    for i, (skew, order) in enumerate(
+        (s, o)
+        for s in ("1/2", "1/4")
+        for o in (("generated", "generated"), ("perfect", "refuting"))
+    ):
+        spec = RegularTreeSpec(
+            branching=4,
+            chance_arity=4,
+            depth=2,
+            distribution="geometric",
+            skew=skew,
+            ordering=order[0],
+            outcome_order=order[1],
+        )
+        run_cell(
+            RunSettings(tree=spec, algorithms=algos, trees=8, progress=False),
+            root / f"c{i}",
+            out=lambda _: None,
+        )
+    return root
+
+
+def test_every_plotted_value_is_the_mean_of_its_own_condition(sweep, tmp_path):
+    plot(sweep, tmp_path, names=["leaves_by_k"])
+    text = (tmp_path / "leaves_by_k.md").read_text()
+    table = [line for line in text.splitlines() if line.startswith("|")]
+    head = [h.strip() for h in table[0].strip("|").split("|")]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table[2:]]
+    assert head[:4] == ["skew", "ordering", "label", "k"]
+    assert text.startswith("Every row: levels 3, N 4, chance_arity 4, outcomes geometric")
+    df = load_results(sweep)
+    ex = df[df.algorithm == "expectimax"].set_index(["cell", "instance"])["leaves"]
+    other = df[df.algorithm != "expectimax"].copy()
+    other["pct"] = (
+        100
+        * other["leaves"].to_numpy()
+        / ex.loc[list(zip(other.cell, other.instance, strict=True))].to_numpy()
+    )
+    truth = other.groupby(["skew", "ordering", "algorithm", "k"])["pct"].agg(["mean", "count"])
+    assert len(rows) == len(truth) == 2 * 2 * 2 * 4
+    order_name = {"random (as generated)": "generated", "optimal": "perfect"}
+    for r in rows:
+        rec = dict(zip(head, r, strict=True))
+        key = (rec["skew"], order_name[rec["ordering"]], rec["label"], int(rec["k"]))
+        mean, count = truth.loc[key]
+        shown = rec["percent of expectimax's leaves: mean ± SE (n)"]
+        assert shown.startswith(f"{mean:.1f} ± ") and shown.endswith(f"(n={int(count)})"), (
+            key,
+            shown,
+        )
+
+
+def test_pooling_only_when_asked_and_then_named(sweep, tmp_path, capsys):
+    assert (
+        cli.main(
+            [
+                "plot",
+                str(sweep),
+                "--out",
+                str(tmp_path),
+                "--figure",
+                "leaves_by_k",
+                "--pool",
+                "skew",
+            ]
+        )
+        == 0
+    )
+    md = (tmp_path / "leaves_by_k.md").read_text()
+    assert "pooled (1/2, 1/4)" in md
+    assert cli.main(["plot", str(sweep), "--out", str(tmp_path), "--pool", "colour"]) == 2
+    assert "--pool colour: not a condition" in capsys.readouterr().err
+    assert cli.main(["plot", str(sweep), "--out", str(tmp_path), "--figure", "leaves_by_x"]) == 2
+    err = capsys.readouterr().err
+    assert "--figure leaves_by_x: no such figure (valid: leaves_by_branching" in err

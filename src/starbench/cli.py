@@ -127,7 +127,11 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(args.results) / "figures"
     check_writable(out, "--out")
     written = plot(
-        Path(args.results), out, names=args.figure, warn=lambda line: sys.stderr.write(line + "\n")
+        Path(args.results),
+        out,
+        names=args.figure,
+        warn=lambda line: sys.stderr.write(line + "\n"),
+        pooled=args.pool,
     )
     print(f"wrote {len(written)} files to {out}")
     return 0
@@ -193,6 +197,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("results", help="a results folder (or one .parquet table)")
     p.add_argument("--out", help="output folder (default RESULTS/figures)")
     p.add_argument("--figure", action="append", help="only this figure (repeatable)")
+    p.add_argument(
+        "--pool",
+        action="append",
+        metavar="COLUMN",
+        help="average over this condition instead of a panel per value (repeatable; named on "
+        "the figure and in its table)",
+    )
     p.set_defaults(func=_cmd_plot)
     p = sub.add_parser("bench", help="nodes per second per algorithm and engine")
     p.add_argument("--out", default="results/bench", help="folder for bench.md and bench.json")

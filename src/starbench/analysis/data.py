@@ -58,7 +58,34 @@ def load_results(path: Path) -> pd.DataFrame:
             f"before plotting"
         )
     df["label"] = labels(df)
+    # what pairs a row with expectimax's on the same tree: its cell, whatever is pooled later
+    if "cell" in df.columns:
+        df["_pair"] = df["cell"].astype(str)
+    else:
+        present = [c for c in CELL_COLUMNS if c in df.columns]
+        df["_pair"] = df[present].astype(str).agg("|".join, axis=1) if present else ""
     return df
+
+
+def pool(
+    df: pd.DataFrame, columns: list[str], allowed: tuple[str, ...]
+) -> tuple[pd.DataFrame, str]:
+    """Average over the conditions in ``columns`` (asked for with ``--pool``): each becomes one
+    constant value naming what it pools, and the note to print on the figure."""
+    df = df.copy()
+    notes = []
+    for c in columns:
+        raw = ("ordering", "outcome_order") if c == "order" else (c,)
+        if c not in allowed or any(r not in df.columns for r in raw):
+            raise PlotError(
+                f"--pool {c}: not a condition of these tables (allowed: {', '.join(allowed)})"
+            )
+        values = df[list(raw)].astype(str).agg("/".join, axis=1)
+        shown = ", ".join(sorted(values.unique()))
+        for r in raw:
+            df[r] = f"pooled ({shown})"
+        notes.append(f"{c} pooled over {shown}")
+    return df, "; ".join(notes)
 
 
 def labels(df: pd.DataFrame) -> pd.Series:
@@ -87,7 +114,7 @@ def percent_leaves(df: pd.DataFrame) -> pd.DataFrame:
     expectimax on the same tree."""
     require(df, "leaves", "nodes", *CELL_COLUMNS)
     ok = df[df["status"].isin(["ok", "unverified"])]
-    keys = [*CELL_COLUMNS, "instance"]
+    keys = ["_pair", "instance"] if "_pair" in df.columns else [*CELL_COLUMNS, "instance"]
     ex = ok[ok["algorithm"] == "expectimax"][[*keys, "leaves", "nodes"]]
     if not len(ex):
         raise PlotError("the tables have no expectimax rows to compare with")

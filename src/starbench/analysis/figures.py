@@ -18,8 +18,30 @@ import pandas as pd
 from starbench.analysis.data import PlotError, percent_leaves, require, summarise
 from starbench.analysis.style import HEIGHT_RATIO, style_of
 
-#: Tree parameters that may split a figure into panels, in order of importance.
-FACETS = ("levels", "branching", "distribution", "order", "value_model", "noise_sd")
+#: The columns that define a condition, in the order they become panels.  ``levels`` stands
+#: for depth and trailing_chance, ``order`` for ordering and outcome_order.  Every one that varies
+#: in the data is on the figure's axis or a panel, or pooled only when asked (``--pool``).
+CONDITIONS = (
+    "levels",
+    "branching",
+    "chance_arity",
+    "distribution",
+    "skew",
+    "weight_max",
+    "order",
+    "value_model",
+    "noise_sd",
+    "pattern",
+    "resolution",
+    "bounds",
+    "full_pass_limit",
+    "seed",
+    "exact",
+)
+FACETS = CONDITIONS
+MAX_PANELS = 12
+#: What the shaded bands and error bars are (said on every figure).
+BAND = "bands and bars: 95% bootstrap CI of the mean over trees (n per point in the table)"
 #: Display names of orderings (decision / outcome order).
 ORDERS = {
     "generated/generated": "random (as generated)",
@@ -47,12 +69,45 @@ def _prepare(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     if "ordering" in df.columns and "outcome_order" in df.columns:
         order = df["ordering"].astype(str) + "/" + df["outcome_order"].astype(str)
-        df["order"] = order.map(lambda o: ORDERS.get(o, o))
+        df["order"] = order.map(lambda o: ORDERS.get(o, o.split("/")[0] if "pooled" in o else o))
     return df
 
 
+def conditions(df: pd.DataFrame) -> list[str]:
+    """The condition columns present in a (prepared) table."""
+    return [c for c in CONDITIONS if c in df.columns]
+
+
 def _facets(df: pd.DataFrame, exclude: tuple[str, ...]) -> list[str]:
-    return [c for c in FACETS if c in df.columns and c not in exclude and df[c].nunique() > 1]
+    """The conditions that vary and are not on the axis.  A condition that is a function of
+    the axis variable (``chance_arity`` when N moves = N outcomes) is on the axis with it."""
+    axis = [x for x in exclude if x in df.columns]
+    out = []
+    for c in conditions(df):
+        if c in exclude or df[c].nunique(dropna=False) <= 1:
+            continue
+        if axis and (df.groupby(axis, dropna=False)[c].nunique(dropna=False) <= 1).all():
+            continue
+        out.append(c)
+    return out
+
+
+def _with_conditions(s: pd.DataFrame, m: pd.DataFrame, x: str | None = None) -> pd.DataFrame:
+    """Every condition's parameters as columns of a figure table: constant ones, and those
+    that are functions of the axis variable ``x`` (mapped from it)."""
+    conds = conditions(m)
+    for c in conds:
+        if c in s.columns:
+            continue
+        if m[c].nunique(dropna=False) <= 1:
+            s[c] = m[c].iloc[0]
+        elif x is not None:
+            s[c] = s[x].map(m.groupby(x)[c].first())
+        else:
+            raise AssertionError(f"condition {c} varies but is neither a panel nor on the axis")
+    stats = [c for c in ("mean", "se", "n", "ci_lo", "ci_hi") if c in s.columns]
+    rest = [c for c in s.columns if c not in conds and c not in stats]
+    return s[[*conds, *rest, *stats]]
 
 
 def _informative(df: pd.DataFrame, x: str) -> tuple[pd.DataFrame, list[str]]:
@@ -61,6 +116,8 @@ def _informative(df: pd.DataFrame, x: str) -> tuple[pd.DataFrame, list[str]]:
     facets = _facets(df, (x,))
     if facets:
         df = df.groupby(facets, sort=True).filter(lambda g: g[x].nunique() >= 2)
+    if not len(df):
+        raise PlotError(f"no condition in which {x!r} takes two values")
     return df, _facets(df, (x,))
 
 
@@ -70,14 +127,19 @@ def _panels(df: pd.DataFrame, facets: list[str]) -> list[tuple[str, pd.DataFrame
     out = []
     for key, g in df.groupby(facets, sort=True):
         key = key if isinstance(key, tuple) else (key,)
-        out.append((", ".join(f"{NAMES[f]} {v}" for f, v in zip(facets, key, strict=True)), g))
-    if len(out) > 9:
-        raise PlotError(f"too many panels ({len(out)}) for the parameters {', '.join(facets)}")
+        out.append(
+            (", ".join(f"{NAMES.get(f, f)} {v}" for f, v in zip(facets, key, strict=True)), g)
+        )
+    if len(out) > MAX_PANELS:
+        raise PlotError(
+            f"the data varies in {', '.join(facets)} ({len(out)} panels, at most {MAX_PANELS}): "
+            f"plot fewer conditions, or average over one with --pool COLUMN"
+        )
     return out
 
 
 def _grid(n: int, width: float, cols: int | None = None) -> tuple[plt.Figure, list[plt.Axes]]:
-    cols = cols or min(n, 3 if width > 5 else 2)
+    cols = cols or min(n, 3 if width > 5 else 1)  # single column: panels stacked, unclipped
     rows = -(-n // cols)
     fig, axes = plt.subplots(
         rows,
@@ -117,6 +179,8 @@ def _legend(fig: plt.Figure, axes: list[plt.Axes]) -> None:
         labels,
         loc="outside lower center",
         ncols=ncols,
+        title=BAND if width > 5 else BAND.replace(" of the mean", "\nof the mean"),
+        title_fontsize="small",
         frameon=False,
     )
 
@@ -139,7 +203,7 @@ def _pct_figure(
     if m[x].nunique() < min_x:
         raise PlotError(f"needs at least {min_x} values of {x!r}, the data has {m[x].nunique()}")
     m, facets = _informative(m, x)
-    s = summarise(m, [*facets, "label", x])
+    s = _with_conditions(summarise(m, [*facets, "label", x]), m, x)
     panels = _panels(s, facets)
     fig, axes = _grid(len(panels), width)
     for ax, (title, g) in zip(axes, panels, strict=True):
@@ -181,7 +245,7 @@ def _categorical(df: pd.DataFrame, width: float, x: str, xlabel: str) -> Drawn:
     if m[x].nunique() < 2:
         raise PlotError(f"needs at least 2 values of {x!r}, the data has {m[x].nunique()}")
     m, facets = _informative(m, x)
-    s = summarise(m, [*facets, "label", x])
+    s = _with_conditions(summarise(m, [*facets, "label", x]), m, x)
     panels = _panels(s, facets)
     fig, axes = _grid(len(panels), width)
     cats = sorted(m[x].astype(str).unique())
@@ -231,7 +295,7 @@ def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
         raise PlotError(f"needs at least 2 depths (levels), the data has {ok['levels'].nunique()}")
     ok, facets = _informative(ok, "levels")
     ok["nodes_f"] = ok["nodes"].astype(float)
-    s = summarise(ok, [*facets, "label", "levels"], value="nodes_f")
+    s = _with_conditions(summarise(ok, [*facets, "label", "levels"], value="nodes_f"), ok, "levels")
     s["ebf"] = s["mean"] ** (1.0 / s["levels"].astype(float))
     panels = _panels(s, facets)
     fig, axes = _grid(2 * len(panels), width, cols=2)
@@ -262,9 +326,10 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     ok = ok[ok["seconds"] > 0]
     if len(ok) < 2:
         raise PlotError("needs timed rows (column 'seconds')")
+    ok = _prepare(ok)
     ok["us_per_node"] = 1e6 * ok["seconds"].astype(float) / ok["nodes"].astype(float)
-    by = ["label", "engine"] if "engine" in ok.columns else ["label"]
-    s = summarise(ok, by, value="us_per_node")
+    by = [*_facets(ok, ()), "label", *(["engine"] if "engine" in ok.columns else [])]
+    s = _with_conditions(summarise(ok, by, value="us_per_node"), ok)
     fig, axes = _grid(1, width)
     ax = axes[0]
     for label, g in ok.groupby("label", sort=True):

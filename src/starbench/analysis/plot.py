@@ -12,10 +12,10 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from starbench.analysis.data import PlotError, load_results
-from starbench.analysis.figures import FIGURES
+from starbench.analysis.data import PlotError, load_results, pool
+from starbench.analysis.figures import CONDITIONS, FIGURES
 from starbench.analysis.style import RC, WIDTHS
-from starbench.analysis.tables import latex, markdown
+from starbench.analysis.tables import csv, latex, markdown
 from starbench.experiment.storage import atomic_write, atomic_write_text
 
 METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}
@@ -27,10 +27,23 @@ def save(fig: plt.Figure, path: Path) -> None:
 
 
 def plot(
-    results: Path, out: Path, names: list[str] | None = None, warn: Callable[[str], None] = print
+    results: Path,
+    out: Path,
+    names: list[str] | None = None,
+    warn: Callable[[str], None] = print,
+    pooled: list[str] | None = None,
 ) -> list[Path]:
-    """Draw the figures (all, or ``names``) from the tables under ``results`` into ``out``."""
+    """Draw the figures (all, or ``names``) from the tables under ``results`` into ``out``.
+
+    Every condition that varies in the tables is on a figure's axis or a panel; ``pooled``
+    names conditions to average over instead, and the figures and tables say so."""
+    unknown = [n for n in names or [] if n not in FIGURES]
+    if unknown:
+        raise PlotError(f"--figure {unknown[0]}: no such figure (valid: {', '.join(FIGURES)})")
     df = load_results(Path(results))
+    note = ""
+    if pooled:
+        df, note = pool(df, pooled, CONDITIONS)
     out = Path(out)
     written: list[Path] = []
     with plt.rc_context(RC):
@@ -41,6 +54,8 @@ def plot(
                 drawn = None
                 for width_name, width in WIDTHS.items():
                     drawn = draw(df, width)
+                    if note:
+                        drawn.figure.suptitle(note, fontsize="small")
                     for ext in ("pdf", "png"):
                         path = out / f"{name}-{width_name}.{ext}"
                         save(drawn.figure, path)
@@ -49,7 +64,8 @@ def plot(
                 assert drawn is not None
                 atomic_write_text(out / f"{name}.md", markdown(drawn.table, drawn.value))
                 atomic_write_text(out / f"{name}.tex", latex(drawn.table, drawn.value))
-                written += [out / f"{name}.md", out / f"{name}.tex"]
+                atomic_write_text(out / f"{name}.csv", csv(drawn.table))
+                written += [out / f"{name}.md", out / f"{name}.tex", out / f"{name}.csv"]
             except PlotError as e:
                 warn(f"starbench: skipped figure {name}: {e}")
             finally:

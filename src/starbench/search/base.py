@@ -9,6 +9,7 @@ bound semantics of every windowed result).
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -60,15 +61,19 @@ class Search:
         self.num = self.arith.num
         L, U = tree.bounds
         try:
-            finite = L < U and (exact or all(abs(float(b)) < float("inf") for b in (L, U)))
+            finite = (
+                L < U
+                and not any(isinstance(b, float) and not math.isfinite(b) for b in (L, U))
+                and (exact or all(abs(float(b)) < float("inf") for b in (L, U)))
+            )
         except (TypeError, ValueError, OverflowError):
             finite = False
         if not finite:
             where = getattr(tree, "source", None)
             raise InputError(
-                f"{where + ': ' if where else ''}the bounds [{short(L)}, {short(U)}] must be "
-                f"numbers with L < U that are finite in this arithmetic"
-                f"{'' if exact else ' (floats: |x| < 1.8e308; use exact arithmetic)'}"
+                f"{where + ': ' if where else ''}the tree's bounds must be finite numbers with "
+                f"L < U, got [{short(L)}, {short(U)}]"
+                f"{'' if exact else ' (in floats |x| < 1.8e308; exact arithmetic takes more)'}"
             )
         self.L, self.U = self.num(L), self.num(U)
         self.debug = debug
