@@ -335,3 +335,32 @@ def test_a_single_outcome_chance_node_is_a_valid_degenerate_tree(tmp_path, capsy
     assert code == 0, err
     df = pd.read_parquet(tmp_path / "table.parquet")
     assert set(df["status"]) == {"ok"}
+
+
+def test_tables_researchers_can_use_directly(tmp_path):
+    """A cell identifier, the per-instance percent of expectimax's leaves, skew as a number
+    with its exact text beside it (issue: own studies, item 6)."""
+    spec = RegularTreeSpec(
+        branching=3, chance_arity=3, depth=2, distribution="geometric", skew="1/3"
+    )
+    s = RunSettings(
+        tree=spec,
+        algorithms=(AlgorithmSpec("expectimax"), AlgorithmSpec("star1")),
+        trees=4,
+        progress=False,
+    )
+    df = pd.read_parquet(run_cell(s, tmp_path, out=lambda _: None).table)
+    assert df["skew"].dtype == "float64" and set(df["skew"]) == {1 / 3}
+    assert set(df["skew_text"]) == {"1/3"} and set(df["cell"]) == {s.cell}
+    ex = df[df.algorithm == "expectimax"].set_index("instance")["leaves"]
+    star1 = df[df.algorithm == "star1"].set_index("instance")
+    pd.testing.assert_series_equal(
+        star1["pct_leaves"],
+        100 * star1["leaves"].astype(float) / ex.astype(float),
+        check_names=False,
+    )
+    assert (df[df.algorithm == "expectimax"]["pct_leaves"] == 100).all()
+    # the table still proves its cell without journal, and export regenerates the tree
+    (tmp_path / "rows.jsonl").unlink()
+    again = run_cell(s, tmp_path, out=lambda _: None)
+    assert again.computed == 0

@@ -59,10 +59,14 @@ def check_writable(folder: Path, key: str = "hydra.run.dir") -> None:
 def _table_identity(path: Path) -> tuple[set[str], set[str]] | None:
     """(cell digests, git commits) of a stored table's rows, or None when it cannot be read."""
     import pandas as pd
+    import pyarrow.parquet as pq
 
     names = [f.name for f in fields(RegularTreeSpec)]
     try:
-        df = pd.read_parquet(path, columns=[*names, "seed", "exact", "generator_version"])
+        text = ["skew_text"] if "skew_text" in pq.read_schema(path).names else []
+        df = pd.read_parquet(path, columns=[*names, *text, "seed", "exact", "generator_version"])
+        if text:  # skew is stored as a number, its exact text beside it
+            df["skew"] = df.pop("skew_text")
         commits = pd.read_parquet(path, columns=["git_commit"])["git_commit"]
     except Exception:  # noqa: BLE001 - any unreadable table is handled by the caller
         return None

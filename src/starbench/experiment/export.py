@@ -61,7 +61,7 @@ def tree_of_row(r: dict[str, Any]) -> RegularTree:
     for f in fields(RegularTreeSpec):
         if f.name not in r:
             raise InputError(f"the row has no column {f.name!r}: cannot regenerate its tree")
-        v = r[f.name]
+        v = r["skew_text"] if f.name == "skew" and "skew_text" in r else r[f.name]
         params[f.name] = v.item() if hasattr(v, "item") else v
     spec = RegularTreeSpec(**params)
     return RegularTree(spec, int(r["seed"]), int(r["instance"]))

@@ -144,11 +144,12 @@ def _value(row: Any, exact: bool) -> Any:
     return row["value"]
 
 
-Verified = tuple[Any, str, Any, Any]  # (row, status, expectimax_value, verified_by)
+Verified = tuple[Any, str, Any, Any, Any]  # (row, status, expectimax_value, verified_by, pct)
 
 
 def verify(rows: list[Any], exact: bool) -> list[Verified]:
-    """Derive (status, expectimax_value, verified_by) for the rows of one instance."""
+    """Derive (status, expectimax_value, verified_by, percent of expectimax's leaves) for the
+    rows of one instance (the percent where both searches finished, else None)."""
     done = [r for r in rows if r["run_status"] == "done"]
     ref_row = next((r for r in done if r["algorithm"] == "expectimax"), None)
     ref, by = None, None
@@ -172,12 +173,16 @@ def verify(rows: list[Any], exact: bool) -> list[Verified]:
             status = "ok"
         else:
             status = "mismatch"
+        pct = None
+        if ref_row is not None and r["run_status"] == "done" and ref_row["leaves"]:
+            pct = 100.0 * r["leaves"] / ref_row["leaves"]
         out.append(
             (
                 r,
                 status,
                 None if ref_row is None else ref_row["value"],
                 by if ref is not None else None,
+                pct,
             )
         )
     return out
@@ -194,6 +199,8 @@ def mismatch_line(row: Any, reference: Any, by: Any, saved: bool = False) -> str
 #: Columns after the contract's and the tree parameters, in order.
 REST = (
     "cell",
+    "pct_leaves",
+    "skew_text",
     "value_exact",
     "verified_by",
     "error",
@@ -245,6 +252,7 @@ def _dtypes(tree_params: list[str]) -> dict[str, str]:
     dt.update(instance="int64", tree_seed="uint64", levels="int64", tree_size="int64")
     dt.update(seed="uint64", exact="bool", generator_version="int64", git_dirty="boolean")
     dt.update({p: kinds.get(hints[p], "object") for p in tree_params})
+    dt.update(skew="float64", skew_text="str", pct_leaves="float64")
     return dt
 
 
@@ -276,6 +284,8 @@ def table_chunks(
         tree = ident["tree"]
         per_run[n] = {
             **tree,
+            "skew": float(Fraction(str(tree["skew"]))),  # a number; its exact text beside it
+            "skew_text": str(tree["skew"]),
             "cell": cell,
             "node_budget": head["budgets"].get("node_budget"),
             "time_budget": head["budgets"].get("time_budget"),
@@ -296,6 +306,7 @@ def table_chunks(
         data["status"] = [v[1] for v in verified]
         data["expectimax_value"] = [v[2] for v in verified]
         data["verified_by"] = [v[3] for v in verified]
+        data["pct_leaves"] = [v[4] for v in verified]
         shared = [per_run[v[0].run] for v in verified]
         for c in order:
             if c not in data:

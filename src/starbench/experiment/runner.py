@@ -232,7 +232,7 @@ def _compute(
                 inst[r.key] = r
                 new.add(r.key)
             fresh = {r.key for r in rows}
-            for r, status, ref, by in verify(list(inst.values()), settings.exact):
+            for r, status, ref, by, _pct in verify(list(inst.values()), settings.exact):
                 if status == "mismatch" and r.key in fresh:
                     warn(mismatch_line(r, ref, by))
             progress.update(sum(r.nodes or 0 for r in rows))  # type: ignore[attr-defined]
