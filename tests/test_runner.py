@@ -666,3 +666,15 @@ def test_errors_name_what_is_allowed(capsys, argv, message):
     assert cli.main(["run", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
+
+
+def test_run_log_multirun_numbering_and_first_progress_line(tmp_path):
+    p = cli_run("-m", "tree.depth=1,2", "trees=30", f"hydra.sweep.dir={tmp_path}")
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.count("starbench: cell 1/2: ") == 1 and "starbench: cell 2/2: " in p.stderr
+    first = p.stderr.splitlines()[1]
+    assert first.startswith("starbench: 30 instances to compute (compiled engine)"), p.stderr
+    assert "M nodes/s" in p.stderr or "k nodes/s" in p.stderr
+    for log in tmp_path.glob("*/run.log"):
+        text = log.read_text()
+        assert "instances to compute" in text and "% expectimax leaves" in text and "table:" in text

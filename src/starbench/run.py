@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,6 +77,10 @@ def settings_of(cfg: Any):
 
 
 # --------------------------------------------------------------------------- Hydra task
+#: Cells per Hydra launch of the last ``plan`` (so each cell can say "cell i/N").
+LAUNCH_SIZES: list[int] = []
+
+
 def _task(cfg: Any) -> int:
     from hydra.core.hydra_config import HydraConfig
 
@@ -83,6 +88,11 @@ def _task(cfg: Any) -> int:
 
     hc = HydraConfig.get()
     folder = Path(hc.runtime.output_dir)
+    total = os.environ.get("STARBENCH_CELLS")
+    if total and int(total) > 1:
+        offset = int(os.environ.get("STARBENCH_CELL_OFFSET", "0"))
+        num = int(hc.job.get("num", 0) or 0)
+        sys.stderr.write(f"starbench: cell {offset + num + 1}/{total}: {folder}\n")
     try:
         settings = settings_of(cfg)
         return run_cell(settings, folder, overrides=list(hc.overrides.task)).exit_code
@@ -257,13 +267,14 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]
             launches = [plain]
             groups = []
         if multirun:
-            cells = [
-                cell
-                for g in groups
-                for cell in BasicSweeper.split_arguments(parser.parse_overrides(g), None)[0]
+            per_launch = [
+                BasicSweeper.split_arguments(parser.parse_overrides(g), None)[0] for g in groups
             ]
+            LAUNCH_SIZES[:] = [len(p) for p in per_launch]
+            cells = [cell for p in per_launch for cell in p]
         else:
             cells = [overrides]
+            LAUNCH_SIZES[:] = [1]
         out: list[Cell] = []
         seen: set[Path] = set()
         for cell in cells:
@@ -421,7 +432,9 @@ def main(argv: list[str] | None = None) -> int:
     if sweep_dir is not None:
         _write_manifest(sweep_dir, cells)
     failed = False
-    for launch in launches:
+    os.environ["STARBENCH_CELLS"] = str(sum(LAUNCH_SIZES))
+    for i, launch in enumerate(launches):
+        os.environ["STARBENCH_CELL_OFFSET"] = str(sum(LAUNCH_SIZES[:i]))
         try:
             _hydra_main(launch)
         except SystemExit as e:  # Hydra exits 1 when a job of a sweep failed

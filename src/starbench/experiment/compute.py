@@ -192,10 +192,20 @@ def execute(
                 f.cancel()
 
 
+def rate_text(rate: float) -> str:
+    """Nodes per second in a readable unit."""
+    if rate >= 1e6:
+        return f"{rate / 1e6:.1f} M nodes/s"
+    if rate >= 1e3:
+        return f"{rate / 1e3:.1f} k nodes/s"
+    return f"{rate:.0f} nodes/s"
+
+
 class Progress:
     """A tqdm bar on a terminal; plain log lines (about every 10%) otherwise."""
 
-    def __init__(self, total: int, enabled: bool):
+    def __init__(self, total: int, enabled: bool, write: Any = None):
+        self.write = write or (lambda line: sys.stderr.write(line + "\n"))
         self.total = total
         self.done = 0
         self.nodes = 0
@@ -213,14 +223,13 @@ class Progress:
         self.nodes += nodes
         rate = self.nodes / max(time.perf_counter() - self.t0, 1e-9)
         if self.bar is not None:
-            self.bar.set_postfix_str(f"{rate / 1e6:.2f} M nodes/s", refresh=False)
+            self.bar.set_postfix_str(rate_text(rate), refresh=False)
             self.bar.update(1)
         elif self.enabled and (self.done % self.step == 0 or self.done == self.total):
             elapsed = time.perf_counter() - self.t0
             eta = elapsed / self.done * (self.total - self.done)
-            sys.stderr.write(
-                f"starbench: {self.done}/{self.total} instances, "
-                f"{rate / 1e6:.2f} M nodes/s, ETA {eta:.0f} s\n"
+            self.write(
+                f"starbench: {self.done}/{self.total} instances, {rate_text(rate)}, ETA {eta:.0f} s"
             )
 
     def close(self) -> None:

@@ -64,13 +64,16 @@ def run_cell(
     out: Callable[[str], None] = print,
     warn: Callable[[str], None] = _stderr,
 ) -> CellOutcome:
-    """Run (or continue) one cell in ``folder``; write its table; return what happened."""
+    """Run (or continue) one cell in ``folder``; write its table; return what happened.  What
+    it prints (progress, notes, the summary) also goes to the cell's ``run.log``."""
     folder = Path(folder)
     cellfolder.check_writable(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ConfigError(f"hydra.run.dir: cannot create {folder} ({e.strerror})") from None
+    log = RunLog(folder / RUN_LOG)
+    out, warn = log.tee(out), log.tee(warn)
     check_folder(settings, folder)
     runs, old = cellfolder.load(settings, folder, warn)
     meta = metadata()
@@ -122,6 +125,8 @@ def run_cell(
             if pending and run not in runs:
                 journal.append_header(header)
                 runs[run] = header
+            if pending and computed == 0:
+                _announce(settings, wanted, len(pending), warn)
             computed += _compute(settings, pending, journal, run, by_instance, new, warn)
             if settings.target_se is None:
                 break
@@ -160,6 +165,47 @@ def run_cell(
     out(f"table: {table} ({len(df)} rows, {computed} computed now)")
     out(summary(df))
     return CellOutcome(folder, table, len(df), computed, counts)
+
+
+RUN_LOG = "run.log"
+
+
+class RunLog:
+    """A cell's ``run.log``: every line the runner shows, appended as it is shown."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def tee(self, show: Callable[[str], None]) -> Callable[[str], None]:
+        def both(text: str) -> None:
+            show(text)
+            try:
+                with open(self.path, "a", encoding="utf-8") as f:
+                    f.write(text.rstrip("\n") + "\n")
+            except OSError:
+                pass  # the log is a convenience; the table and journal are the record
+
+        return both
+
+
+def _announce(
+    settings: RunSettings, wanted: list[AlgorithmSpec], todo: int, warn: Callable[[str], None]
+) -> None:
+    """The first progress line, at once; and the kernel, loaded (or compiled) before timing."""
+    from starbench.experiment.compute import engine_for
+
+    engines = sorted({engine_for(settings, a.name) for a in wanted})
+    if settings.progress:
+        warn(f"starbench: {todo} instances to compute ({', '.join(engines)} engine)")
+    if "compiled" in engines and settings.n_jobs == 1:
+        from starbench.compiled import engine
+
+        if not engine._WARM:
+            if settings.progress:
+                warn("starbench: loading the compiled kernel (compiled once, then cached)")
+            seconds = engine.warm_up()
+            if settings.progress and seconds > 2:
+                warn(f"starbench: kernel ready in {seconds:.1f} s")
 
 
 def _none(x: Any) -> Any:
@@ -220,7 +266,7 @@ def _compute(
 ) -> int:
     """Compute the pending instances, journaling each as it completes; returns rows computed."""
     computed = 0
-    progress = Progress(len(pending), settings.progress)
+    progress = Progress(len(pending), settings.progress, warn)
     try:
         for raw in execute(settings, pending):
             rows = [Row.of({**r, "run": run}) for r in raw]
