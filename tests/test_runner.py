@@ -678,3 +678,47 @@ def test_run_log_multirun_numbering_and_first_progress_line(tmp_path):
     for log in tmp_path.glob("*/run.log"):
         text = log.read_text()
         assert "instances to compute" in text and "% expectimax leaves" in text and "table:" in text
+
+
+def test_a_registered_plugin_runs_in_run_and_solve(tmp_path, capsys):
+    p = cli_run(
+        "plugins=[starbench.examples.plugins]",
+        "algorithms=[expectimax,expectimax-probable:order=given]",
+        "trees=3",
+        "progress=false",
+        f"hydra.run.dir={tmp_path}/cell",
+    )
+    assert p.returncode == 0, p.stderr
+    assert "expectimax-probable:order=given runs on the Python engine" in p.stderr
+    df = pd.read_parquet(tmp_path / "cell" / "table.parquet")
+    plugin = df[df.algorithm == "expectimax-probable"]
+    assert len(plugin) == 3 and set(plugin["engine"]) == {"python"}
+    assert set(df["status"]) == {"ok"}
+    from starbench.examples import example_path
+
+    code = cli.main(
+        [
+            "solve",
+            str(example_path("dice-small")),
+            "--plugin",
+            "starbench.examples.plugins",
+            "-a",
+            "expectimax",
+            "-a",
+            "expectimax-probable",
+            "--json",
+        ]
+    )
+    rows = json.loads(capsys.readouterr().out)
+    assert (
+        code == 0 and rows[0]["value"] == rows[1]["value"] and rows[1]["nodes"] == rows[0]["nodes"]
+    )
+
+
+def test_register_algorithm_refuses_built_in_names():
+    from starbench import register_algorithm
+    from starbench.errors import InputError
+    from starbench.search.star1 import Star1
+
+    with pytest.raises(InputError, match="'star1' is a built-in algorithm"):
+        register_algorithm("star1", Star1)

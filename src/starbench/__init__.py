@@ -12,6 +12,8 @@ from importlib.metadata import PackageNotFoundError, version
 
 from starbench.errors import InputError, StarbenchError
 from starbench.search import ALGORITHMS, SearchResult, SearchStats, search
+from starbench.search.base import Search
+from starbench.search.registry import Param, register_algorithm
 from starbench.trees import (
     GENERATOR_VERSION,
     ExplicitTree,
@@ -34,8 +36,10 @@ __all__ = [
     "ExplicitTree",
     "InputError",
     "Kind",
+    "Param",
     "RegularTree",
     "RegularTreeSpec",
+    "Search",
     "SearchResult",
     "SearchStats",
     "StarbenchError",
@@ -43,5 +47,6 @@ __all__ = [
     "__version__",
     "load_tree",
     "loads_tree",
+    "register_algorithm",
     "search",
 ]

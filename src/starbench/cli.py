@@ -36,9 +36,15 @@ def fail(message: str) -> int:
 
 def _cmd_solve(args: argparse.Namespace) -> int:
     from starbench.search import ALGORITHMS
+    from starbench.search.registry import load_entry_points
     from starbench.solve import row, solve, table
     from starbench.trees.explicit import load_tree
 
+    for module in args.plugin or []:
+        from starbench.run import import_plugin
+
+        import_plugin(module, "--plugin")
+    load_entry_points()
     if args.list:
         for info in ALGORITHMS.values():
             print(info.describe())
@@ -150,6 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="algorithm to run (repeatable; default: every one that applies)",
     )
     p.add_argument("--exact", action="store_true", help="exact fraction arithmetic")
+    p.add_argument(
+        "--plugin",
+        action="append",
+        metavar="MODULE",
+        help="import this module first (it may register algorithms; repeatable)",
+    )
     p.add_argument(
         "--max-bytes",
         type=int,

@@ -61,12 +61,20 @@ def _store_schemas() -> None:
 _store_schemas()
 
 
+def import_plugin(module: str, key: str = "plugins") -> None:
+    """Import a module that may register algorithms (``starbench.register_algorithm``)."""
+    try:
+        importlib.import_module(module)
+    except ImportError as e:
+        raise ConfigError(f"{key}: cannot import {module!r} ({e})") from None
+
+
 def load_plugins(cfg: Any) -> None:
+    from starbench.search.registry import load_entry_points
+
     for module in cfg.get("plugins") or []:
-        try:
-            importlib.import_module(module)
-        except ImportError as e:
-            raise ConfigError(f"plugins: cannot import {module!r} ({e})") from None
+        import_plugin(module)
+    load_entry_points()
 
 
 def settings_of(cfg: Any):

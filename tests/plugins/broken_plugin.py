@@ -1,6 +1,6 @@
 """Test-only plugin: registers ``broken``, Star1 with a root value that is off by one."""
 
-from starbench.search.registry import ALGORITHMS, AlgorithmInfo
+from starbench import register_algorithm
 from starbench.search.star1 import Star1
 
 
@@ -10,4 +10,4 @@ class Broken(Star1):
         return value + 1, best, tied
 
 
-ALGORITHMS["broken"] = AlgorithmInfo("broken", Broken, doc="test-only: wrong by one")
+register_algorithm("broken", Broken, doc="test-only: wrong by one")

@@ -214,7 +214,10 @@ class RunSettings:
         seen = set()
         for i, s in enumerate(specs):
             if s.key in seen:
-                raise ConfigError(f"algorithms[{i}]: {s.label} is listed twice")
+                raise ConfigError(
+                    f"algorithms[{i}]: {s.label} is listed twice (rows are keyed by the "
+                    f"algorithm, k and after_probe: other parameters cannot vary in one cell)"
+                )
             seen.add(s.key)
         _check_int("trees", cfg.get("trees", 20), 1)
         _check_int("seed", cfg.get("seed", 0), 0, UINT64_MAX)

@@ -121,7 +121,60 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
 }
 
 
+BUILTIN = frozenset(ALGORITHMS)
+#: Packages may declare algorithms under this entry-point group: each entry point is a
+#: function that calls ``register_algorithm`` (or a module that does so when imported).
+ENTRY_POINT_GROUP = "starbench.algorithms"
+_entry_points_loaded = False
+
+
+def register_algorithm(
+    name: str,
+    cls: type[Search],
+    *,
+    params: tuple[Param, ...] = (),
+    fixed: dict[str, Any] | None = None,
+    chance: bool = True,
+    doc: str = "",
+) -> AlgorithmInfo:
+    """Make an algorithm (a subclass of ``starbench.search.base.Search``) available by ``name``
+    to ``starbench run``, ``starbench solve`` and ``starbench.search``.  ``params`` are its own
+    parameters (``Param(name, default, check, doc)``), ``fixed`` keyword arguments it always gets;
+    ``chance=False`` for algorithms that do not search chance nodes.  Registered algorithms run
+    on the Python engine (their rows say ``engine=python``); registering a name again with
+    another class, or a built-in name, is refused."""
+    if name in BUILTIN:
+        raise InputError(f"register_algorithm: {name!r} is a built-in algorithm")
+    if not (isinstance(cls, type) and issubclass(cls, Search)):
+        raise InputError(f"register_algorithm: {name}: {cls!r} is not a Search subclass")
+    old = ALGORITHMS.get(name)
+    if old is not None and old.cls is not cls:
+        raise InputError(f"register_algorithm: {name!r} is already registered ({old.cls})")
+    info = AlgorithmInfo(name, cls, tuple(params), dict(fixed or {}), chance, doc)
+    ALGORITHMS[name] = info
+    return info
+
+
+def load_entry_points() -> None:
+    """Register the algorithms that installed packages declare (once per process)."""
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            loaded = ep.load()
+        except Exception as e:  # noqa: BLE001 - a broken plugin is named, not fatal
+            raise InputError(f"plugin {ep.name} ({ep.value}) cannot be loaded: {e}") from None
+        if callable(loaded) and not isinstance(loaded, type):
+            loaded()
+
+
 def get_algorithm(name: str) -> AlgorithmInfo:
+    if name not in ALGORITHMS:
+        load_entry_points()
     try:
         return ALGORITHMS[name]
     except KeyError:
