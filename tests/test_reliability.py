@@ -364,3 +364,69 @@ def test_tables_researchers_can_use_directly(tmp_path):
     (tmp_path / "rows.jsonl").unlink()
     again = run_cell(s, tmp_path, out=lambda _: None)
     assert again.computed == 0
+
+
+def test_parameters_that_do_not_apply_make_no_new_cell(tmp_path, capsys):
+    base = ["tree.depth=1", *SHAPE, "trees=2", "algorithms=ballard", "progress=false"]
+    assert run(capsys, "run", *base, f"hydra.run.dir={tmp_path}")[0] == 0
+    # skew (geometric only), weight_max (random only) and noise_sd (noisy only) do not apply
+    code, out, err = run(
+        capsys,
+        "run",
+        *base,
+        "tree.skew=1/3",
+        "tree.weight_max=5",
+        "tree.noise_sd=2",
+        f"hydra.run.dir={tmp_path}",
+    )
+    assert code == 0 and "0 computed now" in out, err
+    s = RunSettings.from_config(
+        {"tree": {"skew": "1/3", "weight_max": 5}, "algorithms": [{"name": "star1"}]}
+    )
+    assert s.tree.skew == "1/2" and s.tree.weight_max == 16
+
+
+def test_export_names_the_cells_when_an_instance_is_ambiguous(tmp_path, capsys):
+    sweep = tmp_path / "sweep"
+    code, _, err = run(
+        capsys,
+        "run",
+        "-m",
+        "tree.depth=1,2",
+        *SHAPE,
+        "trees=2",
+        "progress=false",
+        f"hydra.sweep.dir={sweep}",
+    )
+    assert code == 0, err
+    assert run(capsys, "collect", str(sweep))[0] == 0
+    table = sweep / "collected.parquet"
+    code, _, err = run(
+        capsys, "export", str(table), "--instance", "1", "-o", str(tmp_path / "t.json")
+    )
+    assert code == 2 and one_line(err) and "instance 1 is in 2 cells" in err and "--cell" in err
+    cell = pd.read_parquet(table)["cell"].iloc[0]
+    code, out, err = run(
+        capsys,
+        "export",
+        str(table),
+        "--instance",
+        "1",
+        "--cell",
+        cell,
+        "-o",
+        str(tmp_path / "t.json"),
+    )
+    assert code == 0 and "reproduce: starbench solve" in out, err
+
+
+def test_a_results_folder_holds_one_sweep_unless_extended(tmp_path, capsys):
+    sweep = f"hydra.sweep.dir={tmp_path}"
+    common = [*SHAPE, "trees=2", "progress=false", sweep]
+    assert run(capsys, "run", "-m", "tree.depth=1,2", *common)[0] == 0
+    code, _, err = run(capsys, "run", "-m", "tree.branching=2,3", *common)
+    assert code == 2 and one_line(err) and "holds a sweep over tree.depth" in err
+    assert "extend=true" in err
+    assert run(capsys, "run", "-m", "tree.depth=1,2", *common[:-2], "trees=3", sweep)[0] == 0
+    assert run(capsys, "run", "-m", "tree.branching=2,3", "extend=true", *common)[0] == 0
+    assert run(capsys, "run", "-m", "tree.depth=1,2", *common)[0] == 0

@@ -93,7 +93,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from starbench.experiment.export import export
 
     check_writable(Path(args.out).parent, "-o")
-    out, row = export(Path(args.source), Path(args.out), args.instance, args.row, args.max_nodes)
+    out, row = export(
+        Path(args.source), Path(args.out), args.instance, args.row, args.max_nodes, args.cell
+    )
     spec = row["algorithm"]
     params = [
         f"{k}={row[k]}"
@@ -197,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("source", metavar="CELL_OR_TABLE", help="a cell folder or a .parquet table")
     p.add_argument("--instance", type=int, help="the instance to export (default 0)")
     p.add_argument("--row", type=int, help="or the row number in the table")
+    p.add_argument("--cell", help="the cell (its 'cell' id) when a table holds several")
     p.add_argument("-o", "--out", default="tree.json", help="output file (default tree.json)")
     p.add_argument(
         "--max-nodes",

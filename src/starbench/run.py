@@ -311,7 +311,29 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]
         from starbench.experiment.cellfolder import check_writable
 
         check_writable(sweep_dir, "hydra.sweep.dir")
+        _check_same_sweep(sweep_dir, sorted(sweep_keys), bool(base.get("extend")))
+    SWEPT[:] = sorted(sweep_keys) if multirun else []
     return multirun, out, sweep_dir, launches
+
+
+#: The keys the last ``plan`` sweeps (recorded in the sweep folder's manifest).
+SWEPT: list[str] = []
+
+
+def _check_same_sweep(sweep_dir: Path, swept: list[str], extend: bool) -> None:
+    """A results folder holds one study: a sweep over other keys than the one it holds is
+    refused (``collect`` would mix them), unless ``extend=true`` asks for it."""
+    from starbench.experiment.storage import read_json
+
+    manifest = read_json(sweep_dir / MANIFEST) or {}
+    before = manifest.get("swept")
+    if before is None or set(swept) <= set(before) or extend:
+        return
+    raise ConfigError(
+        f"hydra.sweep.dir: {sweep_dir} holds a sweep over {', '.join(before) or 'nothing'}; "
+        f"this one sweeps {', '.join(swept) or 'nothing'}: choose another name= (or "
+        f"hydra.sweep.dir=), or pass extend=true to add these cells to it"
+    )
 
 
 def _check_order(cfg: Any) -> None:
@@ -339,6 +361,8 @@ def _write_manifest(sweep_dir: Path, cells: list[Cell]) -> None:
     from starbench.experiment.storage import atomic_write_text, read_json
 
     manifest = read_json(sweep_dir / MANIFEST) or {"cells": []}
+    if "swept" not in manifest or set(SWEPT) - set(manifest["swept"]):
+        manifest["swept"] = sorted(set(manifest.get("swept") or []) | set(SWEPT))
     known = {c["folder"] for c in manifest["cells"]}
     for overrides, _settings, folder in cells:
         if str(folder) not in known:

@@ -57,6 +57,8 @@ def load_results(path: Path) -> pd.DataFrame:
             f"{bad.iloc[0]['algorithm']} on instance {bad.iloc[0]['instance']}: rerun or fix "
             f"before plotting"
         )
+    if "skew_text" in df.columns:  # figures show skew as its exact text ("1/3", not 0.333)
+        df["skew"] = df["skew_text"].where(df["skew_text"].notna(), df["skew"].astype(str))
     df["label"] = labels(df)
     # what pairs a row with expectimax's on the same tree: its cell, whatever is pooled later
     if "cell" in df.columns:

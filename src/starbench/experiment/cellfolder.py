@@ -27,7 +27,12 @@ from typing import Any
 from starbench.errors import ConfigError
 from starbench.experiment.metadata import metadata
 from starbench.experiment.rows import META, Row
-from starbench.experiment.settings import RunSettings, cell_digest, cell_identity
+from starbench.experiment.settings import (
+    RunSettings,
+    cell_digest,
+    cell_identity,
+    normalised_identity,
+)
 from starbench.experiment.storage import CELL, JOURNAL, TABLE, Journal, read_json
 from starbench.trees.regular import RegularTreeSpec
 
@@ -74,7 +79,10 @@ def _table_identity(path: Path) -> tuple[set[str], set[str]] | None:
     for rec in df.drop_duplicates().to_dict("records"):
         tree = {k: (v.item() if hasattr(v, "item") else v) for k, v in rec.items() if k in names}
         ident = cell_identity(
-            RegularTreeSpec(**tree), rec["seed"], rec["exact"], rec["generator_version"]
+            RegularTreeSpec(**tree).normalised(),
+            rec["seed"],
+            rec["exact"],
+            rec["generator_version"],
         )
         cells.add(cell_digest(ident))
     return cells, {str(c) for c in commits.dropna().unique()}
@@ -99,7 +107,7 @@ def check_folder(settings: RunSettings, folder: Path, key: str = "hydra.run.dir"
     commits: set[str] = set()
     summary = read_json(folder / CELL)
     if summary is not None and summary.get("identity") is not None:
-        if cell_digest(summary["identity"]) != cell:
+        if cell_digest(normalised_identity(summary["identity"])) != cell:
             raise _refuse_other_cell(folder, CELL)
         commits = set(summary.get("git_commits") or [])
     if journal.path.exists() and journal.path.stat().st_size:

@@ -22,7 +22,9 @@ from starbench.trees.regular import GENERATOR_VERSION, RegularTree, RegularTreeS
 DEFAULT_EXPORT_LIMIT = EXPORT_MAX_NODES
 
 
-def row_of(path: Path, instance: int | None, row: int | None) -> dict[str, Any]:
+def row_of(
+    path: Path, instance: int | None, row: int | None, cell: str | None = None
+) -> dict[str, Any]:
     import pandas as pd
 
     path = Path(path)
@@ -39,8 +41,30 @@ def row_of(path: Path, instance: int | None, row: int | None) -> dict[str, Any]:
         return _row(df, row)
     instance = 0 if instance is None else instance
     hits = df[df["instance"] == instance]
+    if cell is not None:
+        if "cell" not in df.columns:
+            raise InputError(f"{table}: the table has no column 'cell' (made before it existed)")
+        hits = hits[hits["cell"] == cell]
     if not len(hits):
-        raise InputError(f"{table}: no row with instance {instance}")
+        raise InputError(
+            f"{table}: no row with instance {instance}" + (f" in cell {cell}" if cell else "")
+        )
+    names = [f.name for f in fields(RegularTreeSpec)]
+    cells = (
+        hits["cell"].unique()
+        if "cell" in hits.columns
+        else hits[[*names, "seed"]].drop_duplicates()
+    )
+    if len(cells) > 1:
+        shown = (
+            ", ".join(map(str, hits["cell"].unique()[:6]))
+            if "cell" in hits.columns
+            else f"{len(cells)} cells"
+        )
+        raise InputError(
+            f"{table}: instance {instance} is in {len(cells)} cells ({shown}): name one with "
+            f"--cell ID, or export from its cell folder"
+        )
     return _row(df, int(hits.index[0]))
 
 
@@ -73,8 +97,9 @@ def export(
     instance: int | None = None,
     row: int | None = None,
     limit: int = DEFAULT_EXPORT_LIMIT,
+    cell: str | None = None,
 ) -> tuple[Path, dict[str, Any]]:
-    r = row_of(path, instance, row)
+    r = row_of(path, instance, row, cell)
     tree = tree_of_row(r)
     if tree.spec.size > limit:
         raise InputError(

@@ -82,6 +82,7 @@ class RunConfig:
     time_budget: float | None = _k(None, "seconds per search (not deterministic)")
     expectimax_limit: int = _k(EXPECTIMAX_LIMIT, "expectimax is skipped on larger trees")
     size_limit: int = _k(SIZE_LIMIT, "larger trees need node_budget or time_budget")
+    extend: bool = _k(False, "let a sweep over other keys add its cells to a results folder")
     csv: bool = _k(False, "also write table.csv")
     resume: str = _k("auto", "auto: continue a folder of this commit; force: any commit", RESUME)
     progress: bool = _k(True, "show progress")
@@ -186,7 +187,7 @@ class RunSettings:
         unknown = set(tree_cfg) - {f.name for f in fields(RegularTreeSpec)}
         if unknown:
             raise ConfigError(f"tree.{sorted(unknown)[0]}: unknown tree parameter")
-        spec = RegularTreeSpec(**tree_cfg).validate("tree.")
+        spec = RegularTreeSpec(**tree_cfg).validate("tree.").normalised()
         specs = []
         if cfg.get("algorithm_specs"):
             try:
@@ -341,6 +342,15 @@ def cell_digest(identity: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:8]
 
 
+def normalised_identity(identity: dict[str, Any]) -> dict[str, Any]:
+    """A stored identity with its tree parameters normalised (``RegularTreeSpec.normalised``),
+    as identities recorded before normalisation existed are compared."""
+    spec = RegularTreeSpec(**identity["tree"]).normalised()
+    return cell_identity(
+        spec, identity["seed"], identity["exact"], identity.get("generator_version", 0)
+    )
+
+
 def _nearest(key: str, known: set[str]) -> str:
     import difflib
 
@@ -350,7 +360,7 @@ def _nearest(key: str, known: set[str]) -> str:
 
 def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
     """A readable, deterministic folder name for a cell."""
-    spec = RegularTreeSpec(**tree)
+    spec = RegularTreeSpec(**tree).normalised()
     ident = cell_identity(spec, seed, exact)
     digest = cell_digest(ident)
     pattern = {"max,chance,min,chance": "mcmc", "max,chance": "mc", "max,min": "mm"}.get(

@@ -86,6 +86,25 @@ class RegularTreeSpec:
     outcome_order: str = _p("generated", "order of a chance node's outcomes", OUTCOME_ORDERS)
     full_pass_limit: int = _p(FULL_PASS_LIMIT, "largest tree for orderings that need a full pass")
 
+    def normalised(self) -> RegularTreeSpec:
+        """The same trees with every parameter that does not apply at its default, so that
+        parameters without effect never make distinct cells: ``skew`` only with
+        ``distribution=geometric``, ``weight_max`` only with ``random``, ``noise_sd`` only with
+        ``ordering=noisy``; without chance levels (``pattern=max,min``) ``chance_arity``,
+        ``distribution`` and ``outcome_order`` too."""
+        d = {f.name: f.default for f in fields(self)}
+        keep = dict(asdict(self))
+        if self.pattern == "max,min" and not self.trailing_chance:
+            for k in ("chance_arity", "distribution", "outcome_order"):
+                keep[k] = d[k]
+        if keep["distribution"] != "geometric":
+            keep["skew"] = d["skew"]
+        if keep["distribution"] != "random":
+            keep["weight_max"] = d["weight_max"]
+        if self.ordering != "noisy":
+            keep["noise_sd"] = d["noise_sd"]
+        return self if keep == asdict(self) else RegularTreeSpec(**keep)
+
     # ------------------------------------------------------------------ validation
     def validate(self, prefix: str = "tree.") -> RegularTreeSpec:
         """Raise ConfigError naming the first bad key; return self when all is well."""
