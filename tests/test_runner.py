@@ -489,6 +489,13 @@ def test_slurm_launcher_config_composes():
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose("config", overrides=["hydra/launcher=slurm"], return_hydra_config=True)
     assert cfg.hydra.launcher._target_.endswith("SlurmLauncher")
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose(
+            "config",
+            overrides=["hydra/launcher=slurm", "n_jobs=4", "hydra.launcher.account=proj"],
+            return_hydra_config=True,
+        )
+    assert cfg.hydra.launcher.cpus_per_task == 4 and cfg.hydra.launcher.account == "proj"
 
 
 # --------------------------------------------------------------------------- replay
