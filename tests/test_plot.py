@@ -60,8 +60,12 @@ def results(tmp_path_factory) -> Path:
 def test_every_figure_is_written(results, tmp_path):
     warnings: list[str] = []
     written = plot(results, tmp_path, warn=warnings.append)
-    assert warnings == []
-    for name in FIGURES:
+    # these tiny trees are searched in microseconds: timer noise, so no timing figure
+    assert warnings == [
+        "starbench: skipped figure seconds_vs_nodes: needs searches of at least 100 us "
+        "(shorter ones are timer noise; time small trees with starbench bench)"
+    ]
+    for name in (n for n in FIGURES if n != "seconds_vs_nodes"):
         for width in ("single", "double"):
             for ext in ("pdf", "png"):
                 assert (tmp_path / f"{name}-{width}.{ext}").stat().st_size > 1000
@@ -69,7 +73,7 @@ def test_every_figure_is_written(results, tmp_path):
         assert "mean ± SE (n)" in md and "(n=" in md
         assert "\\begin{tabular}" in (tmp_path / f"{name}.tex").read_text()
         assert "mean,se,n" in (tmp_path / f"{name}.csv").read_text().splitlines()[0]
-    assert len(written) == len(FIGURES) * 7
+    assert len(written) == (len(FIGURES) - 1) * 7
 
 
 def test_numbers_in_the_tables_are_the_data(results, tmp_path):
