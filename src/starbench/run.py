@@ -215,13 +215,16 @@ def hydra_search_path(config_dir: str | None) -> Iterator[None]:
             path=f"file://{folder}",
             anchor=SearchPathQuery(provider="schema"),
         )
+    from hydra.initialize import get_gh_backup, restore_gh_from_backup
+
+    backup = get_gh_backup()  # as initialize_config_dir does: leave Hydra as it was
     version.setbase("1.3")
     GlobalHydra.instance().clear()
     Hydra.create_main_hydra2(task_name="starbench", config_search_path=csp)
     try:
         yield
     finally:
-        GlobalHydra.instance().clear()
+        restore_gh_from_backup(backup)
 
 
 def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]]]:
