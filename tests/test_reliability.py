@@ -430,3 +430,19 @@ def test_a_results_folder_holds_one_sweep_unless_extended(tmp_path, capsys):
     assert run(capsys, "run", "-m", "tree.depth=1,2", *common[:-2], "trees=3", sweep)[0] == 0
     assert run(capsys, "run", "-m", "tree.branching=2,3", "extend=true", *common)[0] == 0
     assert run(capsys, "run", "-m", "tree.depth=1,2", *common)[0] == 0
+
+
+def test_folder_names_show_every_non_default_parameter():
+    from starbench.experiment.settings import cell_name
+
+    tree = {
+        "distribution": "geometric",
+        "skew": "1/3",
+        "resolution": 1000,
+        "ordering": "noisy",
+        "noise_sd": 0.5,
+    }
+    name = cell_name(tree, 0, False)
+    for part in ("geometric", "skew1-3", "r1000", "noise0.5", "noisy-generated"):
+        assert part in name.split("_"), name
+    assert "w16" not in name and "skew" not in cell_name({"skew": "1/3"}, 0, False)

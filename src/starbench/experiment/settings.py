@@ -359,19 +359,30 @@ def _nearest(key: str, known: set[str]) -> str:
 
 
 def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
-    """A readable, deterministic folder name for a cell."""
+    """A readable, deterministic folder name for a cell: every tree parameter that is not at its
+    default appears in it (the digest at the end covers everything)."""
     spec = RegularTreeSpec(**tree).normalised()
     ident = cell_identity(spec, seed, exact)
     digest = cell_digest(ident)
     pattern = {"max,chance,min,chance": "mcmc", "max,chance": "mc", "max,min": "mm"}.get(
         spec.pattern, "x"
     )
+    default = RegularTreeSpec()
+    extra = {  # every other parameter, where it is not its default (after normalisation)
+        "skew": f"skew{str(spec.skew).replace('/', '-')}",
+        "weight_max": f"w{spec.weight_max}",
+        "resolution": f"r{spec.resolution}",
+        "noise_sd": f"noise{spec.noise_sd:g}",
+        "full_pass_limit": f"fp{spec.full_pass_limit}",
+    }
+    shown = [text for key, text in extra.items() if getattr(spec, key) != getattr(default, key)]
     parts = [
         f"d{spec.depth}{'t' if spec.trailing_chance else ''}",
         f"b{spec.branching}",
         f"c{spec.chance_arity}",
         pattern,
         spec.distribution,
+        *shown,
         spec.value_model,
         f"{spec.ordering}-{spec.outcome_order}",
         f"bounds-{spec.bounds}",
