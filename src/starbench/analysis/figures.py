@@ -15,7 +15,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from starbench.analysis.data import PlotError, percent_leaves, require, summarise
+from starbench.analysis.data import (
+    BOOTSTRAP_SEED,
+    N_BOOT,
+    PlotError,
+    percent_leaves,
+    require,
+    summarise,
+)
 from starbench.analysis.style import HEIGHT_RATIO, style_of
 
 #: The columns that define a condition, in the order they become panels.  ``levels`` stands
@@ -156,13 +163,47 @@ def _grid(n: int, width: float, cols: int | None = None) -> tuple[plt.Figure, li
     return fig, flat[:n]
 
 
-def _lines(ax: plt.Axes, s: pd.DataFrame, x: str, band: bool = True) -> None:
-    for label, g in s.groupby("label", sort=True):
-        g = g.sort_values(x)
-        color, marker = style_of(str(label))
-        ax.plot(g[x], g["mean"], color=color, marker=marker, label=str(label))
-        if band:
-            ax.fill_between(g[x], g["ci_lo"], g["ci_hi"], color=color, alpha=0.18, lw=0)
+def _lines(ax: plt.Axes, raw: pd.DataFrame, x: str, y: str) -> None:
+    """One line per label through the mean of ``y`` at each ``x``, with its 95% bootstrap band:
+    seaborn computes the estimate and the band from the per-tree rows (1000 resamples, seed 0)."""
+    import seaborn as sns
+
+    labels = sorted(raw["label"].astype(str).unique())
+    styles = {lab: style_of(lab) for lab in labels}
+    data = raw.assign(label=raw["label"].astype(str), _y=raw[y].astype(float))
+    sns.lineplot(
+        data=data,
+        x=x,
+        y="_y",
+        hue="label",
+        hue_order=labels,
+        style="label",
+        style_order=labels,
+        palette={lab: c for lab, (c, _) in styles.items()},
+        markers={lab: m for lab, (_, m) in styles.items()},
+        dashes=False,
+        estimator="mean",
+        errorbar=("ci", 95),
+        n_boot=N_BOOT,
+        seed=BOOTSTRAP_SEED,
+        err_kws={"alpha": 0.18, "linewidth": 0},
+        ax=ax,
+    )
+    ax.set_ylabel(y)
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()
+    for line in ax.get_lines():
+        line.set_label("_nolegend_")
+    for lab, (color, marker) in styles.items():  # the figure-level legend's entries
+        ax.plot([], [], color=color, marker=marker, label=lab)
+
+
+def _raw(m: pd.DataFrame, panel: pd.DataFrame, facets: list[str]) -> pd.DataFrame:
+    """The per-tree rows of one panel (the summary rows ``panel`` share its facet values)."""
+    mask = pd.Series(True, index=m.index)
+    for f in facets:
+        mask &= m[f].astype(str) == str(panel[f].iloc[0])
+    return m[mask]
 
 
 def _legend(fig: plt.Figure, axes: list[plt.Axes], band: bool = True) -> None:
@@ -211,7 +252,7 @@ def _pct_figure(
     panels = _panels(s, facets)
     fig, axes = _grid(len(panels), width)
     for ax, (title, g) in zip(axes, panels, strict=True):
-        _lines(ax, g, x)
+        _lines(ax, _raw(m, g, facets), x, "pct_leaves")
         ax.set_title(title)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("% of expectimax's leaves")
@@ -305,7 +346,7 @@ def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
     fig, axes = _grid(2 * len(panels), width, cols=2)
     for i, (title, g) in enumerate(panels):
         ax, bx = axes[2 * i], axes[2 * i + 1]
-        _lines(ax, g, "levels")
+        _lines(ax, _raw(ok, g, facets), "levels", "nodes_f")
         ax.set_yscale("log")
         ax.set_title(title)
         ax.set_xlabel("depth (levels)")
