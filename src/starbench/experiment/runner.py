@@ -36,7 +36,14 @@ from starbench.experiment.storage import CELL, TABLE, TABLE_CSV, Journal, atomic
 from starbench.experiment.storage import atomic_write_text as _atomic_write_text
 
 check_folder = cellfolder.check_folder  # the pre-flight check (``starbench.run.plan``)
-Instances = dict[int, dict[tuple[Any, ...], Row]]
+Instances = dict[int, dict[tuple[Any, ...], Row]]  # instance -> (algorithm, k, after_probe) -> row
+_SLOTS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
+def _slot(r: Row) -> tuple[Any, ...]:
+    """The row's (algorithm, k, after_probe), one shared tuple per distinct value."""
+    key = (r.algorithm, r.k, r.after_probe)  # type: ignore[attr-defined]
+    return _SLOTS.setdefault(key, key)
 
 
 @dataclass(frozen=True)
@@ -93,7 +100,7 @@ def run_cell(
     _note_engines(settings, wanted, warn)
     by_instance: Instances = {}
     for r in old:
-        by_instance.setdefault(r.instance, {})[r.key] = r  # type: ignore[attr-defined]
+        by_instance.setdefault(r.instance, {})[_slot(r)] = r  # type: ignore[attr-defined]
     run = max(runs, default=-1) + 1
     header = {
         "cell": settings.cell,
@@ -107,15 +114,13 @@ def run_cell(
     keys = [a.key for a in wanted]
     n = settings.trees
     computed = 0
-    new: set[tuple[Any, ...]] = set()
+    printed: set[tuple[Any, ...]] = set()  # the mismatches shown as they were computed
     try:
         while True:
             pending = []
             for i in range(n):
                 have = by_instance.get(i, {})
-                todo = tuple(
-                    a for a in wanted if not _settled(have.get((i, *a.key)), settings, runs)
-                )
+                todo = tuple(a for a in wanted if not _settled(have.get(a.key), settings, runs))
                 if todo:
                     pending.append((i, todo))
             if old and pending and computed == 0:
@@ -127,7 +132,7 @@ def run_cell(
                 runs[run] = header
             if pending and computed == 0:
                 _announce(settings, wanted, len(pending), warn)
-            computed += _compute(settings, pending, journal, run, by_instance, new, warn)
+            computed += _compute(settings, pending, journal, run, by_instance, printed, warn)
             if settings.target_se is None:
                 break
             se = _worst_se(by_instance, n, keys)
@@ -157,7 +162,7 @@ def run_cell(
     df = written[0]
     for r in df[df["status"] == "mismatch"].to_dict("records"):
         key = (r["instance"], r["algorithm"], _none(r["k"]), _none(r["after_probe"]))
-        if key not in new:
+        if key not in printed:
             warn(mismatch_line(r, r["expectimax_value"], r["verified_by"], saved=True))
     counts = {s: int((df["status"] == s).sum()) for s in STATUSES} if len(df) else {}
     status = "mismatch" if counts.get("mismatch") else "complete"
@@ -219,7 +224,7 @@ def _instances(by_instance: Instances, n: int, keys: list[tuple[Any, ...]]) -> I
     as it is handed over (so a large cell is not held twice while its table is written)."""
     for i in range(n):
         inst = by_instance.pop(i, {})
-        yield [inst[(i, *k)] for k in keys if (i, *k) in inst]
+        yield [inst[k] for k in keys if k in inst]
 
 
 def _note_engines(
@@ -261,7 +266,7 @@ def _compute(
     journal: Journal,
     run: int,
     by_instance: Instances,
-    new: set[tuple[Any, ...]],
+    printed: set[tuple[Any, ...]],
     warn: Callable[[str], None],
 ) -> int:
     """Compute the pending instances, journaling each as it completes; returns rows computed."""
@@ -275,12 +280,12 @@ def _compute(
             i = rows[0].instance  # type: ignore[attr-defined]
             inst = by_instance.setdefault(i, {})
             for r in rows:
-                inst[r.key] = r
-                new.add(r.key)
+                inst[_slot(r)] = r
             fresh = {r.key for r in rows}
             for r, status, ref, by, _pct in verify(list(inst.values()), settings.exact):
                 if status == "mismatch" and r.key in fresh:
                     warn(mismatch_line(r, ref, by))
+                    printed.add(r.key)
             progress.update(sum(r.nodes or 0 for r in rows))  # type: ignore[attr-defined]
     finally:
         progress.close()
@@ -297,7 +302,7 @@ def _worst_se(by_instance: Instances, n: int, keys: list[tuple[Any, ...]]) -> fl
         pct = []
         for i in range(n):
             inst = by_instance.get(i, {})
-            r, ex = inst.get((i, *key)), inst.get((i, "expectimax", None, None))
+            r, ex = inst.get(key), inst.get(("expectimax", None, None))
             if r and ex and r.run_status == ex.run_status == "done" and ex.leaves:  # type: ignore[attr-defined]
                 pct.append(100.0 * r.leaves / ex.leaves)  # type: ignore[attr-defined]
         if len(pct) < 2:
