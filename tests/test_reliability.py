@@ -56,7 +56,7 @@ def test_a_damaged_cell_json_never_lets_another_cell_adopt_the_rows(tmp_path, ca
     assert f"{folder}: this folder holds another cell" in err and "hydra.run.dir" in err
     # the same cell still continues
     code, out, err = run(capsys, "run", *first)
-    assert code == 0 and "(4 trees" not in err and "0 computed now" in out
+    assert code == 0 and "0 computed now" in out
 
 
 def test_a_journal_less_table_of_another_cell_is_refused(tmp_path, capsys):

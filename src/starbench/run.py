@@ -157,12 +157,11 @@ def _one_line(e: BaseException) -> str:
 
 def _suggest(e: Any) -> str:
     """``(did you mean trees?)`` for a key that is not in the schema."""
-    import difflib
     from dataclasses import fields
 
     from omegaconf.errors import ConfigAttributeError, ConfigKeyError
 
-    from starbench.experiment.settings import RunConfig
+    from starbench.experiment.settings import RunConfig, nearest
     from starbench.trees.regular import RegularTreeSpec
 
     if not isinstance(e, ConfigAttributeError | ConfigKeyError):
@@ -172,8 +171,8 @@ def _suggest(e: Any) -> str:
     schema = RegularTreeSpec if parent == "tree" else RunConfig if not parent else None
     if schema is None:
         return ""
-    close = difflib.get_close_matches(leaf, [f.name for f in fields(schema)], n=1)
-    return f" (did you mean {parent + '.' if parent else ''}{close[0]}?)" if close else ""
+    close = nearest(leaf, [f.name for f in fields(schema)])
+    return f" (did you mean {parent + '.' if parent else ''}{close}?)" if close else ""
 
 
 Cell = tuple[list[str], Any, Path]
@@ -441,9 +440,11 @@ def main(argv: list[str] | None = None) -> int:
             args = hydra_args(argv)
             with hydra_search_path(args.config_dir):
                 from hydra import compose
+                from hydra.core.override_parser.overrides_parser import OverridesParser
 
-                plain = [o for o in args.overrides if "," not in o or "[" in o]
-                compose(args.config_name or "config", overrides=plain)
+                parsed = OverridesParser.create().parse_overrides(args.overrides)
+                fixed = [o.input_line for o in parsed if not o.is_sweep_override()]
+                compose(args.config_name or "config", overrides=fixed)
         except InputError as e:
             sys.stderr.write(f"starbench: error: {e}\n")
             return 2

@@ -351,11 +351,17 @@ def normalised_identity(identity: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _nearest(key: str, known: set[str]) -> str:
+def nearest(key: str, known: Any) -> str | None:
+    """The known name closest to a misspelt ``key``, if any is close."""
     import difflib
 
     close = difflib.get_close_matches(key, sorted(known), n=1)
-    return f" (did you mean {close[0]}?)" if close else f" (known: {', '.join(sorted(known))})"
+    return close[0] if close else None
+
+
+def _nearest(key: str, known: set[str]) -> str:
+    close = nearest(key, known)
+    return f" (did you mean {close}?)" if close else f" (known: {', '.join(sorted(known))})"
 
 
 def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:

@@ -345,12 +345,7 @@ def parse_tree(
     del c
     first, nchild, parent = _array("q", f), _array("q", nc), _array("q", par)
     del f, nc, par
-    partial = ExplicitTree(codes, first, nchild, parent, probs, [], L, U, exact, source)
-
-    def where_built(i: int) -> str:
-        return f"{source}: {partial.path(i)}"
-
-    values = _leaf_values(queue, codes, exact, L, U, fL, fU, where_built)
+    values = _leaf_values(queue, codes, exact, L, U, fL, fU, where)
     depth, node = 0, size - 1  # the last node lies deepest
     while node > 0:
         node = parent[node]
