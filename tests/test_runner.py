@@ -496,6 +496,23 @@ def test_slurm_launcher_config_composes():
             return_hydra_config=True,
         )
     assert cfg.hydra.launcher.cpus_per_task == 4 and cfg.hydra.launcher.account == "proj"
+    cache = os.environ.get("NUMBA_CACHE_DIR", cfg.hydra.sweep.dir + "/.numba-cache")
+    assert cfg.hydra.launcher.setup == [f'export NUMBA_CACHE_DIR="{cache}"']
+
+
+def test_the_kernel_cache_in_a_shared_folder_is_written_once_then_loaded(tmp_path):
+    """What the SLURM jobs do (NUMBA_CACHE_DIR in one shared folder): the first process
+    compiles into it, a later one loads the kernel from it and writes nothing."""
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    args = ("trees=2", "algorithms=ballard", "progress=false")
+    p = cli_run(*args, f"hydra.run.dir={tmp_path / 'a'}", env=env)
+    assert p.returncode == 0, p.stderr
+    files = {f: f.stat().st_mtime_ns for f in (tmp_path / "cache").rglob("*") if f.is_file()}
+    assert any(f.suffix == ".nbc" for f in files) and any(f.suffix == ".nbi" for f in files)
+    p = cli_run(*args, f"hydra.run.dir={tmp_path / 'b'}", env=env)
+    assert p.returncode == 0, p.stderr
+    after = {f: f.stat().st_mtime_ns for f in (tmp_path / "cache").rglob("*") if f.is_file()}
+    assert after == files
 
 
 # --------------------------------------------------------------------------- replay
@@ -729,3 +746,38 @@ def test_register_algorithm_refuses_built_in_names():
 
     with pytest.raises(InputError, match="'star1' is a built-in algorithm"):
         register_algorithm("star1", Star1)
+
+
+def test_several_sweeps_are_one_launch_and_the_driver_shows_each_cell(tmp_path):
+    """An experiment's ``sweeps`` (their union) go to the launcher at once: submitit submits
+    one job array for every cell, not one array per sweep after the previous one finished;
+    the driver then shows each cell's summary (the jobs' own output went to their logs)."""
+    conf = tmp_path / "myconf" / "experiment"
+    conf.mkdir(parents=True)
+    (conf / "two.yaml").write_text(
+        "# @package _global_\n"
+        "defaults:\n"
+        "  - override /algorithms: ballard\n"
+        "trees: 2\n"
+        "sweeps:\n"
+        "  - {tree.depth: '1,2'}\n"
+        "  - {tree.branching: '2', tree.depth: '1'}\n"
+    )
+    sweep = tmp_path / "sweep"
+    p = cli_run(
+        "--config-dir",
+        str(tmp_path / "myconf"),
+        "experiment=two",
+        "hydra/launcher=submitit_local",
+        f"hydra.sweep.dir={sweep}",
+    )
+    assert p.returncode == 0, p.stderr
+    # Hydra's submitit launcher says this once per launch and numbers the jobs it submits
+    said = p.stdout + p.stderr
+    assert said.count("Submitit 'local' sweep output dir") == 1, said
+    assert "#2 : tree.branching=2 tree.depth=1" in said
+    cells = sorted(d for d in sweep.iterdir() if d.is_dir() and not d.name.startswith("."))
+    assert [c.name[:5] for c in cells] == ["d1_b2", "d1_b5", "d2_b5"]
+    for i in (1, 2, 3):
+        assert f"cell {i}/3: " in p.stdout
+    assert p.stdout.count("star2:after_probe=resume") == 3, p.stdout

@@ -24,6 +24,9 @@ from omegaconf import OmegaConf
 from starbench.errors import ConfigError, InputError
 
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+#: The sweeper that launches the union of an experiment's ``sweeps`` as one batch
+#: (``hydra_plugins.starbench_sweeper``).
+UNION_SWEEPER = "starbench"
 MANIFEST = "sweep.json"
 _HYDRA_INFO_FLAGS = {
     "--hydra-help",
@@ -89,6 +92,13 @@ def settings_of(cfg: Any):
 LAUNCH_SIZES: list[int] = []
 
 
+#: Whether the last ``plan``'s launcher sends its jobs' output to files (submitit, SLURM), so
+#: that the driver shows the cells' summaries when they are done.
+OUTPUT_ELSEWHERE: list[bool] = []
+#: The cell folders this process ran itself (their summaries were shown as they ran).
+RAN_HERE: set[Path] = set()
+
+
 def _task(cfg: Any) -> int:
     from hydra.core.hydra_config import HydraConfig
 
@@ -101,6 +111,7 @@ def _task(cfg: Any) -> int:
         offset = int(os.environ.get("STARBENCH_CELL_OFFSET", "0"))
         num = int(hc.job.get("num", 0) or 0)
         sys.stderr.write(f"starbench: cell {offset + num + 1}/{total}: {folder}\n")
+    RAN_HERE.add(folder.resolve())
     try:
         settings = settings_of(cfg)
         return run_cell(settings, folder, overrides=list(hc.overrides.task)).exit_code
@@ -267,8 +278,9 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]
         for sub in sub_sweeps:
             sweep_keys |= {p.split("=", 1)[0].lstrip("+~") for p in sub}
         plain = [a for a in argv if a not in ("-m", "--multirun")]  # -cd, -cn, ... go to Hydra
-        if sub_sweeps:
-            launches = [["-m", *sub, *plain] for sub in sub_sweeps]
+        if sub_sweeps:  # their union, in one launch (one job array on a cluster)
+            flags = [a for a in plain if a not in set(overrides)]  # Hydra: flags, then overrides
+            launches = [["-m", *flags, *overrides, f"hydra/sweeper={UNION_SWEEPER}"]]
             groups = [sub + params + overrides for sub in sub_sweeps]
         elif multirun:
             launches = [["-m", *plain]]
@@ -277,11 +289,11 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]
             launches = [plain]
             groups = []
         if multirun:
-            per_launch = [
+            per_group = [
                 BasicSweeper.split_arguments(parser.parse_overrides(g), None)[0] for g in groups
             ]
-            LAUNCH_SIZES[:] = [len(p) for p in per_launch]
-            cells = [cell for p in per_launch for cell in p]
+            cells = [cell for p in per_group for cell in p]
+            LAUNCH_SIZES[:] = [len(cells)]
         else:
             cells = [overrides]
             LAUNCH_SIZES[:] = [1]
@@ -315,6 +327,7 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]
         check_writable(sweep_dir, "hydra.sweep.dir")
         _check_same_sweep(sweep_dir, sorted(sweep_keys), bool(base.get("extend")))
     SWEPT[:] = sorted(sweep_keys) if multirun else []
+    OUTPUT_ELSEWHERE[:] = ["submitit" in str(base.hydra.launcher.get("_target_", ""))]
     return multirun, out, sweep_dir, launches
 
 
@@ -370,6 +383,26 @@ def _write_manifest(sweep_dir: Path, cells: list[Cell]) -> None:
         if str(folder) not in known:
             manifest["cells"].append({"folder": str(folder), "overrides": overrides})
     atomic_write_text(sweep_dir / MANIFEST, json.dumps(manifest, indent=1))
+
+
+def report_elsewhere(cells: list[Cell], show: Any = print) -> None:
+    """Show the summary of every cell another process ran (joblib workers, submitit and SLURM
+    jobs, whose own output went to their logs), read from the cell's ``run.log``."""
+    from starbench.experiment.runner import RUN_LOG
+    from starbench.experiment.storage import CELL, read_json
+
+    for i, (_overrides, _settings, folder) in enumerate(cells, 1):
+        if folder.resolve() in RAN_HERE:
+            continue
+        status = (read_json(folder / CELL) or {}).get("status", "not run")
+        try:
+            log = (folder / RUN_LOG).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            log = []
+        start = max((n for n, line in enumerate(log) if line.startswith("table: ")), default=None)
+        show(f"cell {i}/{len(cells)}: {folder} ({status})")
+        if start is not None:
+            show("\n".join(log[start + 1 :]))
 
 
 def _exit_status(cells: list[Cell]) -> int:
@@ -475,6 +508,8 @@ def main(argv: list[str] | None = None) -> int:
             _hydra_main(launch)
         except SystemExit as e:  # Hydra exits 1 when a job of a sweep failed
             failed = failed or e.code not in (0, None)
+    if multirun and any(OUTPUT_ELSEWHERE):
+        report_elsewhere(cells)
     code = _exit_status(cells)
     return max(1, code) if failed else code
 

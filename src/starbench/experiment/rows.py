@@ -233,13 +233,16 @@ SUMMARY_COLUMNS = (
 CHUNK = 8192  # rows per table chunk (and parquet row group)
 
 
-def _dtypes(tree_params: list[str]) -> dict[str, str]:
-    """One fixed dtype per column, so that every chunk of a table has the same schema."""
+def table_dtypes() -> dict[str, str]:
+    """Every column of the tidy table, in order, with its pandas dtype name (one fixed dtype
+    per column, so that every chunk of a table has the same schema)."""
     import typing
 
     from starbench.trees.regular import RegularTreeSpec
 
     hints = typing.get_type_hints(RegularTreeSpec)
+    tree_params = list(RegularTreeSpec.__dataclass_fields__)
+    order = [*COLUMNS, *tree_params, *(c for c in REST if c not in tree_params)]
     kinds = {int: "int64", float: "float64", bool: "bool", str: "str"}
     dt = {c: "str" for c in (*COLUMNS, *REST)}
     dt.update(dict.fromkeys(("k", "best_move", *STAT_FIELDS, "node_budget"), "Int64"))
@@ -253,29 +256,16 @@ def _dtypes(tree_params: list[str]) -> dict[str, str]:
     dt.update(seed="uint64", exact="bool", generator_version="int64", git_dirty="boolean")
     dt.update({p: kinds.get(hints[p], "object") for p in tree_params})
     dt.update(skew="float64", skew_text="str", pct_leaves="float64")
-    return dt
-
-
-def _column(values: list[Any], dtype: str) -> Any:
-    import numpy as np
-    import pandas as pd
-
-    if dtype in ("int64", "uint64", "bool"):
-        return np.array(values, dtype)  # exact: pd.array would pass big ints through floats
-    if dtype == "float64":
-        return np.array([np.nan if v is None else v for v in values], np.float64)
-    return pd.array(values, dtype=dtype)
+    return {c: dt[c] for c in order}
 
 
 def table_chunks(
     instances: Iterable[list[Row]], runs: dict[int, dict[str, Any]], exact: bool, cell: str
 ) -> Iterator[Any]:
-    """The tidy table of verified rows, as DataFrames of at most ``CHUNK`` rows with one fixed
-    schema: the contract's columns first, then every tree parameter, the cell, and what each
-    row's run recorded (budgets, versions, machine, date).  Tree parameters come from the
-    identity each row's run was computed with, never from the request."""
-    import pandas as pd
-
+    """The tidy table of verified rows, as chunks of at most ``CHUNK`` rows (columns by name, in
+    the table's order, each a list): the contract's columns first, then every tree parameter, the
+    cell, and what each row's run recorded (budgets, versions, machine, date).  Tree parameters
+    come from the identity each row's run was computed with, never from the request."""
     from starbench.trees.regular import RegularTreeSpec
 
     per_run: dict[int, dict[str, Any]] = {}
@@ -295,11 +285,9 @@ def table_chunks(
             **{m: head["meta"].get(m) for m in META},
             "generator_version": ident["generator_version"],
         }
-    tree_params = list(RegularTreeSpec.__dataclass_fields__)
-    order = [*COLUMNS, *tree_params, *(c for c in REST if c not in tree_params)]
-    dtypes = _dtypes(tree_params)
+    order = list(table_dtypes())
 
-    def frame(verified: list[Verified]) -> Any:
+    def batch_of(verified: list[Verified]) -> dict[str, list[Any]]:
         data: dict[str, Any] = {}
         for name in FIELDS:
             data[name] = [getattr(v[0], name) for v in verified]
@@ -311,94 +299,70 @@ def table_chunks(
         for c in order:
             if c not in data:
                 data[c] = [r[c] for r in shared]
-        return pd.DataFrame({c: _column(data[c], dtypes[c]) for c in order})
+        return {c: data[c] for c in order}
 
     batch: list[Verified] = []
     empty = True
     for rows in instances:
         batch.extend(verify(rows, exact))
         if len(batch) >= CHUNK:
-            yield frame(batch)
+            yield batch_of(batch)
             batch, empty = [], False
     if batch or empty:
-        yield frame(batch)
+        yield batch_of(batch)
 
 
-def write_table(chunks: Iterator[Any], parquet: Any, csv: Any = None):
-    """Write table chunks to ``parquet`` (and ``csv``), one row group each; return the
-    ``SUMMARY_COLUMNS`` of the whole table (a small DataFrame)."""
-    import pandas as pd
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    kept = []
-    writer = None
-    schema = None
-    csv_file = None
-    try:
-        for i, df in enumerate(chunks):
-            table = pa.Table.from_pandas(df, schema=schema, preserve_index=False)
-            if writer is None:
-                schema = table.schema
-                writer = pq.ParquetWriter(parquet, schema)
-            writer.write_table(table)
-            if csv is not None:
-                if csv_file is None:
-                    csv_file = open(csv, "w", encoding="utf-8", newline="")  # noqa: SIM115
-                df.to_csv(csv_file, index=False, header=i == 0)
-            kept.append(df[list(SUMMARY_COLUMNS)])
-    finally:
-        if writer is not None:
-            writer.close()
-        if csv_file is not None:
-            csv_file.close()
-    return pd.concat(kept, ignore_index=True)
-
-
-def summary(df) -> str:
-    """Per algorithm: median nodes and leaves, percent of expectimax's leaves (mean over the
-    instances where both searches finished, with its standard error), median seconds, rows
-    verified."""
-    import pandas as pd
+def summary(table: Any) -> str:
+    """Per algorithm (in the table's order): rows, rows verified ``ok``, median nodes and
+    leaves, percent of expectimax's leaves (mean over the instances where both searches
+    finished, with its standard error), median seconds.  ``table``: the ``SUMMARY_COLUMNS`` by
+    name, each a list (what ``tablefile.write_table`` returns)."""
+    import numpy as np
 
     from starbench.textable import text_table
 
-    if not len(df):
+    if not table["status"]:
         return "(no rows)"
-    finished = df["status"].isin(["ok", "unverified", "mismatch"])
-    ex = df[finished & (df["algorithm"] == "expectimax")].set_index("instance")["leaves"]
-    lines = [
-        (
-            "algorithm",
-            "rows",
-            "ok",
-            "median nodes",
-            "median leaves",
-            "% expectimax leaves",
-            "median s",
-        )
-    ]
-    labels = [label(r) for r in df[["algorithm", "k", "after_probe"]].to_dict("records")]
-    for name, g in df.groupby(pd.Series(labels, index=df.index), sort=False):
+
+    def numbers(name: str) -> Any:
+        return np.array([v if present(v) else np.nan for v in table[name]], np.float64)
+
+    status = np.array(table["status"], dtype=object)
+    instance = np.array(table["instance"])
+    nodes, leaves, seconds = numbers("nodes"), numbers("leaves"), numbers("seconds")
+    finished = np.isin(status, ["ok", "unverified", "mismatch"])
+    algorithm = table["algorithm"]
+    is_ex = finished & (np.array(algorithm, dtype=object) == "expectimax")
+    ex = dict(zip(instance[is_ex].tolist(), leaves[is_ex].tolist(), strict=True))
+    ex_leaves = np.array([ex.get(i, np.nan) for i in instance.tolist()])
+    groups: dict[str, list[int]] = {}
+    keys = zip(algorithm, table["k"], table["after_probe"], strict=True)
+    for i, (a, k, p) in enumerate(keys):
+        groups.setdefault(label({"algorithm": a, "k": k, "after_probe": p}), []).append(i)
+    header = ("algorithm", "rows", "ok", "median nodes", "median leaves")
+    lines = [(*header, "% expectimax leaves", "median s")]
+
+    def median(values: Any, fmt: str) -> str:
+        values = values[~np.isnan(values)]
+        return format(float(np.median(values)), fmt) if len(values) else "-"
+
+    for name, idx in groups.items():
+        at = np.array(idx)
+        ok = finished[at] & (ex_leaves[at] > 0) & ~np.isnan(leaves[at])
+        pcts = 100.0 * leaves[at][ok] / ex_leaves[at][ok]
         pct = "-"
-        if len(ex):
-            done = g[finished.loc[g.index]]
-            joined = done.set_index("instance")["leaves"].astype(float) / ex.astype(float) * 100
-            joined = joined.dropna()
-            if len(joined):
-                se = joined.std(ddof=1) / math.sqrt(len(joined)) if len(joined) > 1 else 0.0
-                pct = f"{joined.mean():.1f} +- {se:.1f}"
+        if len(pcts):
+            se = pcts.std(ddof=1) / math.sqrt(len(pcts)) if len(pcts) > 1 else 0.0
+            pct = f"{pcts.mean():.1f} +- {se:.1f}"
         lines.append(
             (
                 name,
-                str(len(g)),
-                str(int((g["status"] == "ok").sum())),
-                f"{pd.to_numeric(g['nodes']).median():.0f}",
-                f"{pd.to_numeric(g['leaves']).median():.0f}",
+                str(len(idx)),
+                str(int((status[at] == "ok").sum())),
+                median(nodes[at], ".0f"),
+                median(leaves[at], ".0f"),
                 pct,
-                f"{pd.to_numeric(g['seconds']).median():.3g}"
-                if g["seconds"].notna().any()
-                else "-",
+                median(seconds[at], ".3g"),
             )
         )
     return text_table(lines)

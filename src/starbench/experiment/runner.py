@@ -29,11 +29,11 @@ from starbench.experiment.rows import (
     summary,
     table_chunks,
     verify,
-    write_table,
 )
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
 from starbench.experiment.storage import CELL, TABLE, TABLE_CSV, Journal, atomic_write
 from starbench.experiment.storage import atomic_write_text as _atomic_write_text
+from starbench.experiment.tablefile import write_table
 
 check_folder = cellfolder.check_folder  # the pre-flight check (``starbench.run.plan``)
 Instances = dict[int, dict[tuple[Any, ...], Row]]  # instance -> (algorithm, k, after_probe) -> row
@@ -159,17 +159,20 @@ def run_cell(
         )
     else:
         atomic_write(table, lambda p: written.append(write_table(chunks, p)))
-    df = written[0]
-    for r in df[df["status"] == "mismatch"].to_dict("records"):
+    kept = written[0]
+    statuses = kept["status"]
+    rows_written = len(statuses)
+    for i in (i for i, st in enumerate(statuses) if st == "mismatch"):
+        r = {c: v[i] for c, v in kept.items()}
         key = (r["instance"], r["algorithm"], _none(r["k"]), _none(r["after_probe"]))
         if key not in printed:
             warn(mismatch_line(r, r["expectimax_value"], r["verified_by"], saved=True))
-    counts = {s: int((df["status"] == s).sum()) for s in STATUSES} if len(df) else {}
+    counts = {s: statuses.count(s) for s in STATUSES} if rows_written else {}
     status = "mismatch" if counts.get("mismatch") else "complete"
     _write_cell(folder, settings, status, overrides, commits, counts, n)
-    out(f"table: {table} ({len(df)} rows, {computed} computed now)")
-    out(summary(df))
-    return CellOutcome(folder, table, len(df), computed, counts)
+    out(f"table: {table} ({rows_written} rows, {computed} computed now)")
+    out(summary(kept))
+    return CellOutcome(folder, table, rows_written, computed, counts)
 
 
 RUN_LOG = "run.log"

@@ -1,0 +1,78 @@
+"""starbench's Hydra sweeper: the union of several sweeps, launched as one batch.
+
+An experiment may list several sweeps under its top-level ``sweeps`` key (each a mapping of key
+to comma-separated values, like ``hydra.sweeper.params``); the study is the union of their
+grids.  Hydra's basic sweeper expands one grid per launch, so several sweeps used to mean several
+launches, and on SLURM each waited for its job array to finish before the next was submitted.
+This sweeper expands every grid (each one combined with ``hydra.sweeper.params`` and the command
+line's overrides, as the basic sweeper would) and hands all cells to the launcher at once: one
+job array for the whole study.  ``starbench run`` selects it (``hydra/sweeper=starbench``) when
+the composed config has ``sweeps``; without them it is Hydra's basic sweeper.
+
+Hydra only instantiates plugins from the ``hydra_plugins`` package, hence this module's place.
+"""
+
+# No ``from __future__ import annotations``: Hydra's plugin scan executes this module outside
+# ``sys.modules``, where dataclasses cannot resolve string annotations.
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+from hydra.core.config_store import ConfigStore
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from omegaconf import OmegaConf
+
+
+@dataclass
+class UnionSweeperConf:
+    _target_: str = "hydra_plugins.starbench_sweeper.UnionSweeper"
+    max_batch_size: Optional[int] = None  # noqa: UP045  (OmegaConf reads the annotation)
+    params: Optional[dict[str, str]] = None  # noqa: UP045
+
+
+ConfigStore.instance().store(
+    group="hydra/sweeper", name="starbench", node=UnionSweeperConf, provider="starbench"
+)
+
+
+def union_cells(
+    sweeps: list,
+    params: dict | None,
+    arguments: list,
+    parser: Any,  # noqa: UP045
+) -> list:
+    """Every cell of every sweep (in order, each sweep's grid as the basic sweeper expands it)."""
+    base = [f"{k}={v}" for k, v in (params or {}).items()]
+    cells: list = []
+    for sweep in sweeps or [{}]:
+        own = [f"{k}={v}" for k, v in sweep.items()]
+        parsed = parser.parse_overrides([*own, *base, *arguments])
+        cells.extend(BasicSweeper.split_arguments(parsed, None)[0])
+    return cells
+
+
+class UnionSweeper(BasicSweeper):
+    """Hydra's basic sweeper over the union of the config's ``sweeps`` grids, in one batch
+    (or batches of ``max_batch_size``)."""
+
+    def sweep(self, arguments: list[str]) -> Any:
+        assert self.config is not None and self.launcher is not None
+        assert self.hydra_context is not None
+        parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
+        sweeps = OmegaConf.to_container(self.config.get("sweeps") or [], resolve=False)
+        cells = union_cells(list(sweeps), self.params, list(arguments), parser)
+        self.overrides = list(self.split_overrides_to_chunks(cells, self.max_batch_size))
+        sweep_dir = Path(self.config.hydra.sweep.dir)
+        sweep_dir.mkdir(parents=True, exist_ok=True)
+        OmegaConf.save(self.config, sweep_dir / "multirun.yaml")
+        returns = []
+        first = 0
+        while not self.is_done():
+            batch = self.get_job_batch()
+            results = self.launcher.launch(batch, initial_job_idx=first)
+            for r in results:
+                _ = r.return_value  # a failed job raises here, as with the basic sweeper
+            first += len(batch)
+            returns.append(results)
+        return returns
