@@ -263,6 +263,18 @@ def test_every_plotted_value_is_the_mean_of_its_own_condition(sweep, tmp_path):
             key,
             shown,
         )
+    # and what is drawn: each panel's lines pass through its own condition's means
+    from starbench.analysis.figures import leaves_by_k
+
+    drawn = leaves_by_k(df, 7.16)
+    panels = [ax for ax in drawn.figure.axes if ax.get_visible() and ax.get_title()]
+    assert len(panels) == 4
+    for ax in panels:
+        skew, ordering = (part.split(" ", 1)[1] for part in ax.get_title().split(", "))
+        want = truth.xs((skew, order_name[ordering]), level=("skew", "ordering"))
+        lines = [ln for ln in ax.get_lines() if len(ln.get_ydata())]
+        got = sorted(round(float(y), 9) for ln in lines for y in ln.get_ydata())
+        assert got == sorted(round(float(y), 9) for y in want["mean"]), ax.get_title()
 
 
 def test_pooling_only_when_asked_and_then_named(sweep, tmp_path, capsys):
@@ -288,3 +300,16 @@ def test_pooling_only_when_asked_and_then_named(sweep, tmp_path, capsys):
     assert cli.main(["plot", str(sweep), "--out", str(tmp_path), "--figure", "leaves_by_x"]) == 2
     err = capsys.readouterr().err
     assert "--figure leaves_by_x: no such figure (valid: leaves_by_branching" in err
+
+
+def test_many_k_never_make_a_legend_entry_per_k(sweep):
+    """The sweep has k = 0..3 for two Star2.5 variants: a categorical figure (ordering) then
+    draws k on the x axis, one hue per variant, the orderings as panels."""
+    from starbench.analysis.figures import ordering_effect
+
+    drawn = ordering_effect(load_results(sweep), 7.16)
+    legend = drawn.figure.legends[0]
+    assert [t.get_text() for t in legend.get_texts()] == ["star2.5-cyclic", "star2.5-sequential"]
+    titles = {ax.get_title() for ax in drawn.figure.axes if ax.get_visible()}
+    assert any("ordering optimal" in t for t in titles), titles
+    assert {ax.get_xlabel() for ax in drawn.figure.axes if ax.get_visible()} == {"probing factor k"}

@@ -47,6 +47,9 @@ CONDITIONS = (
 )
 FACETS = CONDITIONS
 MAX_PANELS = 12
+#: A categorical figure whose algorithms come in more values of k than this draws k on the x
+#: axis instead (one hue per variant, the category as panels), never a legend entry per k.
+MAX_K_HUES = 3
 #: Searches shorter than this are timer noise, not data: timing figures leave them out.
 MIN_TIMED = 1e-4
 #: What the shaded bands and error bars are (said on every figure).
@@ -163,16 +166,74 @@ def _grid(n: int, width: float, cols: int | None = None) -> tuple[plt.Figure, li
     return fig, flat[:n]
 
 
+def _styles(labels: list[str]) -> dict[str, tuple[str, str]]:
+    return {lab: style_of(lab) for lab in labels}
+
+
+def _legend_entries(ax: plt.Axes, labels: list[str]) -> None:
+    """Entries for the figure-level legend (seaborn's own legends are turned off)."""
+    for lab, (color, marker) in _styles(labels).items():
+        ax.plot([], [], color=color, marker=marker, label=lab)
+
+
+def _panel_column(m: pd.DataFrame, facets: list[str]) -> pd.Series:
+    """Each row's panel title (the facet values it shares with its panel)."""
+    if not facets:
+        return pd.Series("", index=m.index)
+    parts = [m[f].astype(str).radd(f"{NAMES.get(f, f)} ") for f in facets]
+    title = parts[0]
+    for p in parts[1:]:
+        title = title + ", " + p
+    return title
+
+
+def _facet(
+    kind: str, raw: pd.DataFrame, facets: list[str], titles: list[str], width: float, **kws
+) -> tuple[plt.Figure, list[plt.Axes]]:
+    """Seaborn draws every panel: ``relplot`` (lines) or ``catplot`` (points), one panel per
+    combination of the facets (column ``_panel``), the mean of the per-tree rows with its 95%
+    bootstrap interval (``N_BOOT`` resamples, seed ``BOOTSTRAP_SEED``).  Paper sizes: the
+    width is fixed, panels wrap at 3 columns (stacked in a single-column figure)."""
+    import seaborn as sns
+
+    n = len(titles)
+    cols = min(n, 3 if width > 5 else 1)
+    ratio = HEIGHT_RATIO * (1.0 if cols > 1 else 0.9)
+    common = dict(
+        data=raw.assign(_panel=_panel_column(raw, facets)),
+        col="_panel",
+        col_order=titles,
+        col_wrap=cols,
+        height=width / cols * ratio,
+        aspect=1 / ratio,
+        errorbar=("ci", 95),
+        n_boot=N_BOOT,
+        seed=BOOTSTRAP_SEED,
+        legend=False,
+        facet_kws={"sharex": False, "sharey": False},
+    )
+    if kind == "line":
+        grid = sns.relplot(kind="line", **common, **kws)
+    else:
+        common.pop("facet_kws")
+        grid = sns.catplot(kind="point", sharex=False, sharey=False, **common, **kws)
+    fig = grid.figure
+    fig.set_layout_engine("constrained")
+    axes = list(grid.axes.flat)
+    for ax, title in zip(axes, titles, strict=True):
+        ax.set_title(title)
+    return fig, axes
+
+
 def _lines(ax: plt.Axes, raw: pd.DataFrame, x: str, y: str) -> None:
-    """One line per label through the mean of ``y`` at each ``x``, with its 95% bootstrap band:
-    seaborn computes the estimate and the band from the per-tree rows (1000 resamples, seed 0)."""
+    """One line per label through the mean of ``y`` at each ``x`` with its 95% bootstrap band
+    (seaborn's ``lineplot`` on the per-tree rows), on one axis of a hand-built grid."""
     import seaborn as sns
 
     labels = sorted(raw["label"].astype(str).unique())
-    styles = {lab: style_of(lab) for lab in labels}
-    data = raw.assign(label=raw["label"].astype(str), _y=raw[y].astype(float))
+    styles = _styles(labels)
     sns.lineplot(
-        data=data,
+        data=raw.assign(label=raw["label"].astype(str), _y=raw[y].astype(float)),
         x=x,
         y="_y",
         hue="label",
@@ -182,20 +243,15 @@ def _lines(ax: plt.Axes, raw: pd.DataFrame, x: str, y: str) -> None:
         palette={lab: c for lab, (c, _) in styles.items()},
         markers={lab: m for lab, (_, m) in styles.items()},
         dashes=False,
-        estimator="mean",
         errorbar=("ci", 95),
         n_boot=N_BOOT,
         seed=BOOTSTRAP_SEED,
         err_kws={"alpha": 0.18, "linewidth": 0},
+        legend=False,
         ax=ax,
     )
     ax.set_ylabel(y)
-    if ax.get_legend() is not None:
-        ax.get_legend().remove()
-    for line in ax.get_lines():
-        line.set_label("_nolegend_")
-    for lab, (color, marker) in styles.items():  # the figure-level legend's entries
-        ax.plot([], [], color=color, marker=marker, label=lab)
+    _legend_entries(ax, labels)
 
 
 def _raw(m: pd.DataFrame, panel: pd.DataFrame, facets: list[str]) -> pd.DataFrame:
@@ -250,10 +306,26 @@ def _pct_figure(
     m, facets = _informative(m, x)
     s = _with_conditions(summarise(m, [*facets, "label", x]), m, x)
     panels = _panels(s, facets)
-    fig, axes = _grid(len(panels), width)
-    for ax, (title, g) in zip(axes, panels, strict=True):
-        _lines(ax, _raw(m, g, facets), x, "pct_leaves")
-        ax.set_title(title)
+    labels = sorted(m["label"].astype(str).unique())
+    styles = _styles(labels)
+    fig, axes = _facet(
+        "line",
+        m.assign(label=m["label"].astype(str), pct_leaves=m["pct_leaves"].astype(float)),
+        facets,
+        [t for t, _ in panels],
+        width,
+        x=x,
+        y="pct_leaves",
+        hue="label",
+        hue_order=labels,
+        style="label",
+        style_order=labels,
+        palette={lab: c for lab, (c, _) in styles.items()},
+        markers={lab: mk for lab, (_, mk) in styles.items()},
+        dashes=False,
+        err_kws={"alpha": 0.18, "linewidth": 0},
+    )
+    for ax, (_title, g) in zip(axes, panels, strict=True):
         ax.set_xlabel(xlabel)
         ax.set_ylabel("% of expectimax's leaves")
         if logx:
@@ -261,6 +333,7 @@ def _pct_figure(
         ax.set_xticks(sorted(g[x].unique()))
         ax.set_xticklabels([str(v) for v in sorted(g[x].unique())])
         ax.set_ylim(bottom=0)
+    _legend_entries(axes[0], labels)
     _legend(fig, axes)
     return Drawn(fig, s, "percent of expectimax's leaves")
 
@@ -289,34 +362,45 @@ def _categorical(df: pd.DataFrame, width: float, x: str, xlabel: str) -> Drawn:
     m = percent_leaves(df)
     if m[x].nunique() < 2:
         raise PlotError(f"needs at least 2 values of {x!r}, the data has {m[x].nunique()}")
+    if "k" in m.columns and (m.groupby("algorithm")["k"].nunique() > MAX_K_HUES).any():
+        # many k per variant: k on the x axis, one hue per variant, x's values as panels
+        return leaves_by_k(df, width)
     m, facets = _informative(m, x)
     s = _with_conditions(summarise(m, [*facets, "label", x]), m, x)
     panels = _panels(s, facets)
-    fig, axes = _grid(len(panels), width)
     cats = sorted(m[x].astype(str).unique())
-    labels = sorted(s["label"].unique())
-    step = 0.8 / max(len(labels), 1)
-    for ax, (title, g) in zip(axes, panels, strict=True):
-        for j, label in enumerate(labels):
-            h = g[g["label"] == label]
-            pos = [cats.index(str(v)) - 0.4 + step * (j + 0.5) for v in h[x]]
-            color, marker = style_of(str(label))
-            ax.errorbar(
-                pos,
-                h["mean"],
-                yerr=[h["mean"] - h["ci_lo"], h["ci_hi"] - h["mean"]],
-                fmt=marker,
-                color=color,
-                label=str(label),
-                capsize=2,
-                ms=4,
-            )
+    labels = sorted(m["label"].astype(str).unique())
+    styles = _styles(labels)
+    fig, axes = _facet(
+        "point",
+        m.assign(
+            **{x: m[x].astype(str)},
+            label=m["label"].astype(str),
+            pct_leaves=m["pct_leaves"].astype(float),
+        ),
+        facets,
+        [t for t, _ in panels],
+        width,
+        x=x,
+        y="pct_leaves",
+        order=cats,
+        hue="label",
+        hue_order=labels,
+        palette={lab: c for lab, (c, _) in styles.items()},
+        markers=[styles[lab][1] for lab in labels],
+        linestyles="none",
+        dodge=0.8 - 0.8 / max(len(labels), 1),
+        capsize=0.08,
+        err_kws={"linewidth": 1},
+        markersize=4,
+    )
+    for ax in axes:
         ax.set_xticks(range(len(cats)))
         ax.set_xticklabels(cats, rotation=20 if len(cats) > 3 else 0)
-        ax.set_title(title)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("% of expectimax's leaves")
         ax.set_ylim(bottom=0)
+    _legend_entries(axes[0], labels)
     _legend(fig, axes)
     return Drawn(fig, s, "percent of expectimax's leaves")
 
@@ -351,10 +435,25 @@ def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
         ax.set_title(title)
         ax.set_xlabel("depth (levels)")
         ax.set_ylabel("nodes (mean)")
-        for label, h in g.groupby("label", sort=True):
-            color, marker = style_of(str(label))
-            h = h.sort_values("levels")
-            bx.plot(h["levels"], h["ebf"], color=color, marker=marker)
+        import seaborn as sns
+
+        labels = sorted(g["label"].astype(str).unique())
+        styles = _styles(labels)
+        sns.lineplot(  # the effective branching factor of each mean: no estimate, no band
+            data=g.assign(label=g["label"].astype(str)),
+            x="levels",
+            y="ebf",
+            hue="label",
+            hue_order=labels,
+            style="label",
+            style_order=labels,
+            palette={lab: c for lab, (c, _) in styles.items()},
+            markers={lab: mk for lab, (_, mk) in styles.items()},
+            dashes=False,
+            estimator=None,
+            legend=False,
+            ax=bx,
+        )
         bx.set_xlabel("depth (levels)")
         bx.set_ylabel("effective branching factor")
         bx.set_title(title)
@@ -380,20 +479,35 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     s = _with_conditions(summarise(ok, by, value="us_per_node"), ok)
     fig, axes = _grid(1, width)
     ax = axes[0]
-    for label, g in ok.groupby("algorithm", sort=True):  # one colour per algorithm, not per k
-        color, marker = style_of(str(label))
-        if len(g) > 400:
-            g = g.sample(400, random_state=0)
-        ax.scatter(
-            g["nodes"].astype(float),
-            g["seconds"].astype(float),
-            s=6,
-            color=color,
-            marker=marker,
-            alpha=0.6,
-            label=str(label),
-            linewidths=0,
-        )
+    import seaborn as sns
+
+    names = sorted(ok["algorithm"].astype(str).unique())  # one colour per algorithm, not per k
+    styles = _styles(names)
+    shown = pd.concat(
+        g.sample(400, random_state=0) if len(g) > 400 else g
+        for _, g in ok.groupby("algorithm", sort=True)
+    )
+    sns.scatterplot(
+        data=shown.assign(
+            algorithm=shown["algorithm"].astype(str),
+            nodes=shown["nodes"].astype(float),
+            seconds=shown["seconds"].astype(float),
+        ),
+        x="nodes",
+        y="seconds",
+        hue="algorithm",
+        hue_order=names,
+        style="algorithm",
+        style_order=names,
+        palette={a: c for a, (c, _) in styles.items()},
+        markers={a: mk for a, (_, mk) in styles.items()},
+        s=6,
+        alpha=0.6,
+        linewidth=0,
+        legend=False,
+        ax=ax,
+    )
+    _legend_entries(ax, names)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("nodes")
