@@ -12,11 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from starbench import RegularTree, RegularTreeSpec, search
+from starbench import RegularTree, RegularTreeSpec
 from starbench.compiled import hashing as ch
 from starbench.compiled.engine import CompiledTree, run, unsupported
 from starbench.errors import BudgetExceeded, EvaluationError
 from starbench.examples import example_path
+from starbench.search import search  # the Python reference engine
 from starbench.trees import hashing as ph
 from starbench.trees.explicit import parse_tree
 from strategies import regular_specs as specs
@@ -232,21 +233,55 @@ def test_bench_writes_markdown_and_json(tmp_path):
     result = bench(
         tmp_path,
         instances=1,
-        repeats=1,
+        repeats=2,
         shapes=(("tiny", dict(branching=3, chance_arity=3, depth=2)),),
         compile_and_memory=False,
     )
     md = (tmp_path / "bench.md").read_text()
-    assert "| tiny | bare expectimax |" in md and "| tiny | star2.5-cyclic:k=2 |" in md
+    assert "| tiny | ceiling kernel |" in md and "| tiny | star2.5-cyclic:k=2 |" in md
+    assert "load average" in md
     data = json.loads((tmp_path / "bench.json").read_text())
     assert data["rows"] == result["rows"]
     assert {(r["kind"], r["engine"]) for r in data["rows"]} == {
+        ("ceiling", "compiled"),
         ("bare", "compiled"),
         ("bare", "python"),
         ("engine", "compiled"),
+        ("kernel", "compiled"),
         ("engine", "python"),
     }
-    assert all(r["nodes_per_s"] > 0 for r in data["rows"])
+    for r in data["rows"]:
+        assert r["nodes_per_s"] > 0 and r["ratio_min"] <= r["ratio"] <= r["ratio_max"]
+    assert len(data["load"]["before"]) == 3
+
+
+def test_interleaved_ratios_are_taken_within_each_repeat():
+    """Every repeat times every contender; a contender's ratio is to the reference's rate in the
+    same repeat: a contender that does the reference's work twice per node is at 50 %."""
+    from starbench.bench import interleaved
+
+    def work(i, reps=1):
+        x = 0
+        for _ in range(20000 * reps):
+            x += i
+        return 1000
+
+    out = interleaved(
+        {"ref": work, "half": lambda i: work(i, 2)}, instances=1, repeats=5, reference="ref"
+    )
+    assert out["ref"]["ratio"] == 1.0
+    assert 0.3 < out["half"]["ratio"] < 0.7
+
+
+def test_the_ceiling_kernel_counts_the_tree():
+    from starbench.bench import ceiling
+
+    for params in (
+        dict(branching=3, chance_arity=4, depth=3),
+        dict(chance_arity=21, distribution="dice"),
+    ):
+        spec = RegularTreeSpec(**params)
+        assert ceiling(spec, 0, 1)[1] == spec.size
 
 
 def test_bare_kernels_count_the_tree():

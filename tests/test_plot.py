@@ -170,20 +170,28 @@ def test_committed_study_tables_regenerate_from_committed_results(study, tmp_pat
 
 
 def test_make_figures_script(tmp_path):
+    """The script on one study (every study's figure tables are checked above)."""
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "hauk2004").symlink_to(ROOT / "results" / "hauk2004")
     p = subprocess.run(
         [
             sys.executable,
             str(ROOT / "scripts" / "make_figures.py"),
             "--results",
-            str(ROOT / "results"),
+            str(results),
             "--experiments",
-            str(tmp_path),
+            str(tmp_path / "experiments"),
         ],
         capture_output=True,
         text=True,
     )
     assert p.returncode == 0, p.stderr
-    assert (tmp_path / "ballard1983" / "figures" / "leaves_by_branching-double.pdf").exists()
+    figures = tmp_path / "experiments" / "hauk2004" / "figures"
+    assert (figures / "ordering_effect-double.pdf").exists()
+    for md in (ROOT / "experiments" / "hauk2004" / "figures").glob("*.md"):
+        assert (figures / md.name).read_text() == md.read_text()
+    assert "hauk2004: depth-under-budget.md" in p.stdout
 
 
 def test_readme_tables_are_the_generated_files():

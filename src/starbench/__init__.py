@@ -4,14 +4,15 @@ The public API::
 
     from starbench import RegularTree, RegularTreeSpec, load_tree, search
     tree = RegularTree(RegularTreeSpec(branching=10, chance_arity=10, depth=2), seed=0)
-    result = search(tree, "star2.5-cyclic", k=3)
+    result = search(tree, "star2.5-cyclic", k=3)  # engine="auto" | "compiled" | "python"
     result.value, result.best_move, result.stats.leaves
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
+from starbench.engines import search
 from starbench.errors import InputError, StarbenchError
-from starbench.search import ALGORITHMS, SearchResult, SearchStats, search
+from starbench.search import ALGORITHMS, SearchResult, SearchStats
 from starbench.search.base import Search
 from starbench.search.registry import Param, register_algorithm
 from starbench.trees import (

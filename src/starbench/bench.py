@@ -1,18 +1,30 @@
-"""``starbench bench``: nodes per second per algorithm and engine, against bare expectimax kernels.
+"""``starbench bench``: nodes per CPU second per algorithm and engine, against reference kernels.
 
-On a fixed set of generated trees (uniform outcomes, incremental values, generated order) every
-algorithm runs on both engines; the figure is nodes entered per second of search wall time,
-the median over repeats (each repeat searches the same instances).  Beside them, in the same run,
-a *bare* expectimax kernel over the same hash-generated tree shape (pure Python recursion, and
-the same loop compiled with numba) is the ceiling: it does the same hashing per node and nothing
-else.  Compile time is measured apart, in fresh processes with an empty and then a warm numba
-cache.  The search's own memory (peak RSS growth past imports and warm-up) is measured in a
-fresh process on a lazy tree of depth 12 under a node budget.  The process is pinned to one
-core where the OS allows it.  Writes ``bench.md`` and ``bench.json``.
+On a fixed set of generated trees (uniform or dice outcomes, incremental values, generated order)
+every algorithm runs on both engines.  Two reference kernels run beside them on the same shapes:
+
+* the *ceiling*: expectimax with the minimum work per node this design allows (one SplitMix64
+  round per node for its id, a leaf value by a constant modulo, chance nodes weighted by a fixed
+  probability vector), compiled with numba: nothing a search engine could skip;
+* the *bare* kernel: the same loop with starbench's own hashing (the engine's per-node hashing
+  included), in numba and in pure Python.
+
+Measuring on a shared, noisy machine: time is CPU time of this process (``time.process_time``);
+in every repeat each contender runs once, in an order rotated from repeat to repeat (so a burst
+of load hits all of them); a contender's share of the ceiling is computed *within* each repeat
+and the report gives the median of those per-repeat ratios with their range.  The compiled
+engine is timed two ways: *per call* through ``starbench.search(RegularTree(spec, seed=0,
+instance=i), name, engine="compiled")`` (tree construction and the Python around the kernel
+included), and *kernel only* on prepared trees.  The machine's load average is recorded before
+and after.  Compile time is measured apart, in fresh processes with an empty and then a warm
+numba cache; the search's own memory (peak RSS growth) in a fresh process on a lazy tree of
+depth 12 under a node budget.  The process is pinned to one core where the OS allows it.
+Writes ``bench.md`` and ``bench.json``.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -133,6 +145,75 @@ def bare_compiled(spec: RegularTreeSpec, seed: int, instance: int) -> tuple[floa
     )
 
 
+@njit(cache=True)
+def _sm64(x):
+    """One SplitMix64 round."""
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def _ceiling(levels, kinds, arities, probs, rid):
+    """The ceiling kernel: expectimax with one hash round per node and nothing else (a leaf's
+    value is its id modulo a constant; chance children weighted by ``probs[level]``)."""
+    D = levels + 1
+    ids = np.zeros(D, np.uint64)
+    j = np.zeros(D, np.int64)
+    acc = np.zeros(D)
+    ids[0] = rid
+    nodes = 1
+    d = 0
+    acc[0] = 0.0 if kinds[0] == 2 else (-np.inf if kinds[0] == 0 else np.inf)
+    ret = 0.0
+    while d >= 0:
+        if j[d] > 0:
+            k = kinds[d]
+            if k == 2:
+                acc[d] += probs[d, j[d] - 1] * ret
+            elif (k == 0 and ret > acc[d]) or (k == 1 and ret < acc[d]):
+                acc[d] = ret
+        if j[d] < arities[d]:
+            cid = _sm64(ids[d] ^ np.uint64(j[d] + 1))
+            j[d] += 1
+            nodes += 1
+            if d + 1 == levels:
+                ret = float(cid % np.uint64(201))
+                continue
+            d += 1
+            ids[d] = cid
+            j[d] = 0
+            acc[d] = 0.0 if kinds[d] == 2 else (-np.inf if kinds[d] == 0 else np.inf)
+            continue
+        ret = acc[d]
+        d -= 1
+    return ret, nodes
+
+
+@functools.lru_cache(maxsize=16)
+def _ceiling_shape(spec: RegularTreeSpec) -> tuple[int, Any, Any, Any]:
+    """(levels, kinds, arities, probabilities by level) of a shape, computed once."""
+    from starbench.trees.regular import RegularTree
+
+    tree = RegularTree(spec, 0, 0)
+    kinds = np.array([int(k) for k in spec.level_kinds], np.int64)
+    arities = np.array(spec.arities, np.int64)
+    probs = np.zeros((len(kinds), max(spec.arities)))
+    node = tree.root
+    for level, kind in enumerate(kinds):  # the first node of each level: its probabilities
+        if kind == 2:
+            probs[level, : arities[level]] = [float(p) for p in tree.probabilities(node)]
+        node = tree.children(node)[0]
+    return len(kinds), kinds, arities, probs
+
+
+def ceiling(spec: RegularTreeSpec, seed: int, instance: int) -> tuple[float, int]:
+    """The ceiling kernel on the shape of ``spec`` (its levels, arities and outcome
+    probabilities; the values are the kernel's own): (value, nodes)."""
+    return _ceiling(*_ceiling_shape(spec), np.uint64(tree_seed(seed, instance)))
+
+
 # --------------------------------------------------------------------------- measuring
 def _pin_one_core() -> str:
     try:
@@ -143,39 +224,82 @@ def _pin_one_core() -> str:
         return "not pinned"
 
 
-MIN_REPEAT_SECONDS = 0.25
+MIN_REPEAT_SECONDS = 0.1
 
 
-def _median_rate(fn, repeats: int) -> tuple[float, int]:
-    """Median nodes/s of ``fn() -> (nodes, seconds)`` over repeats, and the nodes of one call.
+def _cpu(fn, calls: int, instances: int) -> tuple[int, float]:
+    """(nodes, CPU seconds) of ``calls`` passes of ``fn(i)`` over the instances."""
+    nodes = 0
+    t0 = time.process_time()
+    for _ in range(calls):
+        for i in range(instances):
+            nodes += fn(i)
+    return nodes, time.process_time() - t0
 
-    A repeat calls ``fn`` as often as it takes to measure at least ``MIN_REPEAT_SECONDS`` of
-    search (calibrated on a first call), so millisecond searches are not timed one by one."""
-    nodes, secs = fn()
-    inner = (
-        max(1, int(MIN_REPEAT_SECONDS / max(secs, 1e-9)) + 1) if secs < MIN_REPEAT_SECONDS else 1
-    )
-    rates = []
-    for _ in range(repeats):
-        total_nodes, total_secs = 0, 0.0
-        for _ in range(inner):
-            n, t = fn()
-            total_nodes += n
-            total_secs += t
-        rates.append(total_nodes / max(total_secs, 1e-12))
-    return statistics.median(rates), nodes
+
+def interleaved(
+    contenders: dict[str, Any], instances: int, repeats: int, reference: str
+) -> dict[str, dict[str, float]]:
+    """Time every contender (``fn(i) -> nodes``) once per repeat, in an order rotated from repeat
+    to repeat; per contender: the median nodes per CPU second, and the median, minimum and
+    maximum over repeats of its rate divided by ``reference``'s rate in the same repeat.  A
+    repeat runs each contender for about ``MIN_REPEAT_SECONDS`` of CPU (calibrated once)."""
+    names = list(contenders)
+    calls = {}
+    for name in names:
+        nodes, secs = _cpu(contenders[name], 1, instances)
+        calls[name] = max(1, int(MIN_REPEAT_SECONDS / max(secs, 1e-9)) + 1)
+    rates: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(repeats):
+        order = names[r % len(names) :] + names[: r % len(names)]
+        for name in order:
+            nodes, secs = _cpu(contenders[name], calls[name], instances)
+            rates[name].append(nodes / max(secs, 1e-12))
+    out = {}
+    for name in names:
+        ratios = [a / b for a, b in zip(rates[name], rates[reference], strict=True)]
+        out[name] = {
+            "nodes_per_s": statistics.median(rates[name]),
+            "ratio": statistics.median(ratios),
+            "ratio_min": min(ratios),
+            "ratio_max": max(ratios),
+        }
+    return out
 
 
 def measure_shape(
     label: str, params: dict[str, Any], instances: int, repeats: int, python_budget: float
 ) -> list[dict[str, Any]]:
-    from starbench import RegularTree, search
+    from starbench import RegularTree
     from starbench.compiled.engine import CompiledTree, run
+    from starbench.engines import search
 
     spec = RegularTreeSpec(**params)
+    cts = [CompiledTree.from_regular(spec, 0, i) for i in range(instances)]
+    ceiling(spec, 0, 0), bare_compiled(spec, 0, 0)  # compile or load outside timing
+    compiled = {
+        "ceiling": lambda i: ceiling(spec, 0, i)[1],
+        "bare": lambda i: bare_compiled(spec, 0, i)[1],
+    }
+    for algo, p in ALGOS:
+        name = algo + (f":k={p['k']}" if "k" in p else "")
+        compiled[f"call {name}"] = lambda i, a=algo, p=p: (
+            search(RegularTree(spec, seed=0, instance=i), a, engine="compiled", **p).stats.nodes
+        )
+        compiled[f"kernel {name}"] = lambda i, a=algo, p=p: run(cts[i], a, p).stats.nodes
+    fast = interleaved(compiled, instances, repeats, "ceiling")
+    # the Python engine: fewer repeats (about python_budget seconds per contender), against
+    # its own bare kernel
+    pts = [RegularTree(spec, 0, i) for i in range(instances)]
+    py_reps = max(1, min(repeats, int(python_budget / max(instances * spec.size / 3e5, 1e-3)) - 1))
+    python = {"bare": lambda i: bare_python(spec, 0, i)[1]}
+    for algo, p in ALGOS:
+        name = algo + (f":k={p['k']}" if "k" in p else "")
+        python[name] = lambda i, a=algo, p=p: search(pts[i], a, engine="python", **p).stats.nodes
+    slow = interleaved(python, instances, py_reps, "bare")
     rows = []
 
-    def add(kind: str, algo: str, engine: str, rate: float, nodes: int) -> None:
+    def add(kind: str, algo: str, engine: str, m: dict[str, float], **extra: Any) -> None:
         rows.append(
             {
                 "tree": label,
@@ -183,52 +307,19 @@ def measure_shape(
                 "kind": kind,
                 "algorithm": algo,
                 "engine": engine,
-                "nodes_per_s": rate,
-                "nodes": nodes,
+                **m,
+                **extra,
             }
         )
 
-    def timed(f):
-        def go():
-            total_nodes, total_secs = 0, 0.0
-            for i in range(instances):
-                n, s = f(i)
-                total_nodes += n
-                total_secs += s
-            return total_nodes, total_secs
-
-        return go
-
-    def bare_c(i):
-        t0 = time.perf_counter()
-        _, n = bare_compiled(spec, 0, i)
-        return n, time.perf_counter() - t0
-
-    def bare_p(i):
-        t0 = time.perf_counter()
-        _, n = bare_python(spec, 0, i)
-        return n, time.perf_counter() - t0
-
-    bare_compiled(spec, 0, 0)  # compile / load outside timing
-    add("bare", "expectimax", "compiled", *_median_rate(timed(bare_c), repeats))
-    # the Python engine runs fewer repeats: about python_budget seconds per algorithm
-    py_reps = max(1, min(repeats, int(python_budget / max(instances * spec.size / 3e5, 1e-3)) - 1))
-    add("bare", "expectimax", "python", *_median_rate(timed(bare_p), py_reps))
-    cts = [CompiledTree.from_regular(spec, 0, i) for i in range(instances)]
-    pts = [RegularTree(spec, 0, i) for i in range(instances)]
+    add("ceiling", "expectimax", "compiled", fast["ceiling"])
+    add("bare", "expectimax", "compiled", fast["bare"])
+    add("bare", "expectimax", "python", slow["bare"], repeats=py_reps)
     for algo, p in ALGOS:
-
-        def comp(i, algo=algo, p=p):
-            r = run(cts[i], algo, p)
-            return r.stats.nodes, r.seconds
-
-        def pyth(i, algo=algo, p=p):
-            r = search(pts[i], algo, **p)
-            return r.stats.nodes, r.seconds
-
         name = algo + (f":k={p['k']}" if "k" in p else "")
-        add("engine", name, "compiled", *_median_rate(timed(comp), repeats))
-        add("engine", name, "python", *_median_rate(timed(pyth), py_reps))
+        add("engine", name, "compiled", fast[f"call {name}"], timing="per call")
+        add("kernel", name, "compiled", fast[f"kernel {name}"], timing="kernel only")
+        add("engine", name, "python", slow[name], repeats=py_reps)
     return rows
 
 
@@ -332,6 +423,14 @@ def machine() -> dict[str, Any]:
     }
 
 
+def _load() -> list[float] | None:
+    """The machine's 1, 5 and 15 minute load averages (None where the OS has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
 def bench(
     out: Path,
     instances: int = 5,
@@ -344,11 +443,13 @@ def bench(
     from starbench.compiled.engine import warm_up
 
     warm_up()
+    load_before = _load()
     rows = []
     for label, params in shapes:
         rows.extend(measure_shape(label, params, instances, repeats, python_budget))
     result = {
         "machine": {**machine(), "affinity": pin},
+        "load": {"before": load_before, "after": _load()},
         "instances": instances,
         "repeats": repeats,
         "rows": rows,
@@ -365,26 +466,40 @@ def bench(
     return result
 
 
+def _pct(r: dict[str, Any]) -> str:
+    return f"{100 * r['ratio']:.0f} ({100 * r['ratio_min']:.0f}-{100 * r['ratio_max']:.0f})"
+
+
 def markdown(result: dict[str, Any]) -> str:
     m = result["machine"]
+    load = result.get("load") or {}
+    shown = {k: "/".join(f"{x:.2f}" for x in v) for k, v in load.items() if v}
     lines = [
         f"Machine: {m['cpu_model']}, {m['cores']} cores ({m['affinity']}), Python "
-        f"{m['python']}, numpy {m['numpy']}, numba {m['numba']}; {result['date']}.",
-        f"Median nodes/s over {result['repeats']} repeats of {result['instances']} "
-        f"instances; `% bare` is the share of the bare expectimax kernel of the same "
-        f"engine on the same tree.",
+        f"{m['python']}, numpy {m['numpy']}, numba {m['numba']}; {result['date']}; load average "
+        f"(1/5/15 min) {shown.get('before', '?')} before, {shown.get('after', '?')} after.",
+        f"Nodes per CPU second, median of {result['repeats']} repeats over "
+        f"{result['instances']} instances; contenders interleaved in every repeat.  `% ceiling`: "
+        f"the median over repeats of the contender's rate divided by the ceiling kernel's in the "
+        f"same repeat (range in brackets); *per call* goes through `starbench.search(RegularTree"
+        f'(...), name, engine="compiled")`, *kernel* runs on prepared trees; the Python engine '
+        f"is compared with its own bare kernel (pure Python, starbench's hashing).",
         "",
-        "| tree | algorithm | compiled M nodes/s | % bare | python M nodes/s | % bare |",
-        "|---|---|---:|---:|---:|---:|",
+        "| tree | algorithm | per call M nodes/s | % ceiling | kernel M nodes/s | % ceiling "
+        "| python M nodes/s | % python bare |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
-    by = {}
-    for r in result["rows"]:
-        by[(r["tree"], r["kind"], r["algorithm"], r["engine"])] = r["nodes_per_s"]
+    by = {(r["tree"], r["kind"], r["algorithm"], r["engine"]): r for r in result["rows"]}
     trees = list(dict.fromkeys(r["tree"] for r in result["rows"]))
     for t in trees:
+        ce = by[(t, "ceiling", "expectimax", "compiled")]
         bc = by[(t, "bare", "expectimax", "compiled")]
         bp = by[(t, "bare", "expectimax", "python")]
-        lines.append(f"| {t} | bare expectimax | {bc / 1e6:.1f} | 100 | {bp / 1e6:.2f} | 100 |")
+        lines.append(f"| {t} | ceiling kernel | {ce['nodes_per_s'] / 1e6:.1f} | 100 | | | | |")
+        lines.append(
+            f"| {t} | bare (starbench hashing) | {bc['nodes_per_s'] / 1e6:.1f} | {_pct(bc)} | | "
+            f"| {bp['nodes_per_s'] / 1e6:.2f} | 100 |"
+        )
         algos = [
             r["algorithm"]
             for r in result["rows"]
@@ -392,10 +507,12 @@ def markdown(result: dict[str, Any]) -> str:
         ]
         for a in algos:
             c = by[(t, "engine", a, "compiled")]
+            k = by[(t, "kernel", a, "compiled")]
             p = by[(t, "engine", a, "python")]
             lines.append(
-                f"| {t} | {a} | {c / 1e6:.1f} | {100 * c / bc:.0f} | {p / 1e6:.2f} | "
-                f"{100 * p / bp:.0f} |"
+                f"| {t} | {a} | {c['nodes_per_s'] / 1e6:.1f} | {_pct(c)} | "
+                f"{k['nodes_per_s'] / 1e6:.1f} | {_pct(k)} | {p['nodes_per_s'] / 1e6:.2f} | "
+                f"{_pct(p)} |"
             )
     if "compile" in result:
         c = result["compile"]

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from starbench.errors import InputError
 from starbench.search import ALGORITHMS, SearchResult, get_algorithm, parse_spec
 from starbench.search.arith import agree, format_value
 from starbench.search.registry import expand_spec
@@ -41,32 +40,31 @@ def solve(
     ``engine``: ``python``, ``compiled``, or ``auto`` (compiled for trees over
     ``AUTO_SOLVE_NODES`` nodes where it applies, else python).
     """
-    from starbench.compiled.engine import AUTO_SOLVE_NODES, CompiledTree, run, unsupported
+    from starbench.compiled.engine import run
+    from starbench.engines import AUTO_SOLVE_NODES, choose, compiled_tree
 
     parsed = [parse_spec(x) for s in (specs or default_algorithms(tree)) for x in expand_spec(s)]
     # construct every search first: bad input is reported before anything runs
     searches = [get_algorithm(n).make(tree, p, exact=exact, debug=debug) for n, p in parsed]
-    size = getattr(tree, "size", None)
-    big = size is not None and size > AUTO_SOLVE_NODES
-    compiled_tree = None
+    kernel_tree = None
     results = []
     for (name, params), search in zip(parsed, searches, strict=True):
-        why = unsupported(name, exact=exact, debug=debug, tree=tree)
-        use = engine == "compiled" or (engine == "auto" and big)
-        if use and why is not None:
-            if engine == "compiled":
-                raise InputError(f"--engine compiled cannot serve {why}; use --engine python")
-            if log is not None:
-                log(
-                    f"starbench: {name} runs on the Python engine (the compiled engine does "
-                    f"not serve {why})"
-                )
-            use = False
-        if use:
-            if compiled_tree is None:
-                compiled_tree = CompiledTree.from_explicit(tree)
-            results.append(run(compiled_tree, name, params))
+        choice = choose(
+            engine,
+            name,
+            exact=exact,
+            debug=debug,
+            tree=tree,
+            min_nodes=AUTO_SOLVE_NODES,
+            key="--engine",
+        )
+        if choice.engine == "compiled":
+            if kernel_tree is None:
+                kernel_tree = compiled_tree(tree)
+            results.append(run(kernel_tree, name, params))
         else:
+            if log is not None and choice.reason.startswith("the compiled engine"):
+                log(f"starbench: {name} runs on the Python engine ({choice.reason})")
             results.append(search.run())
     L, U = tree.bounds
     mismatch = None

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from starbench.compiled.codes import BAD_EVAL, BUDGET, EXHAUSTIVE, N_STATS, PROBING, WINDOWED
 from starbench.errors import BudgetExceeded, EvaluationError, InputError
 from starbench.search.alphabeta import AlphaBeta
 from starbench.search.arith import agree
@@ -30,9 +31,13 @@ from starbench.trees.models import CONSTANT_DISTRIBUTIONS, DISTRIBUTIONS, VALUE_
 from starbench.trees.regular import RegularTreeSpec
 
 #: Registered algorithm classes the kernel implements, and how.
-_KERNEL_ALGOS = {Expectimax: 0, Minimax: 0, AlphaBeta: 1, Star1: 1, Star2: 2}
-#: Above this many nodes ``solve --engine auto`` uses the compiled engine.
-AUTO_SOLVE_NODES = 20_000
+_KERNEL_ALGOS = {
+    Expectimax: EXHAUSTIVE,
+    Minimax: EXHAUSTIVE,
+    AlphaBeta: WINDOWED,
+    Star1: WINDOWED,
+    Star2: PROBING,
+}
 
 
 def kernel_algo(name: str) -> int | None:
@@ -215,7 +220,7 @@ def run(
     node_budget: int | None = None,
 ) -> SearchResult:
     """Search a CompiledTree with a registered algorithm on the compiled kernel."""
-    from starbench.compiled.kernel import BAD_EVAL, BUDGET, N_STATS, search_kernel
+    from starbench.compiled.kernel import search_kernel
 
     info = get_algorithm(name)
     resolved = info.resolve(params or {})
@@ -225,9 +230,12 @@ def run(
     if not info.chance and ct.has_chance:
         raise InputError(f"{name} does not apply to trees with chance nodes")
     full = {**info.fixed, **resolved}
-    k = int(full.get("k", 0))
-    sequential = full.get("probing") == "sequential"
-    research = full.get("after_probe") == "research"
+    # the registry resolved every parameter (its defaults are the only ones); the exhaustive
+    # and windowed procedures have no probing parameters
+    probing = algo == PROBING
+    k = int(full["k"]) if probing else 0
+    sequential = probing and full["probing"] == "sequential"
+    research = probing and full["after_probe"] == "research"
     stats = np.zeros(N_STATS, np.int64)
     root_vals = np.zeros(max(ct.max_arity, 1))
     budget = -1 if node_budget is None else int(node_budget)
@@ -294,7 +302,7 @@ def warm_up() -> float:
     if _WARM:
         return 0.0
     _WARM = True
-    from starbench.compiled.kernel import N_STATS, search_kernel
+    from starbench.compiled.kernel import search_kernel
 
     t0 = time.perf_counter()
     one = np.zeros(1, np.int64)

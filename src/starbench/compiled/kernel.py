@@ -18,37 +18,46 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from starbench.compiled.hashing import P_INCREMENT, P_VALUE, P_WEIGHT, draw, mix
-
-# algorithms
-EXHAUSTIVE = 0  # expectimax, minimax
-WINDOWED = 1  # alpha-beta, Star1
-PROBING = 2  # Star2, Star2.5
-# node kinds (starbench.trees.protocol.Kind)
-MAX, MIN, CHANCE, LEAF = 0, 1, 2, 3
-# frame modes
-NORMAL, PROBE, RESUME = 0, 1, 2
-# program counters
-ENTER, DEC_LOOP, DEC_AFTER, EXP_STEP, EXP_AFTER = 0, 1, 2, 3, 4
-CYC_STEP, CYC_AFTER, SEQ_STEP, SEQ_AFTER = 5, 6, 7, 8
-SEARCH_INIT, SEARCH_STEP, SEARCH_AFTER = 9, 10, 11
-# statuses
-OK, BUDGET, BAD_EVAL = 0, 1, 2
-# statistics slots (starbench.search.stats.STAT_FIELDS order)
-N_STATS = 11
-(
-    S_NODES,
+from starbench.compiled.codes import (  # noqa: E402  (the kernel's named codes)
+    BAD_EVAL,
+    BUDGET,
+    CHANCE,
+    CYC_AFTER,
+    CYC_STEP,
+    DEC_AFTER,
+    DEC_LOOP,
+    ENTER,
+    EXHAUSTIVE,
+    EXP_AFTER,
+    EXP_STEP,
+    LEAF,
+    MAX,
+    MIN,
+    N_STATS,
+    NORMAL,
+    OK,
+    PROBE,
+    PROBING,
+    RESUME,
+    S_CCUT,
+    S_CHANCE,
+    S_DCUT,
     S_LEAVES,
     S_MAX,
     S_MIN,
-    S_CHANCE,
-    S_PNODES,
-    S_PLEAVES,
-    S_CCUT,
+    S_NODES,
     S_PCUT,
-    S_DCUT,
+    S_PLEAVES,
+    S_PNODES,
     S_RESUMED,
-) = range(11)
+    SEARCH_AFTER,
+    SEARCH_INIT,
+    SEARCH_STEP,
+    SEQ_AFTER,
+    SEQ_STEP,
+)
+from starbench.compiled.hashing import P_INCREMENT, P_VALUE, P_WEIGHT, draw, mix
+
 # lazy orderings
 ORD_GENERATED, ORD_REVERSED, ORD_STATIC = 0, 1, 2
 OUT_GENERATED, OUT_PROBABLE = 0, 1

@@ -16,29 +16,32 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
-from starbench.errors import BudgetExceeded, ConfigError, StarbenchError
+from starbench.engines import Choice, choose
+from starbench.errors import BudgetExceeded, ConfigError, InputError, StarbenchError
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
 from starbench.search import get_algorithm
 from starbench.search.arith import format_value
 from starbench.trees.regular import RegularTree
 
 
+def engine_choice(settings: RunSettings, name: str) -> Choice:
+    """The engine that runs ``name`` under ``settings``, and why (``starbench.engines``)."""
+    try:
+        return choose(
+            settings.engine,
+            name,
+            exact=settings.exact,
+            debug=settings.debug,
+            time_budget=settings.time_budget,
+            key="engine",
+        )
+    except InputError as e:
+        raise ConfigError(str(e)) from None
+
+
 def engine_for(settings: RunSettings, name: str) -> str:
     """The engine that runs ``name`` under ``settings`` ("compiled" or "python")."""
-    if settings.engine == "python":
-        return "python"
-    from starbench.compiled.engine import unsupported
-
-    why = unsupported(
-        name, exact=settings.exact, debug=settings.debug, time_budget=settings.time_budget
-    )
-    if why is None:
-        return "compiled"
-    if settings.engine == "compiled":
-        raise ConfigError(
-            f"engine: compiled cannot serve {why} ({name}); use engine=auto or engine=python"
-        )
-    return "python"
+    return engine_choice(settings, name).engine
 
 
 class Instance:

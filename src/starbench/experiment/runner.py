@@ -235,17 +235,12 @@ def _note_engines(
 ) -> None:
     if settings.engine != "auto":
         return
-    from starbench.compiled.engine import unsupported
+    from starbench.experiment.compute import engine_choice
 
     for a in wanted:
-        why = unsupported(
-            a.name, exact=settings.exact, debug=settings.debug, time_budget=settings.time_budget
-        )
-        if why is not None:
-            warn(
-                f"starbench: {a.label} runs on the Python engine "
-                f"(the compiled engine does not serve {why})"
-            )
+        choice = engine_choice(settings, a.name)
+        if choice.engine == "python":
+            warn(f"starbench: {a.label} runs on the Python engine ({choice.reason})")
 
 
 def _settled(row: Row | None, settings: RunSettings, runs: dict[int, dict[str, Any]]) -> bool:

@@ -24,6 +24,7 @@ import typing
 from dataclasses import dataclass, field, fields, make_dataclass
 from typing import Any
 
+from starbench.engines import ENGINES, choose
 from starbench.errors import ConfigError, InputError
 from starbench.limits import EXPECTIMAX_LIMIT, SIZE_LIMIT
 from starbench.search.registry import get_algorithm, parse_specs
@@ -38,7 +39,6 @@ TreeConfig = make_dataclass(
 )
 
 
-ENGINES = ("auto", "compiled", "python")
 RESUME = ("auto", "force")
 
 
@@ -48,11 +48,27 @@ def _k(default: Any, help: str, choices: Any = None) -> Any:
     return field(default=default, metadata={"help": help, "choices": choices})
 
 
-@dataclass
-class AlgorithmConfig:
-    name: str = "expectimax"
-    k: int | None = None
-    after_probe: str | None = None
+def algorithm_config() -> type:
+    """The Hydra schema of one ``algorithms`` entry, derived from the registry: ``name`` and
+    every parameter a registered algorithm declares (optional; its type from its default), so a
+    new algorithm parameter needs no schema edit."""
+    from starbench.search.registry import ALGORITHMS
+
+    params: dict[str, Any] = {}
+    for info in ALGORITHMS.values():
+        for p in info.params:
+            kind = type(p.default)
+            params.setdefault(p.name, kind if kind in (int, float, str, bool) else Any)
+    return make_dataclass(
+        "AlgorithmConfig",
+        [
+            ("name", str, field(default="expectimax")),
+            *((n, typing.Optional[t], field(default=None)) for n, t in params.items()),  # noqa: UP045
+        ],
+    )
+
+
+AlgorithmConfig = algorithm_config()
 
 
 @dataclass
@@ -232,29 +248,22 @@ class RunSettings:
             isinstance(tb, bool) or not isinstance(tb, int | float) or not 0 < tb < float("inf")
         ):
             raise ConfigError(f"time_budget: must be a number > 0 (seconds) or null, got {tb!r}")
-        if cfg.get("engine", "auto") not in ENGINES:
-            raise ConfigError(
-                f"engine: must be one of {', '.join(ENGINES)}, got {cfg.get('engine')!r}"
-            )
         if cfg.get("resume", "auto") not in RESUME:
             raise ConfigError(
                 f"resume: must be one of {', '.join(RESUME)}, got {cfg.get('resume')!r}"
             )
-        if cfg.get("engine") == "compiled":
-            from starbench.compiled.engine import unsupported
-
-            for i, a in enumerate(specs):
-                why = unsupported(
+        for i, a in enumerate(specs):  # the engine seam's rules, before anything runs
+            try:
+                choose(
+                    cfg.get("engine", "auto"),
                     a.name,
                     exact=bool(cfg.get("exact")),
                     debug=bool(cfg.get("debug")),
                     time_budget=tb,
                 )
-                if why is not None:
-                    raise ConfigError(
-                        f"engine: compiled cannot serve {why} (algorithms[{i}]: "
-                        f"{a.name}); use engine=auto or engine=python"
-                    )
+            except InputError as e:
+                where = f"(algorithms[{i}]: {a.name})"
+                raise ConfigError(str(e).replace(f"({a.name})", where)) from None
         if (
             spec.size > size_limit
             and cfg.get("node_budget") is None

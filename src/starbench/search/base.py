@@ -15,6 +15,7 @@ from typing import Any
 
 from starbench.errors import BudgetExceeded, EvaluationError, InputError, short
 from starbench.search.arith import Arithmetic, agree, arithmetic, tolerance
+from starbench.search.oracle import full_value
 from starbench.search.stats import SearchResult, SearchStats
 from starbench.trees.protocol import Kind, Tree, has_chance
 
@@ -163,9 +164,7 @@ class Search:
 
     def exact_value(self, node: Any) -> Any:
         """The node's value by an uncounted full-window expectimax (debug mode)."""
-        from starbench.search.expectimax import Expectimax
-
-        return Expectimax(self.tree, exact=self.arith.exact)._search(node, None, None)
+        return full_value(self.tree, node, self.num)
 
     def check_bound(self, node: Any, alpha: Any, beta: Any, v: Any) -> None:
         """Assert the fail-soft semantics of a windowed result ``v`` of ``node``."""

@@ -59,16 +59,14 @@ class Star2(Star1):
         self,
         tree: Any,
         *,
-        k: int = 1,
-        probing: str = "cyclic",
-        after_probe: str = "resume",
+        k: int,
+        probing: str,
+        after_probe: str,
         **kw: Any,
     ):
+        """``k``, ``probing`` and ``after_probe`` come resolved and checked from the registry
+        (``starbench.search.registry``: the one place of their defaults and checks)."""
         super().__init__(tree, **kw)
-        if probing not in PROBING_MODES:
-            raise ValueError(f"probing must be one of {PROBING_MODES}, got {probing!r}")
-        if after_probe not in AFTER_PROBE:
-            raise ValueError(f"after_probe must be one of {AFTER_PROBE}, got {after_probe!r}")
         self.k = k
         self.probing_mode = probing
         self.after_probe = after_probe

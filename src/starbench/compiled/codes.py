@@ -1,0 +1,32 @@
+"""The compiled kernel's codes, by name (no numba here: the engine seam and the runner read them
+without loading the kernel)."""
+
+# algorithms
+EXHAUSTIVE = 0  # expectimax, minimax
+WINDOWED = 1  # alpha-beta, Star1
+PROBING = 2  # Star2, Star2.5
+# node kinds (starbench.trees.protocol.Kind)
+MAX, MIN, CHANCE, LEAF = 0, 1, 2, 3
+# frame modes
+NORMAL, PROBE, RESUME = 0, 1, 2
+# program counters
+ENTER, DEC_LOOP, DEC_AFTER, EXP_STEP, EXP_AFTER = 0, 1, 2, 3, 4
+CYC_STEP, CYC_AFTER, SEQ_STEP, SEQ_AFTER = 5, 6, 7, 8
+SEARCH_INIT, SEARCH_STEP, SEARCH_AFTER = 9, 10, 11
+# statuses
+OK, BUDGET, BAD_EVAL = 0, 1, 2
+# statistics slots (starbench.search.stats.STAT_FIELDS order)
+N_STATS = 11
+(
+    S_NODES,
+    S_LEAVES,
+    S_MAX,
+    S_MIN,
+    S_CHANCE,
+    S_PNODES,
+    S_PLEAVES,
+    S_CCUT,
+    S_PCUT,
+    S_DCUT,
+    S_RESUMED,
+) = range(11)

@@ -1,0 +1,130 @@
+"""The engine seam: the one place that chooses an engine and runs a search on it.
+
+Two engines count identically, node for node (``tests/test_compiled.py``):
+
+* ``python``: the reference modules (``search/expectimax.py``, ``star1.py``, ``star2.py``, ...),
+  every algorithm, tree type and option (exact fractions, debug checks, time budgets, plugins);
+* ``compiled``: the numba kernel (``compiled/kernel.py``) for the registered algorithms it
+  implements, on generated trees and tree files, in floats, with node budgets.
+
+``auto`` takes the compiled engine wherever it serves the request (for ``solve``, only on trees
+over ``AUTO_SOLVE_NODES`` nodes, where compiling pays) and says why when it does not.  ``run``,
+``solve``, ``bench`` and the public ``starbench.search`` all choose through ``choose`` and run
+through ``search``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from starbench.errors import InputError
+from starbench.search.stats import SearchResult
+
+ENGINES = ("auto", "compiled", "python")
+#: ``solve --engine auto`` uses the compiled engine on trees of more nodes than this.
+AUTO_SOLVE_NODES = 20_000
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The engine that runs a search, and why (``requested``, ``auto``, or what the compiled
+    engine does not serve)."""
+
+    engine: str
+    reason: str
+
+
+def choose(
+    requested: str,
+    name: str,
+    *,
+    exact: bool = False,
+    debug: bool = False,
+    time_budget: float | None = None,
+    tree: Any = None,
+    min_nodes: int = 0,
+    key: str = "engine",
+) -> Choice:
+    """The engine for one search.  ``requested`` is ``auto``, ``compiled`` or ``python``;
+    ``compiled`` on a request it cannot serve is an ``InputError`` naming ``key``; ``auto``
+    uses the compiled engine where it serves the request and the tree has more than
+    ``min_nodes`` nodes."""
+    if requested not in ENGINES:
+        raise InputError(f"{key}: must be one of {', '.join(ENGINES)}, got {requested!r}")
+    if requested == "python":
+        return Choice("python", "requested")
+    from starbench.compiled.engine import unsupported  # what the kernel cannot serve
+
+    why = unsupported(name, exact=exact, debug=debug, time_budget=time_budget, tree=tree)
+    if requested == "compiled":
+        if why is not None:
+            flag = key.startswith("-")  # a command-line flag, or a config key
+            said, sep = (key, " ") if flag else (f"{key}:", "=")
+            raise InputError(
+                f"{said} compiled cannot serve {why} ({name}); "
+                f"use {key}{sep}auto or {key}{sep}python"
+            )
+        return Choice("compiled", "requested")
+    size = getattr(tree, "size", None)
+    if size is None and tree is not None and hasattr(tree, "spec"):
+        size = tree.spec.size  # a generated tree: its spec knows the size
+    if size is not None and size <= min_nodes:
+        return Choice("python", f"a tree of at most {min_nodes} nodes")
+    if why is not None:
+        return Choice("python", f"the compiled engine does not serve {why}")
+    return Choice("compiled", "auto")
+
+
+def compiled_tree(tree: Any) -> Any:
+    """``tree`` in the compiled kernel's form (generated trees stay lazy where they can)."""
+    from starbench.compiled.engine import CompiledTree
+    from starbench.trees.explicit import ExplicitTree
+    from starbench.trees.regular import RegularTree
+
+    if isinstance(tree, CompiledTree):
+        return tree
+    if isinstance(tree, RegularTree):
+        return CompiledTree.from_regular(tree.spec, tree.seed, tree.instance)
+    if isinstance(tree, ExplicitTree):
+        return CompiledTree.from_explicit(tree)
+    raise InputError(f"the compiled engine cannot search trees of type {type(tree).__name__}")
+
+
+def search(
+    tree: Any,
+    algorithm: str = "expectimax",
+    *,
+    engine: str = "auto",
+    exact: bool = False,
+    debug: bool = False,
+    node_budget: int | None = None,
+    time_budget: float | None = None,
+    **params: Any,
+) -> SearchResult:
+    """Search ``tree`` with the named algorithm on the chosen engine and return its result.
+
+    ``params`` are the algorithm's own parameters (``k``, ``after_probe``, ...); ``exact``
+    searches in fractions and ``debug`` checks every windowed result against a full-window
+    search (both Python engine); ``engine``: ``auto`` (compiled wherever it serves the
+    request), ``compiled`` or ``python``.  The counters are the same on both engines.
+    """
+    choice = choose(engine, algorithm, exact=exact, debug=debug, time_budget=time_budget, tree=tree)
+    if choice.engine == "compiled":
+        from starbench.compiled.engine import run
+
+        return run(compiled_tree(tree), algorithm, params, node_budget=node_budget)
+    from starbench.search.registry import get_algorithm
+
+    return (
+        get_algorithm(algorithm)
+        .make(
+            tree,
+            params,
+            exact=exact,
+            debug=debug,
+            node_budget=node_budget,
+            time_budget=time_budget,
+        )
+        .run()
+    )

@@ -1,0 +1,64 @@
+"""The engine seam: one place chooses the engine (with its reason); the public
+``starbench.search`` reaches both engines, and they count identically."""
+
+from __future__ import annotations
+
+import pytest
+
+import starbench
+from starbench import InputError, RegularTree, RegularTreeSpec
+from starbench.engines import AUTO_SOLVE_NODES, choose
+from starbench.examples import example_path
+from starbench.trees import load_tree
+
+ALGOS = [
+    ("expectimax", {}),
+    ("star1", {}),
+    ("star2", {"after_probe": "research"}),
+    ("star2.5-cyclic", {"k": 3}),
+    ("star2.5-sequential", {"k": 2, "after_probe": "research"}),
+]
+
+
+@pytest.mark.parametrize("instance", range(12))
+def test_public_search_reaches_both_engines_with_the_same_counters(instance):
+    spec = RegularTreeSpec(branching=4, chance_arity=5, depth=2, distribution="random")
+    tree = RegularTree(spec, seed=7, instance=instance)
+    for name, params in ALGOS:
+        py = starbench.search(tree, name, engine="python", **params)
+        co = starbench.search(tree, name, engine="compiled", **params)
+        auto = starbench.search(tree, name, **params)
+        assert py.value == co.value == auto.value
+        assert py.best_move == co.best_move
+        assert py.stats.as_dict() == co.stats.as_dict() == auto.stats.as_dict()
+
+
+def test_public_search_on_a_tree_file_and_in_exact_mode():
+    tree = load_tree(example_path("dice-small"))
+    co = starbench.search(tree, "star2", engine="compiled")
+    py = starbench.search(tree, "star2", engine="python")
+    assert co.stats.as_dict() == py.stats.as_dict()
+    exact = starbench.search(tree, "star2", exact=True)  # auto: exact mode is Python's
+    assert float(exact.value) == pytest.approx(co.value)
+
+
+def test_choices_and_their_reasons():
+    assert choose("python", "star2") == starbench.engines.Choice("python", "requested")
+    assert choose("compiled", "star2").engine == "compiled"
+    assert choose("auto", "star2") == starbench.engines.Choice("compiled", "auto")
+    c = choose("auto", "star2", exact=True)
+    assert c.engine == "python" and c.reason == "the compiled engine does not serve exact mode"
+    c = choose("auto", "star1", time_budget=1.0)
+    assert c.engine == "python" and "time budgets" in c.reason
+    small = RegularTree(RegularTreeSpec(branching=2, chance_arity=2, depth=1), seed=0)
+    c = choose("auto", "star1", tree=small, min_nodes=AUTO_SOLVE_NODES)
+    assert c.engine == "python" and str(AUTO_SOLVE_NODES) in c.reason
+
+
+def test_refusals_are_one_line_naming_the_key():
+    with pytest.raises(InputError, match=r"^engine: compiled cannot serve exact mode \(star2\); "):
+        choose("compiled", "star2", exact=True)
+    with pytest.raises(InputError, match=r"^--engine compiled cannot serve debug mode"):
+        choose("compiled", "star2", debug=True, key="--engine")
+    with pytest.raises(InputError, match=r"^engine: must be one of auto, compiled, python"):
+        starbench.search(RegularTree(RegularTreeSpec(), seed=0), "star1", engine="gpu")
