@@ -8,6 +8,7 @@ debug mode, time budgets, games, algorithms registered by plugins) runs on the P
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -18,7 +19,7 @@ import numpy as np
 from starbench.compiled.codes import BAD_EVAL, BUDGET, EXHAUSTIVE, N_STATS, PROBING, WINDOWED
 from starbench.errors import BudgetExceeded, EvaluationError, InputError
 from starbench.search.alphabeta import AlphaBeta
-from starbench.search.arith import agree
+from starbench.search.arith import tolerance
 from starbench.search.expectimax import Expectimax
 from starbench.search.minimax import Minimax
 from starbench.search.registry import get_algorithm
@@ -69,6 +70,45 @@ def unsupported(
         if not isinstance(tree, RegularTree):
             return f"trees of type {type(tree).__name__}"
     return None
+
+
+_NO_ARRAYS = (
+    np.zeros(1, np.int64),
+    np.zeros(1, np.int64),
+    np.zeros(1, np.int64),
+    np.zeros(1),
+    np.zeros(1),
+)
+
+
+@functools.lru_cache(maxsize=64)
+def _shape_of(spec: RegularTreeSpec) -> tuple[dict[str, Any], Any, Any]:
+    """What every instance of ``spec`` shares in the kernel's form (checked once per spec):
+    the kernel's tree parameters but the seeds, and the declared bounds (L, U).  The arrays
+    are shared by the instances; the kernel only reads them."""
+    from starbench.compiled.trees import ORDERING_CODES, OUTCOME_CODES
+
+    spec.validate()
+    if spec.distribution in CONSTANT_DISTRIBUTIONS:
+        probs = DISTRIBUTIONS[spec.distribution](
+            spec.chance_arity, 0, [], Fraction(str(spec.skew)), spec.weight_max
+        )
+        const = np.array([float(p) for p in probs])
+    else:
+        const = np.zeros(1)
+    shape = dict(
+        level_kind=np.array([int(k) for k in spec.level_kinds], np.int64),
+        level_arity=np.array(spec.arities, np.int64),
+        incremental=VALUE_MODELS[spec.value_model].incremental,
+        r1=np.uint64(spec.resolution + 1),
+        ordering=ORDERING_CODES[spec.ordering],
+        outcome=OUTCOME_CODES[spec.outcome_order],
+        dist_random=spec.distribution == "random",
+        const_probs=const,
+        wmax=np.uint64(spec.weight_max),
+    )
+    L, U = VALUE_MODELS[spec.value_model].declared_bounds(spec.resolution, spec.levels)
+    return shape, L, U
 
 
 @dataclass
@@ -131,41 +171,18 @@ class CompiledTree:
 
     @classmethod
     def from_regular(cls, spec: RegularTreeSpec, seed: int, instance: int) -> CompiledTree:
-        from starbench.compiled.trees import ORDERING_CODES, OUTCOME_CODES, materialize
+        from starbench.compiled.trees import materialize
 
-        spec.validate()
         ts = tree_seed(seed, instance)
-        kinds = np.array([int(k) for k in spec.level_kinds], np.int64)
-        arities = np.array(spec.arities, np.int64)
-        incremental = VALUE_MODELS[spec.value_model].incremental
-        if spec.distribution in CONSTANT_DISTRIBUTIONS:
-            probs = DISTRIBUTIONS[spec.distribution](
-                spec.chance_arity, 0, [], Fraction(str(spec.skew)), spec.weight_max
-            )
-            const = np.array([float(p) for p in probs])
-        else:
-            const = np.zeros(1)
-        L, U = VALUE_MODELS[spec.value_model].declared_bounds(spec.resolution, spec.levels)
-        params = dict(
-            tseed=np.uint64(ts),
-            rid=np.uint64(root_id(ts)),
-            level_kind=kinds,
-            level_arity=arities,
-            incremental=incremental,
-            r1=np.uint64(spec.resolution + 1),
-            ordering=ORDERING_CODES[spec.ordering],
-            outcome=OUTCOME_CODES[spec.outcome_order],
-            dist_random=spec.distribution == "random",
-            const_probs=const,
-            wmax=np.uint64(spec.weight_max),
+        shape, L, U = _shape_of(spec)
+        kinds, arities, incremental, const = (
+            shape["level_kind"],
+            shape["level_arity"],
+            shape["incremental"],
+            shape["const_probs"],
         )
-        arrays: tuple[np.ndarray, ...] = (
-            np.zeros(1, np.int64),
-            np.zeros(1, np.int64),
-            np.zeros(1, np.int64),
-            np.zeros(1),
-            np.zeros(1),
-        )
+        params = dict(tseed=np.uint64(ts), rid=np.uint64(root_id(ts)), **shape)
+        arrays: tuple[np.ndarray, ...] = _NO_ARRAYS
         lazy = not spec.needs_full_pass
         if not lazy:
             *arrays, lo, hi = materialize(
@@ -284,10 +301,9 @@ def run(
         )
     best_move = None if best < 0 else int(best)
     tied = None
-    if algo == 0 and best_move is not None:
-        tied = tuple(
-            m for m in range(ct.root_arity()) if agree(root_vals[m], value, ct.L, ct.U, False)
-        )
+    if algo == EXHAUSTIVE and best_move is not None:  # as arith.agree, for every root move
+        close = np.abs(root_vals[: ct.root_arity()] - value) <= tolerance(ct.L, ct.U)
+        tied = tuple(int(m) for m in np.flatnonzero(close))
     shown = {**info.fixed, **resolved}
     return SearchResult(name, shown, float(value), best_move, tied, st, False, seconds, cpu)
 

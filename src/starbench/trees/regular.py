@@ -64,6 +64,10 @@ def _p(default: Any, help: str, choices: Any = None) -> Any:
     return field(default=default, metadata={"help": help, "choices": choices})
 
 
+#: Specs already found valid by ``validate``.
+_VALID: set[tuple[Any, ...]] = set()
+
+
 @dataclass(frozen=True)
 class RegularTreeSpec:
     """Every parameter of the generator (the ``tree`` config group)."""
@@ -107,7 +111,14 @@ class RegularTreeSpec:
 
     # ------------------------------------------------------------------ validation
     def validate(self, prefix: str = "tree.") -> RegularTreeSpec:
-        """Raise ConfigError naming the first bad key; return self when all is well."""
+        """Raise ConfigError naming the first bad key; return self when all is well (a spec
+        found valid once is not checked again: specs are frozen)."""
+        try:  # keyed by every field's type and value (5.0 == 5, but only 5 is an integer)
+            key = tuple((type(v), v) for v in self.__dict__.values())
+            if key in _VALID:
+                return self
+        except TypeError:  # an unhashable value: checked below, and refused
+            key = None
 
         def bad(key: str, allowed: str, got: Any) -> ConfigError:
             return ConfigError(f"{prefix}{key}: {allowed}, got {got!r}")
@@ -183,6 +194,8 @@ class RegularTreeSpec:
                 f"{prefix}full_pass_limit={self.full_pass_limit} nodes; this tree has "
                 f"{self.size} nodes"
             )
+        if key is not None:
+            _VALID.add(key)
         return self
 
     # ------------------------------------------------------------------ shape
