@@ -156,38 +156,6 @@ def lazy_child(nid, ps, g, tseed, incremental, r1):
     return cid, np.int64(0)
 
 
-@njit(inline="always")
-def child_of(d, i, lazy, pre, f_id, f_ps, c_id, c_ps, g, tseed, incremental, r1):
-    """(id, path sum) of child ``i`` of frame ``d`` (``g``: its generated index on lazy trees
-    whose children are made one at a time)."""
-    if lazy and not pre:
-        return lazy_child(f_id[d], f_ps[d], g, tseed, incremental, r1)
-    return c_id[d, i], c_ps[d, i]
-
-
-@njit(inline="always")
-def enter_leaf(stats, inprobe, budget, lazy, incremental, tseed, r1, cid, cps, x, a_value, L, U):
-    """Enter a leaf without a frame (``Search._enter`` and ``Search._leaf``): count it, then
-    evaluate it.  Returns (status, value)."""
-    stats[S_NODES] += 1
-    stats[S_LEAVES] += 1
-    if inprobe:
-        stats[S_PNODES] += 1
-        stats[S_PLEAVES] += 1
-    if budget >= 0 and stats[S_NODES] > budget:
-        return BUDGET, np.nan
-    if lazy:
-        if incremental:
-            v = float(cps)
-        else:
-            v = float(np.int64(draw(tseed, cid, P_VALUE) % r1))
-    else:
-        v = a_value[x]
-    if not (L <= v <= U):
-        return BAD_EVAL, v
-    return OK, v
-
-
 @njit(cache=True)
 def search_kernel(
     algo,
@@ -468,20 +436,6 @@ def search_kernel(
                     m = f_next[d]
                     f_next[d] = m + 1
                     f_m[d] = m
-                    if c_kind[d, m] == LEAF:  # a leaf is entered and evaluated in place
-                        g = f_n[d] - 1 - m if ordering == ORD_REVERSED and kind != CHANCE else m
-                        cid, cps = child_of(
-                            d, m, lazy, f_pre[d], f_id, f_ps, c_id, c_ps, g, tseed, incremental, r1
-                        )
-                        status, v = enter_leaf(
-                            stats, f_inprobe[d], budget, lazy, incremental, tseed, r1, cid, cps,
-                            c_idx[d, m], a_value, L, U,
-                        )  # fmt: skip
-                        if status != OK:
-                            return status, v, -1, c_idx[d, m]
-                        ret = v
-                        f_pc[d] = DEC_AFTER
-                        continue
                     e = d + 1
                     if algo == EXHAUSTIVE:
                         f_alpha[e] = -inf
@@ -532,19 +486,6 @@ def search_kernel(
             if i >= n:
                 ret = f_x[d]
                 sp -= 1
-                continue
-            if c_kind[d, i] == LEAF:  # a leaf is entered and evaluated in place
-                cid, cps = child_of(
-                    d, i, lazy, f_pre[d], f_id, f_ps, c_id, c_ps, i, tseed, incremental, r1
-                )
-                status, v = enter_leaf(
-                    stats, f_inprobe[d], budget, lazy, incremental, tseed, r1, cid, cps,
-                    c_idx[d, i], a_value, L, U,
-                )  # fmt: skip
-                if status != OK:
-                    return status, v, -1, c_idx[d, i]
-                ret = v
-                f_pc[d] = EXP_AFTER
                 continue
             e = d + 1
             f_alpha[e] = -inf
@@ -709,19 +650,6 @@ def search_kernel(
             bi = (f_beta[d] - f_x[d] - f_tlo[d]) / p
             f_ai[d] = ai
             f_bi[d] = bi
-            if c_kind[d, i] == LEAF:  # a leaf is entered and evaluated in place
-                cid, cps = child_of(
-                    d, i, lazy, f_pre[d], f_id, f_ps, c_id, c_ps, i, tseed, incremental, r1
-                )
-                status, v = enter_leaf(
-                    stats, f_inprobe[d], budget, lazy, incremental, tseed, r1, cid, cps,
-                    c_idx[d, i], a_value, L, U,
-                )  # fmt: skip
-                if status != OK:
-                    return status, v, -1, c_idx[d, i]
-                ret = v
-                f_pc[d] = SEARCH_AFTER
-                continue
             e = d + 1
             aa = ai if ai > L else L
             bb = bi if bi < U else U
