@@ -62,3 +62,46 @@ def test_refusals_are_one_line_naming_the_key():
         choose("compiled", "star2", debug=True, key="--engine")
     with pytest.raises(InputError, match=r"^engine: must be one of auto, compiled, python"):
         starbench.search(RegularTree(RegularTreeSpec(), seed=0), "star1", engine="gpu")
+
+
+# --------------------------------------------------------------------------- run defaults
+def test_run_defaults_live_in_one_place():
+    """RunSettings holds every run default and its description; the Hydra schema is derived
+    from it, and conf/config.yaml sets no run key of its own."""
+    import dataclasses
+    from pathlib import Path
+
+    from omegaconf import OmegaConf
+
+    from starbench.experiment.settings import RunConfig, RunSettings
+
+    schema = {f.name: f for f in dataclasses.fields(RunConfig)}
+    for f in dataclasses.fields(RunSettings):
+        if f.name in ("tree", "algorithms"):
+            continue
+        assert schema[f.name].default == f.default, f.name
+        assert schema[f.name].metadata["help"] == f.metadata["help"], f.name
+    conf = OmegaConf.load(Path(__file__).parents[1] / "conf" / "config.yaml")
+    assert set(conf) == {"defaults", "hydra"}
+
+
+def test_the_library_path_gets_the_range_checks():
+    from starbench.errors import ConfigError
+    from starbench.experiment.settings import AlgorithmSpec, RunSettings
+
+    tree = RegularTreeSpec(branching=2, chance_arity=2, depth=1)
+    ok = RunSettings(tree=tree, algorithms=(AlgorithmSpec("star1"),))
+    assert ok.trees == 20
+    bad = [
+        (dict(trees=0), "trees: must be an integer >= 1"),
+        (dict(n_jobs=0), "n_jobs: must be an integer >= 1"),
+        (dict(resume="maybe"), "resume: must be one of auto, force"),
+        (dict(engine="compiled", exact=True), "engine: compiled cannot serve exact mode"),
+        (dict(target_se=-1.0), "target_se: must be a number > 0"),
+        (dict(name="a/b"), "name: must be a folder name"),
+    ]
+    for kw, message in bad:
+        with pytest.raises(ConfigError, match=message):
+            RunSettings(tree=tree, algorithms=(AlgorithmSpec("star1"),), **kw)
+    with pytest.raises(ConfigError, match="algorithms: must list at least one"):
+        RunSettings(tree=tree, algorithms=())

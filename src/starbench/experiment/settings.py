@@ -71,48 +71,6 @@ def algorithm_config() -> type:
 AlgorithmConfig = algorithm_config()
 
 
-@dataclass
-class RunConfig:
-    name: str = _k("default", "the study: cells land in results/<name>/<cell>")
-    tree: Any = field(
-        default_factory=TreeConfig, metadata={"help": "the tree generator (tree.KEY below)"}
-    )
-    algorithms: list[AlgorithmConfig] = field(
-        default_factory=list,
-        metadata={
-            "help": "a file of conf/algorithms (algorithms=ballard), or an inline list "
-            "algorithms=[expectimax,star2.5-cyclic:k=0..6] (NAME:PARAM=VALUE,..., ranges A..B)"
-        },
-    )
-    algorithm_specs: str | None = _k(None, "what an inline algorithms=[...] list becomes")
-    trees: int = _k(20, "instances per cell (the first batch when target_se is set)")
-    target_se: float | None = _k(
-        None, "grow each cell until every percent of expectimax's leaves has this standard error"
-    )
-    max_trees: int = _k(5000, "with target_se: the most instances a cell may grow to")
-    seed: int = _k(0, "the run's seed; instance i of a cell is the same tree for everyone")
-    exact: bool = _k(False, "search in exact fractions (Python engine)")
-    engine: str = _k("auto", "auto (compiled wherever it applies), compiled or python", ENGINES)
-    n_jobs: int = _k(1, "local processes over the instances of a cell")
-    node_budget: int | None = _k(None, "nodes per search; more gives a budget_exceeded row")
-    time_budget: float | None = _k(None, "seconds per search (not deterministic)")
-    expectimax_limit: int = _k(EXPECTIMAX_LIMIT, "expectimax is skipped on larger trees")
-    size_limit: int = _k(SIZE_LIMIT, "larger trees need node_budget or time_budget")
-    extend: bool = _k(False, "let a sweep over other keys add its cells to a results folder")
-    csv: bool = _k(False, "also write table.csv")
-    resume: str = _k("auto", "auto: continue a folder of this commit; force: any commit", RESUME)
-    progress: bool = _k(True, "show progress")
-    debug: bool = _k(False, "check every windowed result with a full-window search (slow)")
-    plugins: list[str] = field(
-        default_factory=list,
-        metadata={"help": "modules imported first (they may register algorithms)"},
-    )
-    sweeps: list[Any] = field(
-        default_factory=list,
-        metadata={"help": "an experiment's several sweeps: a list of {key: 'v1,v2', ...}"},
-    )
-
-
 UINT64_MAX = 2**64 - 1
 
 
@@ -157,32 +115,107 @@ def _check_int(key: str, v: Any, lo: int, hi: int | None = None, what: str = "")
     return v
 
 
+def _number_or_null(key: str, v: Any, unit: str) -> None:
+    if v is not None and (
+        isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < float("inf")
+    ):
+        raise ConfigError(f"{key}: must be a number > 0 ({unit}) or null, got {v!r}")
+
+
 @dataclass(frozen=True)
 class RunSettings:
-    """Everything one cell needs, checked."""
+    """Everything one cell needs, checked when made (the library path gets every check the
+    command line gets).  The one place of every run default and its description: the Hydra
+    schema ``RunConfig`` is derived from these fields, and ``starbench run --help`` reads them."""
 
     tree: RegularTreeSpec
     algorithms: tuple[AlgorithmSpec, ...]
-    trees: int = 20
-    seed: int = 0
-    exact: bool = False
-    name: str = "default"
-    target_se: float | None = None
-    max_trees: int = 5000
-    engine: str = "auto"
-    n_jobs: int = 1
-    node_budget: int | None = None
-    time_budget: float | None = None
-    expectimax_limit: int = EXPECTIMAX_LIMIT
-    size_limit: int = SIZE_LIMIT
-    csv: bool = False
-    resume: str = "auto"
-    progress: bool = True
-    debug: bool = False
+    name: str = _k("default", "the study: cells land in results/<name>/<cell>")
+    trees: int = _k(20, "instances per cell (the first batch when target_se is set)")
+    target_se: float | None = _k(
+        None, "grow each cell until every percent of expectimax's leaves has this standard error"
+    )
+    max_trees: int = _k(5000, "with target_se: the most instances a cell may grow to")
+    seed: int = _k(0, "the run's seed; instance i of a cell is the same tree for everyone")
+    exact: bool = _k(False, "search in exact fractions (Python engine)")
+    engine: str = _k("auto", "auto (compiled wherever it applies), compiled or python", ENGINES)
+    n_jobs: int = _k(1, "local processes over the instances of a cell")
+    node_budget: int | None = _k(None, "nodes per search; more gives a budget_exceeded row")
+    time_budget: float | None = _k(None, "seconds per search (not deterministic)")
+    expectimax_limit: int = _k(EXPECTIMAX_LIMIT, "expectimax is skipped on larger trees")
+    size_limit: int = _k(SIZE_LIMIT, "larger trees need node_budget or time_budget")
+    csv: bool = _k(False, "also write table.csv")
+    resume: str = _k("auto", "auto: continue a folder of this commit; force: any commit", RESUME)
+    progress: bool = _k(True, "show progress")
+    debug: bool = _k(False, "check every windowed result with a full-window search (slow)")
+
+    def __post_init__(self) -> None:
+        spec, specs = self.tree, self.algorithms
+        if not specs:
+            raise ConfigError("algorithms: must list at least one algorithm")
+        if spec.pattern != "max,min" or spec.trailing_chance:
+            for i, a in enumerate(specs):
+                if not get_algorithm(a.name).chance:
+                    raise ConfigError(
+                        f"algorithms[{i}]: {a.name} does not search chance nodes, and these trees "
+                        f"have chance levels (tree.pattern={spec.pattern}); use expectimax or a "
+                        f"star algorithm, or tree.pattern='max,min'"
+                    )
+        seen = set()
+        for i, s in enumerate(specs):
+            if s.key in seen:
+                raise ConfigError(
+                    f"algorithms[{i}]: {s.label} is listed twice (rows are keyed by the "
+                    f"algorithm, k and after_probe: other parameters cannot vary in one cell)"
+                )
+            seen.add(s.key)
+        _check_int("trees", self.trees, 1)
+        _check_int("seed", self.seed, 0, UINT64_MAX)
+        _check_int("n_jobs", self.n_jobs, 1)
+        _check_int("expectimax_limit", self.expectimax_limit, 1)
+        _check_int("size_limit", self.size_limit, 1)
+        if self.node_budget is not None:
+            _check_int("node_budget", self.node_budget, 1, what=" or null")
+        _number_or_null("time_budget", self.time_budget, "seconds")
+        if self.resume not in RESUME:
+            raise ConfigError(f"resume: must be one of {', '.join(RESUME)}, got {self.resume!r}")
+        for i, a in enumerate(specs):  # the engine seam's rules, before anything runs
+            try:
+                choose(
+                    self.engine,
+                    a.name,
+                    exact=self.exact,
+                    debug=self.debug,
+                    time_budget=self.time_budget,
+                )
+            except InputError as e:
+                where = f"(algorithms[{i}]: {a.name})"
+                raise ConfigError(str(e).replace(f"({a.name})", where)) from None
+        if spec.size > self.size_limit and self.node_budget is None and self.time_budget is None:
+            raise ConfigError(
+                f"tree: these trees have {spec.size:.3g} nodes (tree.branching={spec.branching}, "
+                f"tree.chance_arity={spec.chance_arity}, tree.depth={spec.depth}), over "
+                f"size_limit={self.size_limit:.3g}: set node_budget (nodes) or time_budget "
+                f"(seconds) to bound every search, or raise size_limit"
+            )
+        _number_or_null("target_se", self.target_se, "percentage points")
+        if self.target_se is not None:
+            _check_int(
+                "max_trees",
+                self.max_trees,
+                self.trees,
+                what=" (and >= trees when target_se is set)",
+            )
+        else:
+            _check_int("max_trees", self.max_trees, 1)
+        name = self.name
+        if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+            raise ConfigError(f"name: must be a folder name (no '/'), got {name!r}")
 
     @classmethod
     def from_config(cls, cfg: Any) -> RunSettings:
-        """Settings from a composed config (a DictConfig or a plain mapping), range-checked."""
+        """Settings from a composed config (a DictConfig or a plain mapping); every key it does
+        not set takes ``RunSettings``' default, and the settings check themselves."""
         from omegaconf import DictConfig, OmegaConf
 
         if isinstance(cfg, DictConfig):
@@ -218,104 +251,10 @@ class RunSettings:
                 name = a.pop("name", None)
                 params = {k: v for k, v in a.items() if v is not None}
                 specs.append(algorithm_spec(str(name), params, f"algorithms[{i}]"))
-        if not specs:
-            raise ConfigError("algorithms: must list at least one algorithm")
-        if spec.pattern != "max,min" or spec.trailing_chance:
-            for i, a in enumerate(specs):
-                if not get_algorithm(a.name).chance:
-                    raise ConfigError(
-                        f"algorithms[{i}]: {a.name} does not search chance nodes, and these trees "
-                        f"have chance levels (tree.pattern={spec.pattern}); use expectimax or a "
-                        f"star algorithm, or tree.pattern='max,min'"
-                    )
-        seen = set()
-        for i, s in enumerate(specs):
-            if s.key in seen:
-                raise ConfigError(
-                    f"algorithms[{i}]: {s.label} is listed twice (rows are keyed by the "
-                    f"algorithm, k and after_probe: other parameters cannot vary in one cell)"
-                )
-            seen.add(s.key)
-        _check_int("trees", cfg.get("trees", 20), 1)
-        _check_int("seed", cfg.get("seed", 0), 0, UINT64_MAX)
-        _check_int("n_jobs", cfg.get("n_jobs", 1), 1)
-        _check_int("expectimax_limit", cfg.get("expectimax_limit", EXPECTIMAX_LIMIT), 1)
-        size_limit = _check_int("size_limit", cfg.get("size_limit", SIZE_LIMIT), 1)
-        if cfg.get("node_budget") is not None:
-            _check_int("node_budget", cfg["node_budget"], 1, what=" or null")
-        tb = cfg.get("time_budget")
-        if tb is not None and (
-            isinstance(tb, bool) or not isinstance(tb, int | float) or not 0 < tb < float("inf")
-        ):
-            raise ConfigError(f"time_budget: must be a number > 0 (seconds) or null, got {tb!r}")
-        if cfg.get("resume", "auto") not in RESUME:
-            raise ConfigError(
-                f"resume: must be one of {', '.join(RESUME)}, got {cfg.get('resume')!r}"
-            )
-        for i, a in enumerate(specs):  # the engine seam's rules, before anything runs
-            try:
-                choose(
-                    cfg.get("engine", "auto"),
-                    a.name,
-                    exact=bool(cfg.get("exact")),
-                    debug=bool(cfg.get("debug")),
-                    time_budget=tb,
-                )
-            except InputError as e:
-                where = f"(algorithms[{i}]: {a.name})"
-                raise ConfigError(str(e).replace(f"({a.name})", where)) from None
-        if (
-            spec.size > size_limit
-            and cfg.get("node_budget") is None
-            and cfg.get("time_budget") is None
-        ):
-            raise ConfigError(
-                f"tree: these trees have {spec.size:.3g} nodes (tree.branching={spec.branching}, "
-                f"tree.chance_arity={spec.chance_arity}, tree.depth={spec.depth}), over "
-                f"size_limit={size_limit:.3g}: set node_budget (nodes) or time_budget (seconds) "
-                f"to bound every search, or raise size_limit"
-            )
-        target = cfg.get("target_se")
-        if target is not None and (
-            isinstance(target, bool)
-            or not isinstance(target, int | float)
-            or not 0 < target < float("inf")
-        ):
-            raise ConfigError(
-                f"target_se: must be a number > 0 (percentage points) or null, got {target!r}"
-            )
-        if target is not None:
-            _check_int(
-                "max_trees",
-                cfg.get("max_trees", 5000),
-                cfg.get("trees", 20),
-                what=" (and >= trees when target_se is set)",
-            )
-        else:
-            _check_int("max_trees", cfg.get("max_trees", 5000), 1)
-        name = cfg.get("name", "default")
-        if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
-            raise ConfigError(f"name: must be a folder name (no '/'), got {name!r}")
-        return cls(
-            tree=spec,
-            algorithms=tuple(specs),
-            trees=cfg.get("trees", 20),
-            target_se=None if target is None else float(target),
-            max_trees=cfg.get("max_trees", 5000),
-            seed=cfg.get("seed", 0),
-            exact=bool(cfg.get("exact", False)),
-            name=name,
-            engine=cfg.get("engine", "auto"),
-            n_jobs=cfg.get("n_jobs", 1),
-            node_budget=cfg.get("node_budget"),
-            time_budget=tb,
-            expectimax_limit=cfg.get("expectimax_limit", EXPECTIMAX_LIMIT),
-            size_limit=size_limit,
-            csv=bool(cfg.get("csv", False)),
-            resume=cfg.get("resume", "auto"),
-            progress=bool(cfg.get("progress", True)),
-            debug=bool(cfg.get("debug", False)),
-        )
+        own = {f.name: cfg.get(f.name, f.default) for f in _SCALARS}
+        for key in ("exact", "csv", "progress", "debug"):
+            own[key] = bool(own[key])
+        return cls(tree=spec, algorithms=tuple(specs), **own)
 
     def cell_identity(self) -> dict[str, Any]:
         return cell_identity(self.tree, self.seed, self.exact)
@@ -323,6 +262,66 @@ class RunSettings:
     @property
     def cell(self) -> str:
         return cell_digest(self.cell_identity())
+
+
+#: The run keys with a plain value (every field but the tree and the algorithms).
+_SCALARS = tuple(f for f in fields(RunSettings) if f.name not in ("tree", "algorithms"))
+_RUN_HINTS = typing.get_type_hints(RunSettings)
+
+#: The Hydra schema of ``starbench run``: derived from ``RunSettings`` (the same keys, types,
+#: defaults and descriptions), with the config's own forms of the tree and the algorithms and
+#: the keys that steer a run or sweep rather than a cell.
+RunConfig = make_dataclass(
+    "RunConfig",
+    [
+        (_SCALARS[0].name, str, field(default=_SCALARS[0].default, metadata=_SCALARS[0].metadata)),
+        (
+            "tree",
+            Any,
+            field(
+                default_factory=TreeConfig, metadata={"help": "the tree generator (tree.KEY below)"}
+            ),
+        ),
+        (
+            "algorithms",
+            list[AlgorithmConfig],
+            field(
+                default_factory=list,
+                metadata={
+                    "help": "a file of conf/algorithms (algorithms=ballard), or an inline list "
+                    "algorithms=[expectimax,star2.5-cyclic:k=0..6] (NAME:PARAM=VALUE,..., "
+                    "ranges A..B)"
+                },
+            ),
+        ),
+        ("algorithm_specs", str | None, _k(None, "what an inline algorithms=[...] list becomes")),
+        *(
+            (f.name, _RUN_HINTS[f.name], field(default=f.default, metadata=f.metadata))
+            for f in _SCALARS[1:]
+        ),
+        (
+            "extend",
+            bool,
+            _k(False, "let a sweep over other keys add its cells to a results folder"),
+        ),
+        (
+            "plugins",
+            list[str],
+            field(
+                default_factory=list,
+                metadata={"help": "modules imported first (they may register algorithms)"},
+            ),
+        ),
+        (
+            "sweeps",
+            list[Any],
+            field(
+                default_factory=list,
+                metadata={"help": "an experiment's several sweeps: a list of {key: 'v1,v2', ...}"},
+            ),
+        ),
+    ],
+)
 
 
 _CASTS: dict[Any, Any] = {int: int, float: float, bool: bool, str: str}
