@@ -300,7 +300,12 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]
         out: list[Cell] = []
         seen: set[Path] = set()
         for cell in cells:
-            cfg = compose(name, overrides=list(cell), return_hydra_config=True)
+            # a single run's cell is the base config itself: composed once
+            cfg = (
+                base
+                if not multirun
+                else compose(name, overrides=list(cell), return_hydra_config=True)
+            )
             shown = [c for c in cell if c.split("=", 1)[0].lstrip("+~") in sweep_keys]
             where = f"in sweep cell {' '.join(shown)}: " if multirun else ""
             try:
