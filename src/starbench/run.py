@@ -88,8 +88,8 @@ def settings_of(cfg: Any):
 
 
 # --------------------------------------------------------------------------- Hydra task
-#: Cells per Hydra launch of the last ``plan`` (so each cell can say "cell i/N").
-LAUNCH_SIZES: list[int] = []
+#: Cells the last ``plan`` launches, in one Hydra launch (so each cell can say "cell i/N").
+LAUNCHED: list[int] = [0]
 
 
 #: Whether the last ``plan``'s launcher sends its jobs' output to files (submitit, SLURM), so
@@ -108,9 +108,8 @@ def _task(cfg: Any) -> int:
     folder = Path(hc.runtime.output_dir)
     total = os.environ.get("STARBENCH_CELLS")
     if total and int(total) > 1:
-        offset = int(os.environ.get("STARBENCH_CELL_OFFSET", "0"))
         num = int(hc.job.get("num", 0) or 0)
-        sys.stderr.write(f"starbench: cell {offset + num + 1}/{total}: {folder}\n")
+        sys.stderr.write(f"starbench: cell {num + 1}/{total}: {folder}\n")
     RAN_HERE.add(folder.resolve())
     try:
         settings = settings_of(cfg)
@@ -237,13 +236,13 @@ def hydra_search_path(config_dir: str | None) -> Iterator[None]:
         restore_gh_from_backup(backup)
 
 
-def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]]]:
+def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
     """Compose and check every cell before anything runs.
 
-    Returns (multirun, [(overrides, settings, folder)], sweep dir, the Hydra command lines to
+    Returns (multirun, [(overrides, settings, folder)], sweep dir, the Hydra command line to
     launch).  An experiment may list several sweeps under ``sweeps`` (each a mapping of key to
     comma-separated values, like ``hydra.sweeper.params``): the study is their union, launched
-    as one multirun per sweep.
+    as one multirun (``hydra_plugins.starbench_sweeper``).
     """
     from hydra import compose
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
@@ -280,23 +279,22 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]
         plain = [a for a in argv if a not in ("-m", "--multirun")]  # -cd, -cn, ... go to Hydra
         if sub_sweeps:  # their union, in one launch (one job array on a cluster)
             flags = [a for a in plain if a not in set(overrides)]  # Hydra: flags, then overrides
-            launches = [["-m", *flags, *overrides, f"hydra/sweeper={UNION_SWEEPER}"]]
+            launch = ["-m", *flags, *overrides, f"hydra/sweeper={UNION_SWEEPER}"]
             groups = [sub + params + overrides for sub in sub_sweeps]
         elif multirun:
-            launches = [["-m", *plain]]
+            launch = ["-m", *plain]
             groups = [params + overrides]
         else:
-            launches = [plain]
+            launch = plain
             groups = []
         if multirun:
             per_group = [
                 BasicSweeper.split_arguments(parser.parse_overrides(g), None)[0] for g in groups
             ]
             cells = [cell for p in per_group for cell in p]
-            LAUNCH_SIZES[:] = [len(cells)]
         else:
             cells = [overrides]
-            LAUNCH_SIZES[:] = [1]
+        LAUNCHED[:] = [len(cells)]
         out: list[Cell] = []
         seen: set[Path] = set()
         for cell in cells:
@@ -333,7 +331,7 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[list[str]
         _check_same_sweep(sweep_dir, sorted(sweep_keys), bool(base.get("extend")))
     SWEPT[:] = sorted(sweep_keys) if multirun else []
     OUTPUT_ELSEWHERE[:] = ["submitit" in str(base.hydra.launcher.get("_target_", ""))]
-    return multirun, out, sweep_dir, launches
+    return multirun, out, sweep_dir, launch
 
 
 #: The keys the last ``plan`` sweeps (recorded in the sweep folder's manifest).
@@ -494,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
         _hydra_main(argv)  # --cfg job, --info, ...: Hydra answers, nothing runs
         return 0
     try:
-        multirun, cells, sweep_dir, launches = plan(argv)
+        multirun, cells, sweep_dir, launch = plan(argv)
     except InputError as e:
         sys.stderr.write(f"starbench: error: {e}\n")
         return 2
@@ -506,13 +504,11 @@ def main(argv: list[str] | None = None) -> int:
     if sweep_dir is not None:
         _write_manifest(sweep_dir, cells)
     failed = False
-    os.environ["STARBENCH_CELLS"] = str(sum(LAUNCH_SIZES))
-    for i, launch in enumerate(launches):
-        os.environ["STARBENCH_CELL_OFFSET"] = str(sum(LAUNCH_SIZES[:i]))
-        try:
-            _hydra_main(launch)
-        except SystemExit as e:  # Hydra exits 1 when a job of a sweep failed
-            failed = failed or e.code not in (0, None)
+    os.environ["STARBENCH_CELLS"] = str(LAUNCHED[0])
+    try:
+        _hydra_main(launch)
+    except SystemExit as e:  # Hydra exits 1 when a job of a sweep failed
+        failed = e.code not in (0, None)
     if multirun and any(OUTPUT_ELSEWHERE):
         report_elsewhere(cells)
     code = _exit_status(cells)

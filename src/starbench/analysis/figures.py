@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -170,6 +171,20 @@ def _styles(labels: list[str]) -> dict[str, tuple[str, str]]:
     return {lab: style_of(lab) for lab in labels}
 
 
+def _hue_style(column: str, labels: list[str]) -> dict[str, Any]:
+    """Seaborn's arguments for one colour and marker per label (``style.STYLES``), solid
+    lines."""
+    styles = _styles(labels)
+    return dict(
+        hue=column,
+        hue_order=labels,
+        style=column,
+        style_order=labels,
+        palette={lab: c for lab, (c, _) in styles.items()},
+        markers={lab: mk for lab, (_, mk) in styles.items()},
+    )
+
+
 def _legend_entries(ax: plt.Axes, labels: list[str]) -> None:
     """Entries for the figure-level legend (seaborn's own legends are turned off)."""
     for lab, (color, marker) in _styles(labels).items():
@@ -231,17 +246,11 @@ def _lines(ax: plt.Axes, raw: pd.DataFrame, x: str, y: str) -> None:
     import seaborn as sns
 
     labels = sorted(raw["label"].astype(str).unique())
-    styles = _styles(labels)
     sns.lineplot(
         data=raw.assign(label=raw["label"].astype(str), _y=raw[y].astype(float)),
         x=x,
         y="_y",
-        hue="label",
-        hue_order=labels,
-        style="label",
-        style_order=labels,
-        palette={lab: c for lab, (c, _) in styles.items()},
-        markers={lab: m for lab, (_, m) in styles.items()},
+        **_hue_style("label", labels),
         dashes=False,
         errorbar=("ci", 95),
         n_boot=N_BOOT,
@@ -307,7 +316,6 @@ def _pct_figure(
     s = _with_conditions(summarise(m, [*facets, "label", x]), m, x)
     panels = _panels(s, facets)
     labels = sorted(m["label"].astype(str).unique())
-    styles = _styles(labels)
     fig, axes = _facet(
         "line",
         m.assign(label=m["label"].astype(str), pct_leaves=m["pct_leaves"].astype(float)),
@@ -316,12 +324,7 @@ def _pct_figure(
         width,
         x=x,
         y="pct_leaves",
-        hue="label",
-        hue_order=labels,
-        style="label",
-        style_order=labels,
-        palette={lab: c for lab, (c, _) in styles.items()},
-        markers={lab: mk for lab, (_, mk) in styles.items()},
+        **_hue_style("label", labels),
         dashes=False,
         err_kws={"alpha": 0.18, "linewidth": 0},
     )
@@ -438,17 +441,11 @@ def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
         import seaborn as sns
 
         labels = sorted(g["label"].astype(str).unique())
-        styles = _styles(labels)
         sns.lineplot(  # the effective branching factor of each mean: no estimate, no band
             data=g.assign(label=g["label"].astype(str)),
             x="levels",
             y="ebf",
-            hue="label",
-            hue_order=labels,
-            style="label",
-            style_order=labels,
-            palette={lab: c for lab, (c, _) in styles.items()},
-            markers={lab: mk for lab, (_, mk) in styles.items()},
+            **_hue_style("label", labels),
             dashes=False,
             estimator=None,
             legend=False,
@@ -482,7 +479,6 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     import seaborn as sns
 
     names = sorted(ok["algorithm"].astype(str).unique())  # one colour per algorithm, not per k
-    styles = _styles(names)
     shown = pd.concat(
         g.sample(400, random_state=0) if len(g) > 400 else g
         for _, g in ok.groupby("algorithm", sort=True)
@@ -495,12 +491,7 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
         ),
         x="nodes",
         y="seconds",
-        hue="algorithm",
-        hue_order=names,
-        style="algorithm",
-        style_order=names,
-        palette={a: c for a, (c, _) in styles.items()},
-        markers={a: mk for a, (_, mk) in styles.items()},
+        **_hue_style("algorithm", names),
         s=6,
         alpha=0.6,
         linewidth=0,
