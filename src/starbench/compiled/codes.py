@@ -15,6 +15,7 @@ CYC_STEP, CYC_AFTER, SEQ_STEP, SEQ_AFTER = 5, 6, 7, 8
 SEARCH_INIT, SEARCH_STEP, SEARCH_AFTER = 9, 10, 11
 # statuses
 OK, BUDGET, BAD_EVAL = 0, 1, 2
+PUSH = 3  # a step asks the kernel's main loop to search a child
 # statistics slots (starbench.search.stats.STAT_FIELDS order)
 N_STATS = 11
 (

@@ -1,11 +1,42 @@
-"""The compiled search kernel: every algorithm of the registry in one iterative numba function.
+"""The compiled search kernel: every algorithm of the registry as named steps of one numba function.
 
 The kernel runs the same procedures as the readable modules in ``starbench.search`` (which stay
 the reference), in float64, with an explicit stack instead of recursion (numba segfaults when it
-loads cached, mutually recursive jitted functions).  Each stack frame is one node on the current
-path; a frame's program counter says where it resumes when a child returns.  Every arithmetic
-expression is written in the reference's order, so values, best moves and every statistics
-counter agree exactly with the Python engine (tests compare them on thousands of trees).
+loads cached, mutually recursive jitted functions).  Every arithmetic expression is written in the
+reference's order, so values, best moves and every statistics counter agree exactly with the
+Python engine (tests compare them on thousands of trees).
+
+Read it beside the reference: ``search_kernel`` defines its steps as inner functions, which
+numba inlines (one function after compilation), each named after its counterpart:
+
+=====================  ===================================================================
+kernel                 reference (``starbench.search``)
+=====================  ===================================================================
+``count``              ``base.Search._enter`` (count a node; the node budget)
+``leaf_value``         ``base.Search._leaf``
+``request``,           ``base.Search._child``: every step asks for a child with ``request``;
+``push_child``         ``push_child``, called from one place, enters it
+``expand``             the tree's ``children`` / ``probabilities``
+``enter``              ``_search``'s dispatch on the node's kind
+``start_moves``        ``alphabeta.AlphaBeta._state`` (or a probed successor's saved state)
+``run_moves``          ``alphabeta.AlphaBeta._run_moves`` (MAX and MIN nodes)
+``expectimax``         ``expectimax.Expectimax._search`` at a chance node
+``start_chance``       ``star2.Star2._chance`` (``star1.Star1._chance`` when k = 0)
+``probe_phase``        ``star2.Star2._probe_phase`` with ``_probe_order``, ``_probe``, ``_decided``
+``search_phase``       ``star1.Star1._search_phase`` with ``star2.Star2._outcome``
+=====================  ===================================================================
+
+The state machine.  The stack holds a frame per node of the current path (arrays ``f_*``
+indexed by depth) and its children (arrays ``c_*``, ``lo``/``hi``, ``st_*``: row = depth,
+column = child).  A frame's program counter ``f_pc`` names the step that continues it: ``ENTER``
+(just pushed), ``DEC_LOOP``/``DEC_AFTER`` (``run_moves``, before the next move / after a move
+returned), ``EXP_STEP``/``EXP_AFTER`` (``expectimax``), ``CYC_*``/``SEQ_*`` (``probe_phase``,
+cyclic or sequential), ``SEARCH_INIT``/``SEARCH_STEP``/``SEARCH_AFTER`` (``search_phase``).  Each
+step returns ``(status, top, value)``: ``PUSH`` to search a child (its ``request`` is written in
+the next frame and the main loop hands it to ``push_child``), or ``OK`` with the new top of the
+stack (one higher with the frame's value when it is done), or ``BUDGET``/``BAD_EVAL``.  A leaf
+child is never pushed: ``push_child`` counts and evaluates it in place and its parent's step
+continues with its value.
 
 Trees come in two forms: *lazy* generated trees (children computed from the hash at each entry,
 orderings that need no full pass) and *array* trees (explicit trees, or generated trees
@@ -38,6 +69,7 @@ from starbench.compiled.codes import (  # noqa: E402  (the kernel's named codes)
     OK,
     PROBE,
     PROBING,
+    PUSH,
     RESUME,
     S_CCUT,
     S_CHANCE,
@@ -156,6 +188,36 @@ def lazy_child(nid, ps, g, tseed, incremental, r1):
     return cid, np.int64(0)
 
 
+@njit(inline="always")
+def count(stats, kind, inprobe, budget):
+    """Count a node entered (``Search._enter``); True when that exceeds the node budget."""
+    stats[S_NODES] += 1
+    if kind == LEAF:
+        stats[S_LEAVES] += 1
+    elif kind == MAX:
+        stats[S_MAX] += 1
+    elif kind == MIN:
+        stats[S_MIN] += 1
+    else:
+        stats[S_CHANCE] += 1
+    if inprobe:
+        stats[S_PNODES] += 1
+        if kind == LEAF:
+            stats[S_PLEAVES] += 1
+    return budget >= 0 and stats[S_NODES] > budget
+
+
+@njit(inline="always")
+def leaf_value(lazy, incremental, tseed, r1, a_value, idx, nid, ps):
+    """The value of a leaf (``Search._leaf``): its path sum, its hashed value, or its array
+    value."""
+    if lazy:
+        if incremental:
+            return float(ps)
+        return float(np.int64(draw(tseed, nid, P_VALUE) % r1))
+    return a_value[idx]
+
+
 @njit(cache=True)
 def search_kernel(
     algo,
@@ -195,8 +257,13 @@ def search_kernel(
     """
     D = max_depth + 1
     A = max_arity if max_arity > 0 else 1
-    inf = np.inf
-    # frames
+    # frames: the node (kind, array index, lazy id, path sum, depth), its window, where it
+    # resumes (pc), how it was entered (mode NORMAL/PROBE/RESUME, owner: its index among the
+    # parent's children, stop: probe moves up to), inprobe (under a probe), n (children), pre
+    # (children precomputed); decision nodes: best, bm (best move), next, m (move searched);
+    # chance nodes: x (running sum), i (outcome searched), tlo/thi (Star1's tails), ai/bi (the
+    # outcome's thresholds), slo/shi (probe sums), t/r/prog/nt (the probe order's cursor, round,
+    # progress in the round, number of probe targets)
     f_kind = np.zeros(D, np.int64)
     f_idx = np.zeros(D, np.int64)
     f_id = np.zeros(D, np.uint64)
@@ -208,7 +275,7 @@ def search_kernel(
     f_mode = np.zeros(D, np.int64)
     f_owner = np.zeros(D, np.int64)
     f_stop = np.zeros(D, np.int64)
-    f_inprobe = np.zeros(D, np.bool_)
+    f_inprobe = np.zeros(D, np.int64)
     f_n = np.zeros(D, np.int64)
     f_best = np.zeros(D)
     f_bm = np.zeros(D, np.int64)
@@ -217,7 +284,7 @@ def search_kernel(
     f_i = np.zeros(D, np.int64)
     f_r = np.zeros(D, np.int64)
     f_t = np.zeros(D, np.int64)
-    f_prog = np.zeros(D, np.bool_)
+    f_prog = np.zeros(D, np.int64)
     f_nt = np.zeros(D, np.int64)
     f_x = np.zeros(D)
     f_tlo = np.zeros(D)
@@ -226,7 +293,7 @@ def search_kernel(
     f_shi = np.zeros(D)
     f_ai = np.zeros(D)
     f_bi = np.zeros(D)
-    f_pre = np.zeros(D, np.bool_)
+    f_pre = np.zeros(D, np.int64)
     # children of the node of each frame
     c_idx = np.zeros((D, A), np.int64)
     c_id = np.zeros((D, A), np.uint64)
@@ -236,7 +303,7 @@ def search_kernel(
     # chance-node bounds and the probed successors' decision states
     lo = np.zeros((D, A))
     hi = np.zeros((D, A))
-    st_has = np.zeros((D, A), np.bool_)
+    st_has = np.zeros((D, A), np.int64)
     st_best = np.zeros((D, A))
     st_bm = np.zeros((D, A), np.int64)
     st_next = np.zeros((D, A), np.int64)
@@ -249,262 +316,230 @@ def search_kernel(
     key = np.zeros(A)
     perm = np.zeros(A, np.int64)
 
-    for s in range(N_STATS):
-        stats[s] = 0
-
-    # root frame
-    sp = 0
-    if lazy:
-        f_kind[0] = level_kind[0] if levels > 0 else LEAF
-        f_id[0] = rid
-        f_ps[0] = 0
-        f_level[0] = 0
-    else:
-        f_kind[0] = a_kind[0]
-        f_idx[0] = 0
-    f_alpha[0] = -inf
-    f_beta[0] = inf
-    f_pc[0] = ENTER
-    f_mode[0] = NORMAL
-    f_inprobe[0] = False
-    ret = 0.0
-    root_bm = -1
     # the float tolerance 1e-9 * max(1, |L|, |U|), as starbench.search.arith.tolerance
-    root_margin = 0.0
-    if algo != EXHAUSTIVE:
-        root_margin = 1e-9 * max(1.0, abs(L), abs(U))
+    root_margin = 0.0 if algo == EXHAUSTIVE else 1e-9 * max(1.0, abs(L), abs(U))
 
-    while sp >= 0:
-        d = sp
-        pc = f_pc[d]
+    def request(d, m, alpha, beta, mode, stop):
+        """Ask the main loop to search child ``m`` of frame ``d`` with window (alpha, beta), in
+        ``mode`` NORMAL, PROBE (its moves up to ``stop``) or RESUME (its saved state); the
+        request is written into frame d + 1."""
+        e = d + 1
+        f_owner[e] = m
+        f_alpha[e] = alpha
+        f_beta[e] = beta
+        f_mode[e] = mode
+        f_stop[e] = stop
+        return PUSH, d, 0.0
+
+    def push_child(d):
+        """Search the child requested by frame ``d`` (``Search._child``).
+
+        A leaf is counted and evaluated here: returns (status, d, its value) and frame ``d``
+        continues with it.  Any other child becomes frame d + 1, to be entered: returns
+        (OK, d + 1, 0)."""
+        e = d + 1
+        m = f_owner[e]
+        ckind = c_kind[d, m]
+        if lazy and f_pre[d] == 0:
+            g = m
+            if ordering == ORD_REVERSED and f_kind[d] != CHANCE:
+                g = f_n[d] - 1 - m
+            cid, cps = lazy_child(f_id[d], f_ps[d], g, tseed, incremental, r1)
+        else:
+            cid = c_id[d, m]
+            cps = c_ps[d, m]
+        cidx = c_idx[d, m]
+        inprobe = 1 if (f_inprobe[d] == 1 or f_mode[e] == PROBE) else 0
+        if ckind == LEAF:
+            if count(stats, LEAF, inprobe == 1, budget):
+                return BUDGET, d, np.nan
+            v = leaf_value(lazy, incremental, tseed, r1, a_value, cidx, cid, cps)
+            if not (L <= v <= U):
+                f_idx[e] = cidx
+                return BAD_EVAL, e, v
+            return OK, d, v
+        f_kind[e] = ckind
+        f_idx[e] = cidx
+        f_id[e] = cid
+        f_ps[e] = cps
+        f_level[e] = f_level[d] + 1
+        f_inprobe[e] = inprobe
+        f_pc[e] = ENTER
+        return OK, e, 0.0
+
+    def expand(d):
+        """The children of frame ``d``'s node into row ``d`` (kinds, probabilities, and what names
+        them: array indices, or lazy ids when the order needs them all first); returns n."""
         kind = f_kind[d]
-        if pc == ENTER:
-            # ---- enter the node: count it
-            stats[S_NODES] += 1
-            if kind == LEAF:
-                stats[S_LEAVES] += 1
-            elif kind == MAX:
-                stats[S_MAX] += 1
-            elif kind == MIN:
-                stats[S_MIN] += 1
-            else:
-                stats[S_CHANCE] += 1
-            if f_inprobe[d]:
-                stats[S_PNODES] += 1
-                if kind == LEAF:
-                    stats[S_PLEAVES] += 1
-            if budget >= 0 and stats[S_NODES] > budget:
-                return BUDGET, np.nan, -1, -1
-            if kind == LEAF:
-                if lazy:
-                    if incremental:
-                        v = float(f_ps[d])
-                    else:
-                        v = float(np.int64(draw(tseed, f_id[d], P_VALUE) % r1))
-                else:
-                    v = a_value[f_idx[d]]
-                if not (L <= v <= U):
-                    return BAD_EVAL, v, -1, f_idx[d]
-                ret = v
-                sp -= 1
-                continue
-            # ---- children
-            if lazy:
-                lv = f_level[d]
-                if (kind == CHANCE and (dist_random or outcome != OUT_GENERATED)) or (
-                    kind != CHANCE and ordering == ORD_STATIC
-                ):
-                    f_pre[d] = True
-                    n = lazy_children(
-                        lv,
-                        f_id[d],
-                        f_ps[d],
-                        levels,
-                        level_kind,
-                        level_arity,
-                        tseed,
-                        incremental,
-                        r1,
-                        ordering,
-                        outcome,
-                        dist_random,
-                        const_probs,
-                        wmax,
-                        c_id[d],
-                        c_ps[d],
-                        c_prob[d],
-                        c_kind[d],
-                        tmp_id,
-                        tmp_ps,
-                        tmp_prob,
-                        key,
-                        perm,
-                    )
-                else:
-                    # children are computed one at a time when searched (no sort needed)
-                    f_pre[d] = False
-                    n = level_arity[lv]
-                    ck = LEAF if lv + 1 == levels else level_kind[lv + 1]
-                    for j in range(n):
-                        c_kind[d, j] = ck
-                    if kind == CHANCE:
-                        for j in range(n):
-                            c_prob[d, j] = const_probs[j]
-            else:
-                x0 = f_idx[d]
-                n = a_nchild[x0]
-                first = a_first[x0]
-                for j in range(n):
-                    c_idx[d, j] = first + j
-                    c_prob[d, j] = a_prob[first + j]
-                    c_kind[d, j] = a_kind[first + j]
-            f_n[d] = n
+        if lazy:
+            lv = f_level[d]
+            if (kind == CHANCE and (dist_random or outcome != OUT_GENERATED)) or (
+                kind != CHANCE and ordering == ORD_STATIC
+            ):
+                f_pre[d] = 1
+                return lazy_children(
+                    lv,
+                    f_id[d],
+                    f_ps[d],
+                    levels,
+                    level_kind,
+                    level_arity,
+                    tseed,
+                    incremental,
+                    r1,
+                    ordering,
+                    outcome,
+                    dist_random,
+                    const_probs,
+                    wmax,
+                    c_id[d],
+                    c_ps[d],
+                    c_prob[d],
+                    c_kind[d],
+                    tmp_id,
+                    tmp_ps,
+                    tmp_prob,
+                    key,
+                    perm,
+                )
+            # children computed one at a time by push_child (no sort needed)
+            f_pre[d] = 0
+            n = level_arity[lv]
+            ck = LEAF if lv + 1 == levels else level_kind[lv + 1]
+            for j in range(n):
+                c_kind[d, j] = ck
             if kind == CHANCE:
-                if algo == EXHAUSTIVE:
-                    f_x[d] = 0.0
-                    f_i[d] = 0
-                    f_pc[d] = EXP_STEP
-                    continue
                 for j in range(n):
-                    lo[d, j] = L
-                    hi[d, j] = U
-                    st_has[d, j] = False
-                if algo == PROBING and k > 0:
-                    nt = 0
-                    for j in range(n):
-                        if c_kind[d, j] == MAX or c_kind[d, j] == MIN:
-                            targets[d, nt] = j
-                            nt += 1
-                    f_nt[d] = nt
-                    if nt > 0 and f_alpha[d] < U and f_beta[d] > L:
-                        s_lo = 0.0
-                        s_hi = 0.0
-                        for j in range(n):
-                            s_lo += c_prob[d, j] * L
-                            s_hi += c_prob[d, j] * U
-                        f_slo[d] = s_lo
-                        f_shi[d] = s_hi
-                        f_t[d] = 0
-                        f_r[d] = 0
-                        f_prog[d] = False
-                        f_pc[d] = SEQ_STEP if sequential else CYC_STEP
-                        continue
-                f_pc[d] = SEARCH_INIT
-                continue
-            # decision node: its alpha-beta state
-            mode = f_mode[d]
-            if mode == NORMAL or not st_has[d - 1, f_owner[d]]:
-                f_best[d] = -inf if kind == MAX else inf
-                f_bm[d] = -1
-                f_next[d] = 0
-            else:
-                o = f_owner[d]
-                f_best[d] = st_best[d - 1, o]
-                f_bm[d] = st_bm[d - 1, o]
-                f_next[d] = st_next[d - 1, o]
-            if mode == PROBE:
-                f_stop[d] = f_stop[d] if f_stop[d] < n else n
-            else:
-                f_stop[d] = n
-            f_pc[d] = DEC_LOOP
-            continue
+                    c_prob[d, j] = const_probs[j]
+            return n
+        x0 = f_idx[d]
+        n = a_nchild[x0]
+        first = a_first[x0]
+        for j in range(n):
+            c_idx[d, j] = first + j
+            c_prob[d, j] = a_prob[first + j]
+            c_kind[d, j] = a_kind[first + j]
+        return n
 
-        # ------------------------------------------------------------ decision nodes
-        if pc == DEC_AFTER:
+    def start_moves(d, kind, n):
+        """A decision node's state (``AlphaBeta._state``), or a probed successor's saved state when
+        it is probed again or resumed (star2's ``states[i]``)."""
+        mode = f_mode[d]
+        if mode == NORMAL or st_has[d - 1, f_owner[d]] == 0:
+            f_best[d] = -np.inf if kind == MAX else np.inf
+            f_bm[d] = -1
+            f_next[d] = 0
+        else:
+            o = f_owner[d]
+            f_best[d] = st_best[d - 1, o]
+            f_bm[d] = st_bm[d - 1, o]
+            f_next[d] = st_next[d - 1, o]
+        if mode == PROBE:
+            f_stop[d] = f_stop[d] if f_stop[d] < n else n
+        else:
+            f_stop[d] = n
+        f_pc[d] = DEC_LOOP
+
+    def run_moves(d, ret):
+        """``AlphaBeta._run_moves``: after move ``m`` returned, keep it if better; then the next
+        move up to ``stop`` with alpha-beta (fail-soft), or done (a cut-off, or no moves left).
+        The exhaustive algorithms search every move with an infinite window."""
+        kind = f_kind[d]
+        exhaustive = algo == EXHAUSTIVE
+        if f_pc[d] == DEC_AFTER:
             v = ret
-            if d == 0 and algo == EXHAUSTIVE:
-                root_vals[f_m[d]] = v
-            margin = root_margin if d == 0 else 0.0  # see AlphaBeta._root
+            m = f_m[d]
+            margin = 0.0
+            if d == 0:
+                if exhaustive:
+                    root_vals[m] = v
+                margin = root_margin  # see AlphaBeta._root
             if kind == MAX:
                 if v > f_best[d] + margin:
                     f_best[d] = v
-                    f_bm[d] = f_m[d]
+                    f_bm[d] = m
             else:
                 if v < f_best[d] - margin:
                     f_best[d] = v
-                    f_bm[d] = f_m[d]
-            f_pc[d] = DEC_LOOP
-            pc = DEC_LOOP
-        if pc == DEC_LOOP:
-            best = f_best[d]
-            if f_next[d] < f_stop[d]:
-                if algo != EXHAUSTIVE and (
-                    (kind == MAX and best >= f_beta[d]) or (kind == MIN and best <= f_alpha[d])
-                ):
-                    stats[S_DCUT] += 1
-                else:
-                    m = f_next[d]
-                    f_next[d] = m + 1
-                    f_m[d] = m
-                    e = d + 1
-                    if algo == EXHAUSTIVE:
-                        f_alpha[e] = -inf
-                        f_beta[e] = inf
-                    elif kind == MAX:
-                        f_alpha[e] = f_alpha[d] if f_alpha[d] > best else best
-                        f_beta[e] = f_beta[d]
-                    else:
-                        f_alpha[e] = f_alpha[d]
-                        f_beta[e] = f_beta[d] if f_beta[d] < best else best
-                    f_kind[e] = c_kind[d, m]
-                    f_idx[e] = c_idx[d, m]
-                    if lazy and not f_pre[d]:
-                        g = f_n[d] - 1 - m if ordering == ORD_REVERSED and kind != CHANCE else m
-                        f_id[e], f_ps[e] = lazy_child(f_id[d], f_ps[d], g, tseed, incremental, r1)
-                    else:
-                        f_id[e] = c_id[d, m]
-                        f_ps[e] = c_ps[d, m]
-                    f_level[e] = f_level[d] + 1
-                    f_mode[e] = NORMAL
-                    f_inprobe[e] = f_inprobe[d]
-                    f_pc[e] = ENTER
-                    f_pc[d] = DEC_AFTER
-                    sp = e
-                    continue
-            # finished (all moves up to stop, or a cut-off)
-            if f_mode[d] != NORMAL:
-                o = f_owner[d]
-                st_has[d - 1, o] = True
-                st_best[d - 1, o] = f_best[d]
-                st_bm[d - 1, o] = f_bm[d]
-                st_next[d - 1, o] = f_next[d]
-                st_n[d - 1, o] = f_n[d]
-            if d == 0:
-                root_bm = f_bm[d]
-            ret = f_best[d]
-            sp -= 1
-            continue
+                    f_bm[d] = m
+        best = f_best[d]
+        m = f_next[d]
+        if m < f_stop[d]:
+            if not exhaustive and (
+                (kind == MAX and best >= f_beta[d]) or (kind == MIN and best <= f_alpha[d])
+            ):
+                stats[S_DCUT] += 1
+            else:
+                f_next[d] = m + 1
+                f_m[d] = m
+                f_pc[d] = DEC_AFTER
+                if exhaustive:
+                    return request(d, m, -np.inf, np.inf, NORMAL, 0)
+                if kind == MAX:
+                    return request(
+                        d, m, f_alpha[d] if f_alpha[d] > best else best, f_beta[d], NORMAL, 0
+                    )
+                return request(d, m, f_alpha[d], f_beta[d] if f_beta[d] < best else best, NORMAL, 0)
+        # done: every move up to stop, or a cut-off
+        if f_mode[d] != NORMAL:  # a probed successor keeps its state (star2's states[i])
+            o = f_owner[d]
+            st_has[d - 1, o] = 1
+            st_best[d - 1, o] = f_best[d]
+            st_bm[d - 1, o] = f_bm[d]
+            st_next[d - 1, o] = f_next[d]
+            st_n[d - 1, o] = f_n[d]
+        return OK, d - 1, f_best[d]
 
-        # ------------------------------------------------------------ chance nodes
-        n = f_n[d]
-        if pc == EXP_AFTER:
+    def expectimax(d, ret):
+        """``Expectimax._search`` at a chance node: the probability-weighted sum of the outcomes."""
+        if f_pc[d] == EXP_AFTER:
             f_x[d] += c_prob[d, f_i[d]] * ret
             f_i[d] += 1
-            pc = EXP_STEP
-        if pc == EXP_STEP:
-            i = f_i[d]
-            if i >= n:
-                ret = f_x[d]
-                sp -= 1
-                continue
-            e = d + 1
-            f_alpha[e] = -inf
-            f_beta[e] = inf
-            f_kind[e] = c_kind[d, i]
-            f_idx[e] = c_idx[d, i]
-            if lazy and not f_pre[d]:
-                f_id[e], f_ps[e] = lazy_child(f_id[d], f_ps[d], i, tseed, incremental, r1)
-            else:
-                f_id[e] = c_id[d, i]
-                f_ps[e] = c_ps[d, i]
-            f_level[e] = f_level[d] + 1
-            f_mode[e] = NORMAL
-            f_inprobe[e] = f_inprobe[d]
-            f_pc[e] = ENTER
-            f_pc[d] = EXP_AFTER
-            sp = e
-            continue
+        i = f_i[d]
+        if i >= f_n[d]:
+            return OK, d - 1, f_x[d]
+        f_pc[d] = EXP_AFTER
+        return request(d, i, -np.inf, np.inf, NORMAL, 0)
 
+    def start_chance(d, n):
+        """``Star2._chance`` (``Star1._chance`` when k = 0): bounds L, U for every outcome, then the
+        probe phase when a successor can be probed and the window is open, else the search phase."""
+        if algo == EXHAUSTIVE:
+            f_x[d] = 0.0
+            f_i[d] = 0
+            f_pc[d] = EXP_STEP
+            return
+        for j in range(n):
+            lo[d, j] = L
+            hi[d, j] = U
+            st_has[d, j] = 0
+        if algo == PROBING and k > 0:
+            nt = 0
+            for j in range(n):
+                if c_kind[d, j] == MAX or c_kind[d, j] == MIN:
+                    targets[d, nt] = j
+                    nt += 1
+            f_nt[d] = nt
+            if nt > 0 and f_alpha[d] < U and f_beta[d] > L:
+                s_lo = 0.0  # Star2._initial_sums
+                s_hi = 0.0
+                for j in range(n):
+                    s_lo += c_prob[d, j] * L
+                    s_hi += c_prob[d, j] * U
+                f_slo[d] = s_lo
+                f_shi[d] = s_hi
+                f_t[d] = 0
+                f_r[d] = 0
+                f_prog[d] = 0
+                f_pc[d] = SEQ_STEP if sequential else CYC_STEP
+                return
+        f_pc[d] = SEARCH_INIT
+
+    def probe_phase(d, ret):
+        """``Star2._probe_phase``: after a probe returned, update that successor's bound and test
+        the cut-off (``_probe``, ``_decided``); then choose the next probe (``_probe_order``) and
+        push it with its window, or go to the search phase."""
+        pc = f_pc[d]
         if pc == CYC_AFTER or pc == SEQ_AFTER:  # noqa: SIM109 - numba
             i = targets[d, f_t[d] - 1]
             p = c_prob[d, i]
@@ -517,102 +552,87 @@ def search_kernel(
                 if b < hi[d, i]:
                     f_shi[d] += p * (b - hi[d, i])
                     hi[d, i] = b
-            cut = False
             if f_slo[d] >= f_beta[d]:
-                ret = f_slo[d]
-                cut = True
-            elif f_shi[d] <= f_alpha[d]:
-                ret = f_shi[d]
-                cut = True
-            if cut:
                 stats[S_PCUT] += 1
                 stats[S_CCUT] += 1
-                sp -= 1
-                continue
+                return OK, d - 1, f_slo[d]
+            if f_shi[d] <= f_alpha[d]:
+                stats[S_PCUT] += 1
+                stats[S_CCUT] += 1
+                return OK, d - 1, f_shi[d]
             pc = CYC_STEP if pc == CYC_AFTER else SEQ_STEP
-        if pc == CYC_STEP or pc == SEQ_STEP:  # noqa: SIM109 - numba
-            nt = f_nt[d]
-            chosen = -1
-            stop = 0
-            while True:
-                if f_t[d] >= nt:
-                    if pc == SEQ_STEP or not f_prog[d]:
-                        break
-                    f_r[d] += 1
-                    if f_r[d] >= k:
-                        break
-                    f_t[d] = 0
-                    f_prog[d] = False
-                    continue
-                i = targets[d, f_t[d]]
-                f_t[d] += 1
-                if pc == SEQ_STEP:
-                    chosen = i
-                    stop = k
+        # _probe_order: sequential takes each target once, up to k moves; cyclic makes rounds of one
+        # more move per target still open (moves left, window not empty), k rounds at most
+        nt = f_nt[d]
+        chosen = -1
+        stop = 0
+        while True:
+            if f_t[d] >= nt:
+                if pc == SEQ_STEP or f_prog[d] == 0:
                     break
-                if st_has[d, i]:
-                    if st_next[d, i] >= st_n[d, i]:
-                        continue
-                    if c_kind[d, i] == MAX and not lo[d, i] < U:
-                        continue
-                    if c_kind[d, i] == MIN and not hi[d, i] > L:
-                        continue
-                f_prog[d] = True
-                chosen = i
-                stop = (st_next[d, i] if st_has[d, i] else 0) + 1
-                break
-            if chosen < 0:
-                f_pc[d] = SEARCH_INIT
-                pc = SEARCH_INIT
-            else:
-                i = chosen
-                p = c_prob[d, i]
-                e = d + 1
-                if c_kind[d, i] == MAX:
-                    bi = (f_beta[d] - (f_slo[d] - p * lo[d, i])) / p
-                    f_alpha[e] = L
-                    f_beta[e] = bi if bi < U else U
-                    if not f_beta[e] > L:  # closed by float rounding (see star2)
-                        f_beta[e] = U
-                else:
-                    ai = (f_alpha[d] - (f_shi[d] - p * hi[d, i])) / p
-                    f_alpha[e] = ai if ai > L else L
-                    f_beta[e] = U
-                    if not f_alpha[e] < U:  # closed by float rounding (see star2)
-                        f_alpha[e] = L
-                f_kind[e] = c_kind[d, i]
-                f_idx[e] = c_idx[d, i]
-                if lazy and not f_pre[d]:
-                    f_id[e], f_ps[e] = lazy_child(f_id[d], f_ps[d], i, tseed, incremental, r1)
-                else:
-                    f_id[e] = c_id[d, i]
-                    f_ps[e] = c_ps[d, i]
-                f_level[e] = f_level[d] + 1
-                f_mode[e] = PROBE
-                f_owner[e] = i
-                f_stop[e] = stop
-                f_inprobe[e] = True
-                f_pc[e] = ENTER
-                f_pc[d] = CYC_AFTER if pc == CYC_STEP else SEQ_AFTER
-                sp = e
+                f_r[d] += 1
+                if f_r[d] >= k:
+                    break
+                f_t[d] = 0
+                f_prog[d] = 0
                 continue
+            i = targets[d, f_t[d]]
+            f_t[d] += 1
+            if pc == SEQ_STEP:
+                chosen = i
+                stop = k
+                break
+            if st_has[d, i] == 1:  # Star2._open
+                if st_next[d, i] >= st_n[d, i]:
+                    continue
+                if c_kind[d, i] == MAX and not lo[d, i] < U:
+                    continue
+                if c_kind[d, i] == MIN and not hi[d, i] > L:
+                    continue
+            f_prog[d] = 1
+            chosen = i
+            stop = (st_next[d, i] if st_has[d, i] == 1 else 0) + 1
+            break
+        if chosen < 0:
+            f_pc[d] = SEARCH_INIT
+            return OK, d, 0.0
+        # _probe: the successor's window from the chance-level threshold
+        i = chosen
+        p = c_prob[d, i]
+        if c_kind[d, i] == MAX:
+            bi = (f_beta[d] - (f_slo[d] - p * lo[d, i])) / p
+            a = L
+            b = bi if bi < U else U
+            if not b > L:  # closed by float rounding (see star2)
+                b = U
+        else:
+            ai = (f_alpha[d] - (f_shi[d] - p * hi[d, i])) / p
+            a = ai if ai > L else L
+            b = U
+            if not a < U:  # closed by float rounding (see star2)
+                a = L
+        f_pc[d] = CYC_AFTER if pc == CYC_STEP else SEQ_AFTER
+        return request(d, i, a, b, PROBE, stop)
 
+    def search_phase(d, ret):
+        """``Star1._search_phase`` with the outcomes' bounds lo/hi (L/U unless probed): each outcome
+        searched with the window its thresholds allow; a probed successor is resumed from its saved
+        state, or searched again with ``after_probe=research`` (``Star2._outcome``)."""
+        n = f_n[d]
+        pc = f_pc[d]
         if pc == SEARCH_INIT:
             tlo = 0.0
             thi = 0.0
             for j in range(n):
                 tlo += c_prob[d, j] * lo[d, j]
                 thi += c_prob[d, j] * hi[d, j]
+            # the bounds alone may decide (no outcome searched)
             if thi <= f_alpha[d]:
                 stats[S_CCUT] += 1
-                ret = thi
-                sp -= 1
-                continue
+                return OK, d - 1, thi
             if tlo >= f_beta[d]:
                 stats[S_CCUT] += 1
-                ret = tlo
-                sp -= 1
-                continue
+                return OK, d - 1, tlo
             f_tlo[d] = tlo
             f_thi[d] = thi
             f_x[d] = 0.0
@@ -622,59 +642,89 @@ def search_kernel(
             v = ret
             i = f_i[d]
             p = c_prob[d, i]
-            if v <= f_ai[d]:
+            if v <= f_ai[d]:  # fail low: proven upper bound
                 if i < n - 1:
                     stats[S_CCUT] += 1
-                ret = f_x[d] + p * v + f_thi[d]
-                sp -= 1
-                continue
-            if v >= f_bi[d]:
+                return OK, d - 1, f_x[d] + p * v + f_thi[d]
+            if v >= f_bi[d]:  # fail high: proven lower bound
                 if i < n - 1:
                     stats[S_CCUT] += 1
-                ret = f_x[d] + p * v + f_tlo[d]
-                sp -= 1
-                continue
+                return OK, d - 1, f_x[d] + p * v + f_tlo[d]
             f_x[d] += p * v
             f_i[d] = i + 1
-            pc = SEARCH_STEP
-        if pc == SEARCH_STEP:
-            i = f_i[d]
-            if i >= n:
-                ret = f_x[d]
-                sp -= 1
-                continue
-            p = c_prob[d, i]
-            f_tlo[d] -= p * lo[d, i]
-            f_thi[d] -= p * hi[d, i]
-            ai = (f_alpha[d] - f_x[d] - f_thi[d]) / p
-            bi = (f_beta[d] - f_x[d] - f_tlo[d]) / p
-            f_ai[d] = ai
-            f_bi[d] = bi
-            e = d + 1
-            aa = ai if ai > L else L
-            bb = bi if bi < U else U
-            if not aa < bb:  # closed by float rounding: search exactly (see star1)
-                aa = L
-                bb = U
-            f_alpha[e] = aa
-            f_beta[e] = bb
-            f_kind[e] = c_kind[d, i]
-            f_idx[e] = c_idx[d, i]
-            if lazy and not f_pre[d]:
-                f_id[e], f_ps[e] = lazy_child(f_id[d], f_ps[d], i, tseed, incremental, r1)
-            else:
-                f_id[e] = c_id[d, i]
-                f_ps[e] = c_ps[d, i]
-            f_level[e] = f_level[d] + 1
-            f_inprobe[e] = f_inprobe[d]
-            f_mode[e] = NORMAL
-            if st_has[d, i]:
-                stats[S_RESUMED] += 1
-                if not research:
-                    f_mode[e] = RESUME
-                    f_owner[e] = i
-            f_pc[e] = ENTER
-            f_pc[d] = SEARCH_AFTER
-            sp = e
-            continue
+        i = f_i[d]
+        if i >= n:
+            return OK, d - 1, f_x[d]
+        p = c_prob[d, i]
+        f_tlo[d] -= p * lo[d, i]
+        f_thi[d] -= p * hi[d, i]
+        ai = (f_alpha[d] - f_x[d] - f_thi[d]) / p
+        bi = (f_beta[d] - f_x[d] - f_tlo[d]) / p
+        f_ai[d] = ai
+        f_bi[d] = bi
+        a = ai if ai > L else L
+        b = bi if bi < U else U
+        if not a < b:  # closed by float rounding: search exactly (see star1)
+            a = L
+            b = U
+        f_pc[d] = SEARCH_AFTER
+        if st_has[d, i] == 1:
+            stats[S_RESUMED] += 1
+            if not research:
+                return request(d, i, a, b, RESUME, 0)
+        return request(d, i, a, b, NORMAL, 0)
+
+    def enter(d):
+        """Enter frame ``d``'s node: count it, evaluate it (a leaf: only the root gets here) or
+        expand it and set up the decision or chance procedure."""
+        kind = f_kind[d]
+        if count(stats, kind, f_inprobe[d] == 1, budget):
+            return BUDGET, d, np.nan
+        if kind == LEAF:
+            v = leaf_value(lazy, incremental, tseed, r1, a_value, f_idx[d], f_id[d], f_ps[d])
+            if not (L <= v <= U):
+                return BAD_EVAL, d, v
+            return OK, d - 1, v
+        n = expand(d)
+        f_n[d] = n
+        if kind == CHANCE:
+            start_chance(d, n)
+        else:
+            start_moves(d, kind, n)
+        return OK, d, 0.0
+
+    # ------------------------------------------------------------------ the main loop
+    for j in range(N_STATS):
+        stats[j] = 0
+    if lazy:
+        f_kind[0] = level_kind[0] if levels > 0 else LEAF
+        f_id[0] = rid
+    else:
+        f_kind[0] = a_kind[0]
+    f_alpha[0] = -np.inf
+    f_beta[0] = np.inf
+    f_pc[0] = ENTER
+    f_mode[0] = NORMAL
+    sp = 0
+    ret = 0.0
+    while sp >= 0:
+        pc = f_pc[sp]
+        if pc == ENTER:
+            status, top, ret = enter(sp)
+        elif pc <= DEC_AFTER:
+            status, top, ret = run_moves(sp, ret)
+        elif pc <= EXP_AFTER:
+            status, top, ret = expectimax(sp, ret)
+        elif pc <= SEQ_AFTER:
+            status, top, ret = probe_phase(sp, ret)
+        else:
+            status, top, ret = search_phase(sp, ret)
+        if status == PUSH:
+            status, top, ret = push_child(sp)
+        if status == BUDGET:
+            return BUDGET, np.nan, -1, -1
+        if status == BAD_EVAL:
+            return BAD_EVAL, ret, -1, f_idx[top]
+        sp = top
+    root_bm = f_bm[0] if f_kind[0] == MAX or f_kind[0] == MIN else -1
     return OK, ret, root_bm, -1
