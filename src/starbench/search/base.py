@@ -16,6 +16,7 @@ from typing import Any
 from starbench.errors import BudgetExceeded, EvaluationError, InputError, short
 from starbench.search.arith import Arithmetic, agree, arithmetic, tolerance
 from starbench.search.oracle import full_value
+from starbench.search.pystack import with_room
 from starbench.search.stats import SearchResult, SearchStats
 from starbench.trees.protocol import Kind, Tree, has_chance
 
@@ -209,7 +210,7 @@ class Search:
         if self.time_budget is not None:
             self._deadline = time.perf_counter() + self.time_budget
         t0, c0 = time.perf_counter(), time.process_time()
-        value, best, tied = self._root()
+        value, best, tied = with_room(self._root)  # see starbench.search.pystack
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
         return SearchResult(
             self.name, self.params, value, best, tied, self.stats(), self.arith.exact, seconds, cpu
