@@ -8,6 +8,7 @@ search is run from every caller depth over a whole 16 KB chunk.
 
 from __future__ import annotations
 
+import contextlib
 import resource
 
 from starbench.errors import BudgetExceeded
@@ -23,10 +24,8 @@ def _faults_at(extra: int) -> int:
     if extra:
         return _faults_at(extra - 1)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    try:
+    with contextlib.suppress(BudgetExceeded):
         search(RegularTree(SPEC, seed=0, instance=0), "star2", node_budget=BUDGET)
-    except BudgetExceeded:
-        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 
 
