@@ -661,6 +661,31 @@ def test_hydra_search_path_helper_is_pinned_to_hydra_1_3():
     assert args.overrides == ["a=1", "b=2"]
 
 
+def test_sweep_expansion_is_pinned_to_hydra_1_3():
+    """union_cells is the one user of Hydra's private sweeper API (BasicSweeper.split_arguments):
+    each sweep's grid with the sweeper params and the command line, as the basic sweeper
+    expands it, the sweeps in order."""
+    import hydra
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from hydra_plugins.starbench_sweeper import union_cells
+
+    assert hydra.__version__.startswith("1.3.")
+    cells = union_cells([{"a": "1,2"}, {"b": "3"}], {"c": "4,5"}, ["d=6"], OverridesParser.create())
+    assert [sorted(c) for c in cells] == [
+        sorted(c)
+        for c in (
+            ["a=1", "c=4", "d=6"],
+            ["a=1", "c=5", "d=6"],
+            ["a=2", "c=4", "d=6"],
+            ["a=2", "c=5", "d=6"],
+            ["b=3", "c=4", "d=6"],
+            ["b=3", "c=5", "d=6"],
+        )
+    ]
+    assert union_cells([], None, ["x=1,2"], OverridesParser.create()) == [["x=1"], ["x=2"]]
+
+
 def test_help_lists_every_key_from_the_schemas(capsys):
     from dataclasses import fields
 

@@ -245,8 +245,9 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
     as one multirun (``hydra_plugins.starbench_sweeper``).
     """
     from hydra import compose
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from hydra_plugins.starbench_sweeper import union_cells
 
     args = hydra_args(argv)
     multirun = bool(args.multirun)
@@ -272,7 +273,6 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
                 f"{bad.get_key_element()}: a sweep ({bad.input_line}) needs -m (--multirun)"
             )
         sweep_keys = {o.get_key_element().lstrip("+~") for o in parsed if o.is_sweep_override()}
-        params = [f"{k}={v}" for k, v in (base.hydra.sweeper.params or {}).items()]
         sweep_keys |= {str(k) for k in (base.hydra.sweeper.params or {})}
         for sub in sub_sweeps:
             sweep_keys |= {p.split("=", 1)[0].lstrip("+~") for p in sub}
@@ -280,18 +280,13 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
         if sub_sweeps:  # their union, in one launch (one job array on a cluster)
             flags = [a for a in plain if a not in set(overrides)]  # Hydra: flags, then overrides
             launch = ["-m", *flags, *overrides, f"hydra/sweeper={UNION_SWEEPER}"]
-            groups = [sub + params + overrides for sub in sub_sweeps]
         elif multirun:
             launch = ["-m", *plain]
-            groups = [params + overrides]
         else:
             launch = plain
-            groups = []
-        if multirun:
-            per_group = [
-                BasicSweeper.split_arguments(parser.parse_overrides(g), None)[0] for g in groups
-            ]
-            cells = [cell for p in per_group for cell in p]
+        if multirun:  # the sweeper's own expansion (Hydra's private sweeper API, used there)
+            sweeps = [dict(sweep) for sweep in (base.get("sweeps") or [])]
+            cells = union_cells(sweeps, base.hydra.sweeper.params, overrides, parser)
         else:
             cells = [overrides]
         LAUNCHED[:] = [len(cells)]
