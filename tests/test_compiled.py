@@ -244,6 +244,7 @@ def test_bench_writes_markdown_and_json(tmp_path):
     assert data["rows"] == result["rows"]
     assert {(r["kind"], r["engine"]) for r in data["rows"]} == {
         ("ceiling", "compiled"),
+        ("recursive ceiling", "compiled"),
         ("bare", "compiled"),
         ("bare", "python"),
         ("engine", "compiled"),
@@ -252,7 +253,25 @@ def test_bench_writes_markdown_and_json(tmp_path):
     }
     for r in data["rows"]:
         assert r["nodes_per_s"] > 0 and r["ratio_min"] <= r["ratio"] <= r["ratio_max"]
+        if r["engine"] == "compiled":  # also against the recursive ceiling, same repeats
+            v = r["vs_recursive"]
+            assert v["ratio_min"] <= v["ratio"] <= v["ratio_max"]
+    assert "| tiny | recursive ceiling |" in md
     assert len(data["load"]["before"]) == 3
+
+
+def test_both_ceilings_do_the_same_work():
+    """The loop and the recursive ceiling visit the same nodes and compute the same value."""
+    from starbench.bench import ceiling, ceiling_recursive
+
+    for params in (
+        dict(branching=5, chance_arity=6, depth=3),
+        dict(depth=2, chance_arity=21, distribution="dice"),
+    ):
+        spec = RegularTreeSpec(**params)
+        for i in range(3):
+            value, nodes = ceiling(spec, 0, i)
+            assert (value, nodes) == ceiling_recursive(spec, 0, i) and nodes == spec.size
 
 
 def test_interleaved_ratios_are_taken_within_each_repeat():
