@@ -49,11 +49,24 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         for info in ALGORITHMS.values():
             print(info.describe())
         return 0
-    if args.tree is None:
-        return fail("solve needs a TREE.json argument (or --list)")
-    tree = load_tree(
-        args.tree, exact=args.exact, max_bytes=args.max_bytes, max_nodes=args.max_nodes
-    )
+    source = None
+    if args.game is not None:
+        from starbench.games.source import game_source
+
+        if args.tree is not None:
+            return fail("solve takes a TREE.json argument or --game, not both")
+        if args.depth is None:
+            return fail("--game needs --depth D (decision plies)")
+        source = game_source(args.game, args.depth, args.position, args.heuristic, exact=args.exact)
+        tree = source.tree
+    elif args.tree is None:
+        return fail("solve needs a TREE.json argument, --game SPEC --depth D, or --list")
+    elif args.depth is not None or args.position is not None or args.heuristic is not None:
+        return fail("--depth, --position and --heuristic go with --game")
+    else:
+        tree = load_tree(
+            args.tree, exact=args.exact, max_bytes=args.max_bytes, max_nodes=args.max_nodes
+        )
     solved = solve(
         tree,
         args.algorithm,
@@ -62,10 +75,16 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         engine=args.engine,
         log=lambda line: sys.stderr.write(line + "\n"),
     )
+    action = None if source is None else source.action
     if args.json:
-        print(json.dumps([row(r) for r in solved.results], indent=1))
+        print(json.dumps([row(r, action) for r in solved.results], indent=1))
     else:
-        print(table(solved.results))
+        if source is not None:
+            print(
+                f"game {source.game}, position {source.position or '(start)'}, depth "
+                f"{args.depth}, heuristic {source.heuristic}"
+            )
+        print(table(solved.results, action))
     if solved.mismatch:
         sys.stderr.write(f"starbench: MISMATCH: {solved.mismatch}\n")
         return EXIT_MISMATCH
@@ -148,8 +167,27 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="starbench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    p = sub.add_parser("solve", help="search one JSON tree with several algorithms")
+    p = sub.add_parser(
+        "solve", help="search one JSON tree or game position with several algorithms"
+    )
     p.add_argument("tree", nargs="?", help="a JSON tree file")
+    p.add_argument(
+        "--game",
+        metavar="SPEC",
+        help="search a game instead: an OpenSpiel load_game string (pig, pig(winscore=10), "
+        "openspiel:backgammon); needs the games extra",
+    )
+    p.add_argument("--depth", type=int, help="with --game: decision plies (chance nodes are free)")
+    p.add_argument(
+        "--position",
+        metavar="P",
+        help="with --game: the start position (OpenSpiel: comma-separated action history)",
+    )
+    p.add_argument(
+        "--heuristic",
+        metavar="NAME",
+        help="with --game: the horizon's evaluation (default: the game's own; see docs)",
+    )
     p.add_argument(
         "-a",
         "--algorithm",

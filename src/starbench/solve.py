@@ -86,10 +86,12 @@ def label(r: SearchResult) -> str:
     return f"{r.algorithm}:{shown}" if shown else r.algorithm
 
 
-def row(r: SearchResult) -> dict[str, Any]:
-    """The JSON object of one result (keys fixed by the solve command's contract)."""
+def row(r: SearchResult, action: Callable[[int | None], Any] | None = None) -> dict[str, Any]:
+    """The JSON object of one result (keys fixed by the solve command's contract); for a game,
+    ``action`` maps the best move to the game's action id (key ``best_action``)."""
     info = ALGORITHMS.get(r.algorithm)
     own = {p.name for p in info.params} if info else set()
+    extra = {} if action is None else {"best_action": action(r.best_move)}
     return {
         "algorithm": r.algorithm,
         "k": r.params.get("k") if "k" in own else None,
@@ -99,23 +101,28 @@ def row(r: SearchResult) -> dict[str, Any]:
         "nodes": r.stats.nodes,
         "leaves": r.stats.leaves,
         "seconds": r.seconds,
+        **extra,
     }
 
 
-def table(results: list[SearchResult]) -> str:
-    """A plain-text table of results."""
+def table(results: list[SearchResult], action: Callable[[int | None], Any] | None = None) -> str:
+    """A plain-text table of results (with a ``best_action`` column for games)."""
     head = ("algorithm", "value", "best_move", "nodes", "leaves", "seconds")
-    lines = [head]
+    if action is not None:
+        head = (*head[:3], "best_action", *head[3:])
+    lines: list[tuple[str, ...]] = [head]
     for r in results:
         v = format_value(r.value, r.exact)
-        lines.append(
-            (
-                label(r),
-                f"{v:.10g}" if isinstance(v, float) else v,
-                "-" if r.best_move is None else str(r.best_move),
-                str(r.stats.nodes),
-                str(r.stats.leaves),
-                f"{r.seconds:.6f}",
-            )
+        cells = (
+            label(r),
+            f"{v:.10g}" if isinstance(v, float) else v,
+            "-" if r.best_move is None else str(r.best_move),
+            str(r.stats.nodes),
+            str(r.stats.leaves),
+            f"{r.seconds:.6f}",
         )
+        if action is not None:
+            a = action(r.best_move)
+            cells = (*cells[:3], "-" if a is None else str(a), *cells[3:])
+        lines.append(cells)
     return text_table(lines)

@@ -1,14 +1,23 @@
 """Games as trees: an adapter over an OpenSpiel-style state API.
 
 A game state offers the names OpenSpiel's ``pyspiel.State`` uses, so pyspiel games plug in:
-``current_player()`` (0 maximises, 1 minimises), ``is_terminal()``, ``is_chance_node()``,
-``legal_actions()``, ``chance_outcomes()`` -> ``[(action, probability), ...]``, ``child(action)``,
-``returns()`` (player 0's return first); its game offers ``min_utility()`` and ``max_utility()``
-(the bounds [L, U]).
+``current_player()``, ``is_terminal()``, ``is_chance_node()``, ``legal_actions()``,
+``chance_outcomes()`` -> ``[(action, probability), ...]``, ``child(action)``, ``returns()``.
 
-The depth horizon is a search parameter: with ``horizon=h`` decision nodes ``h`` plies below the
-root become leaves evaluated by ``heuristic(state)`` (chance nodes are free, as in OpenSpiel's
-expectiminimax).  Best moves are reported as child indices; ``actions(node)`` maps them back.
+The root player (``root_player``, player 0 unless given) maximises: decision nodes of that player
+are MAX nodes, the others MIN nodes, terminals are worth ``returns()[root_player]``.
+
+The horizon follows OpenSpiel's ``expectiminimax`` (``open_spiel/python/algorithms/minimax.py``):
+``horizon`` counts decision plies, chance nodes are free (their outcomes keep the plies left),
+and any non-terminal node with no ply left, a chance node included, is a leaf evaluated by
+``heuristic(state)``.  Best moves are reported as child indices; ``actions(node)`` maps them
+back to the game's action ids.
+
+Probabilities: in float mode the game's own floats, untouched (no per-node conversion); in exact
+mode (``exact=True``) each is read exactly from its shortest decimal text and the node's
+probabilities are divided by their sum, as for JSON trees, so they sum to exactly 1 (pig's
+six 0.16666666666666666 become 1/6 each).  The conversion is remembered per distinct outcome
+list.
 """
 
 from __future__ import annotations
@@ -44,6 +53,9 @@ class GameTree:
         bounds: tuple[Any, Any],
         horizon: int | None = None,
         heuristic: Callable[[GameState], Any] | None = None,
+        *,
+        root_player: int = 0,
+        exact: bool = True,
     ):
         try:
             self.L, self.U = _exact(bounds[0]), _exact(bounds[1])
@@ -51,6 +63,9 @@ class GameTree:
             raise InputError(f"game bounds must be finite numbers, got {bounds!r}") from None
         self.horizon = horizon
         self.heuristic = heuristic
+        self.root_player = root_player
+        self.exact = exact
+        self._probs: dict[tuple[Any, ...], list[Number]] = {}
         self.root = (state, horizon)
 
     @property
@@ -61,11 +76,11 @@ class GameTree:
         state, left = node
         if state.is_terminal():
             return Kind.LEAF
+        if left is not None and left <= 0:
+            return Kind.LEAF  # the horizon: any non-terminal node, chance nodes included
         if state.is_chance_node():
             return Kind.CHANCE
-        if left is not None and left <= 0:
-            return Kind.LEAF
-        return Kind.MAX if state.current_player() == 0 else Kind.MIN
+        return Kind.MAX if state.current_player() == self.root_player else Kind.MIN
 
     def actions(self, node: tuple[GameState, int | None]) -> list[int]:
         state = node[0]
@@ -81,15 +96,25 @@ class GameTree:
         return [(state.child(a), nxt) for a in state.legal_actions()]
 
     def probabilities(self, node: tuple[GameState, int | None]) -> list[Number]:
-        return [_exact(p) for _, p in node[0].chance_outcomes()]
+        raw = tuple(p for _, p in node[0].chance_outcomes())
+        if not self.exact:
+            return list(raw)
+        probs = self._probs.get(raw)
+        if probs is None:
+            exact = [_exact(p) for p in raw]
+            total = sum(exact, Fraction(0))
+            probs = self._probs[raw] = exact if total == 1 else [p / total for p in exact]
+        return probs
 
     def evaluate(self, node: tuple[GameState, int | None]) -> Number:
         state = node[0]
         if state.is_terminal():
-            return _exact(state.returns()[0])
-        if self.heuristic is None:
+            v = state.returns()[self.root_player]
+        elif self.heuristic is None:
             raise EvaluationError(f"{self.describe(node)}: horizon reached but no heuristic given")
-        return _exact(self.heuristic(state))
+        else:
+            v = self.heuristic(state)
+        return _exact(v) if self.exact else v
 
     def describe(self, node: tuple[GameState, int | None]) -> str:
         return f"game state {node[0]!s}"

@@ -1,0 +1,84 @@
+"""Named heuristics: the value of a non-terminal game state at the search horizon.
+
+A heuristic gives the value from the root player's point of view, and declares its bounds for a
+game (the search's [L, U] is the union of those and the game's own utility range).  Every game
+has a default heuristic (``DEFAULT_HEURISTIC``, else ``zero``); ``--heuristic`` / ``tree.heuristic``
+names another one from ``HEURISTICS``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from starbench.errors import InputError
+
+
+@dataclass(frozen=True)
+class Heuristic:
+    """``value(state, root_player)``; ``bounds(game)`` -> (lowest, highest) value it gives;
+    ``games``: the game short names it applies to (empty: any game)."""
+
+    name: str
+    value: Callable[[Any, int], Any]
+    bounds: Callable[[Any], tuple[Any, Any]]
+    games: tuple[str, ...]
+    description: str
+
+
+_PIG_SCORES = re.compile(r"Scores: (\d+) (\d+),")
+
+
+def pig_score_difference(state: Any, root_player: int) -> int:
+    """The root player's banked score minus the opponent's (the turn total not counted), read
+    from OpenSpiel's text of a two-player pig state (``Scores: a b, Turn total: t``)."""
+    m = _PIG_SCORES.match(str(state))
+    if m is None:  # pragma: no cover - OpenSpiel changed pig's text
+        raise InputError(f"score_difference: cannot read the scores of pig state {str(state)!r}")
+    scores = (int(m.group(1)), int(m.group(2)))
+    return scores[root_player] - scores[1 - root_player]
+
+
+def _pig_bounds(game: Any) -> tuple[int, int]:
+    w = int(game.get_parameters()["winscore"])
+    return -w, w
+
+
+def _utility_bounds(game: Any) -> tuple[Any, Any]:
+    return game.min_utility(), game.max_utility()
+
+
+HEURISTICS: dict[str, Heuristic] = {
+    "score_difference": Heuristic(
+        "score_difference",
+        pig_score_difference,
+        _pig_bounds,
+        ("pig",),
+        "pig: banked score difference, root player minus opponent, in [-winscore, winscore]",
+    ),
+    "zero": Heuristic(
+        "zero",
+        lambda state, root_player: 0,
+        _utility_bounds,
+        (),
+        "0 for every state at the horizon (only terminals within the horizon count)",
+    ),
+}
+
+#: Each game's heuristic when none is named (by OpenSpiel short name).
+DEFAULT_HEURISTIC: dict[str, str] = {"pig": "score_difference"}
+
+
+def get_heuristic(name: str | None, game_name: str, key: str = "--heuristic") -> Heuristic:
+    """The heuristic ``name`` (or the game's default), checked to apply to ``game_name``."""
+    name = name or DEFAULT_HEURISTIC.get(game_name, "zero")
+    h = HEURISTICS.get(name)
+    if h is None:
+        raise InputError(f"{key}: unknown heuristic {name!r}; known: {', '.join(HEURISTICS)}")
+    if h.games and game_name not in h.games:
+        raise InputError(
+            f"{key}: heuristic {name!r} applies to {', '.join(h.games)}, not to {game_name}"
+        )
+    return h

@@ -1,0 +1,169 @@
+"""OpenSpiel games as a tree source: parity with OpenSpiel's own expectiminimax, every algorithm
+agreeing with expectimax on game trees (floats and exact), and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from fractions import Fraction
+
+import pytest
+
+from starbench import cli
+from starbench.errors import InputError
+from starbench.games.source import GAMES_INSTALL, game_source
+from starbench.search import search
+from starbench.solve import solve
+
+pyspiel = pytest.importorskip("pyspiel", reason=f"OpenSpiel is not installed: {GAMES_INSTALL}")
+from open_spiel.python.algorithms import minimax  # noqa: E402
+
+
+def openspiel(monkeypatch, spec, depth, position=None):
+    """OpenSpiel's expectiminimax on the same position, heuristic and root player: (value,
+    best action, number of calls = nodes it visits)."""
+    src = game_source(spec, depth, position)
+    state, _ = src.tree.root
+    calls = [0]
+    original = minimax.expectiminimax
+
+    def counting(*args):
+        calls[0] += 1
+        return original(*args)
+
+    monkeypatch.setattr(minimax, "expectiminimax", counting)  # its recursion goes through it
+    value, action = minimax.expectiminimax(
+        state.clone(), depth, src.tree.heuristic, src.tree.root_player
+    )
+    monkeypatch.setattr(minimax, "expectiminimax", original)
+    return src, value, action, calls[0]
+
+
+PARITY = [
+    *(("pig", None, d) for d in range(1, 7)),
+    *(("pig(winscore=10)", None, d) for d in range(1, 8)),
+    *(("pig(winscore=6,diceoutcomes=3)", None, d) for d in range(1, 8)),
+    *(("pig(winscore=10)", "0,3,0,4,1", d) for d in range(1, 6)),
+    *(("einstein_wurfelt_nicht", "0,0", d) for d in range(1, 4)),
+    *(("einstein_wurfelt_nicht", "5,17,2", d) for d in range(1, 4)),
+]
+
+
+@pytest.mark.parametrize(("spec", "position", "depth"), PARITY)
+def test_expectimax_is_openspiels_expectiminimax(monkeypatch, spec, position, depth):
+    """Same value, same best action, and the same nodes: OpenSpiel's expectiminimax makes one
+    call per node it visits (terminals and horizon nodes included), starbench counts one node
+    per node entered, so expectimax's ``nodes`` equals the number of calls."""
+    src, value, action, calls = openspiel(monkeypatch, spec, depth, position)
+    r = search(src.tree, "expectimax")
+    assert r.value == value
+    assert src.action(r.best_move) == action
+    assert r.stats.nodes == calls
+
+
+def test_pig_depth_two_is_ten_thirds_rolling(capsys):
+    """The figure of OpenSpiel's pig test: value 10/3, best action 0 (roll)."""
+    assert cli.main(["solve", "--game", "pig", "--depth", "2", "--exact", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {(r["value"], r["best_action"]) for r in rows} == {("10/3", 0)}
+    assert cli.main(["solve", "--game", "openspiel:pig", "--depth", "2", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["best_action"] for r in rows} == {0}
+    assert all(abs(r["value"] - 10 / 3) < 1e-12 for r in rows)
+
+
+def _positions(spec, count, seed=0, plies=12):
+    """Start positions by seeded random playouts (action histories)."""
+    game = pyspiel.load_game(spec)
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        state, hist = game.new_initial_state(), []
+        for _ in range(rng.randrange(plies)):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                acts, probs = zip(*state.chance_outcomes(), strict=True)
+                a = rng.choices(acts, probs)[0]
+            else:
+                a = rng.choice(state.legal_actions())
+            state.apply_action(a)
+            hist.append(a)
+        if not state.is_terminal():
+            out.append(",".join(map(str, hist)) or None)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("spec", "depths"),
+    [("pig", (1, 2, 3, 4)), ("pig(winscore=10)", (2, 3, 4, 5)), ("einstein_wurfelt_nicht", (1, 2))],
+)
+@pytest.mark.parametrize("exact", [False, True])
+def test_every_algorithm_agrees_with_expectimax_on_games(spec, depths, exact):
+    positions = _positions(spec, 6) if spec.startswith("pig") else ["0,0", "3,9", "7,1,4"]
+    for position in positions:
+        for depth in depths:
+            src = game_source(spec, depth, position, exact=exact)
+            solved = solve(src.tree, exact=exact, engine="python")
+            assert solved.mismatch is None, (position, depth, solved.mismatch)
+            if exact:
+                assert all(isinstance(r.value, Fraction | int) for r in solved.results)
+
+
+def test_exact_mode_normalises_the_game_probabilities():
+    """Pig's outcomes are six floats 0.16666666666666666: read exactly they sum to
+    0.99999999999999996; exact mode divides by the sum, as for JSON trees (1/6 each)."""
+    src = game_source("pig", 2, exact=True)
+    state, left = src.tree.root
+    chance = src.tree.children(src.tree.root)[0]  # roll
+    probs = src.tree.probabilities(chance)
+    assert probs == [Fraction(1, 6)] * 6 and sum(probs) == 1
+    floats = game_source("pig", 2).tree
+    assert floats.probabilities(floats.children(floats.root)[0]) == [1 / 6] * 6
+
+
+def test_the_horizon_evaluates_chance_nodes_too():
+    """As OpenSpiel: with no ply left a chance node is a leaf (depth 1 from the start of pig:
+    the root, roll -> a chance node at the horizon, stop -> a decision node at the horizon)."""
+    r = search(game_source("pig", 1).tree, "expectimax")
+    assert (r.stats.nodes, r.stats.leaves, r.stats.chance_nodes) == (3, 2, 0)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--game", "no_such_game", "--depth", "2"], "--game: no_such_game"),
+        (["--game", "kuhn_poker", "--depth", "2"], "not of perfect information"),
+        (["--game", "pig", "--depth", "0"], "--depth: must be an integer >= 1"),
+        (["--game", "pig"], "--game needs --depth"),
+        (["--game", "pig", "--depth", "2", "--position", "0,9"], "--position: item 2"),
+        (["--game", "pig", "--depth", "2", "--position", "x"], "is not an action id"),
+        (["--game", "pig", "--depth", "2", "--heuristic", "nope"], "unknown heuristic 'nope'"),
+        (
+            ["--game", "einstein_wurfelt_nicht", "--depth", "1", "--heuristic", "score_difference"],
+            "applies to pig",
+        ),
+        (["--game", "backgammon", "--depth", "1"], "openspiel:backgammon"),
+        (["--depth", "2"], "--depth, --position and --heuristic go with --game"),
+    ],
+)
+def test_bad_game_input_is_one_line_and_exit_2(argv, message, tmp_path):
+    extra = [str(tmp_path / "t.json")] if argv[0] == "--depth" else []
+    if extra:
+        (tmp_path / "t.json").write_text('{"value": 1}')
+    p = subprocess.run(
+        [sys.executable, "-m", "starbench.cli", "solve", *extra, *argv],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 2, p.stderr
+    assert message in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_without_openspiel_the_error_names_the_install_command(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel raises ImportError
+    with pytest.raises(InputError, match=r"games extra: pip install .*\[games\]"):
+        game_source("pig", 2)
