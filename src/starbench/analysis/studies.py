@@ -1,7 +1,8 @@
 """Study tables: published numbers beside ours, and the tables each study's question needs.
 
-Published numbers (Ballard 1983, average case, percent of leaves examined; as summarised in
-``shared/docs/search-notes.md``) are constants here, cited once.  Every "ours" cell is the mean
+Published numbers (B. W. Ballard, "The *-minimax search procedure for trees containing chance
+nodes", Artificial Intelligence 21(3), 1983: average case, percent of leaves examined) are
+constants here, cited once.  Every "ours" cell is the mean
 of per-tree percentages with its standard error and n.
 """
 
