@@ -20,6 +20,9 @@ from starbench.search.pystack import with_room
 from starbench.search.stats import SearchResult, SearchStats
 from starbench.trees.protocol import Kind, Tree, has_chance
 
+# module constants: looking up an Enum member costs ~150 ns, comparing ~30
+MAX, MIN, LEAF = Kind.MAX, Kind.MIN, Kind.LEAF
+
 
 class DecisionState:
     """A decision node part-way through its moves (alpha-beta state that probing can resume)."""
@@ -98,17 +101,17 @@ class Search:
     def _enter(self, node: Any) -> Kind:
         kind = self.tree.kind(node)
         self.nodes += 1
-        if kind == Kind.LEAF:
+        if kind == LEAF:
             self.leaves += 1
-        elif kind == Kind.MAX:
+        elif kind == MAX:
             self.max_nodes += 1
-        elif kind == Kind.MIN:
+        elif kind == MIN:
             self.min_nodes += 1
         else:
             self.chance_nodes += 1
         if self.probing:
             self.probe_nodes += 1
-            if kind == Kind.LEAF:
+            if kind == LEAF:
                 self.probe_leaves += 1
         if self.node_budget is not None and self.nodes > self.node_budget:
             raise BudgetExceeded(f"node budget of {self.node_budget} nodes exceeded")

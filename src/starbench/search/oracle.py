@@ -13,14 +13,17 @@ from typing import Any
 
 from starbench.trees.protocol import Kind, Tree
 
+# module constants: looking up an Enum member costs ~150 ns, comparing ~30
+MAX, CHANCE, LEAF = Kind.MAX, Kind.CHANCE, Kind.LEAF
+
 
 def full_value(tree: Tree, node: Any, num: Callable[[Any], Any]) -> Any:
     """The expectimax value of ``node`` (``num`` converts to the search's arithmetic)."""
     kind = tree.kind(node)
-    if kind == Kind.LEAF:
+    if kind == LEAF:
         return num(tree.evaluate(node))
     kids = tree.children(node)
-    if kind == Kind.CHANCE:
+    if kind == CHANCE:
         total = num(0)
         for p, child in zip(tree.probabilities(node), kids, strict=True):
             total += num(p) * full_value(tree, child, num)
@@ -28,6 +31,6 @@ def full_value(tree: Tree, node: Any, num: Callable[[Any], Any]) -> Any:
     best = None
     for child in kids:
         v = full_value(tree, child, num)
-        if best is None or (v > best if kind == Kind.MAX else v < best):
+        if best is None or (v > best if kind == MAX else v < best):
             best = v
     return best
