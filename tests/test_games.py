@@ -136,6 +136,7 @@ def test_the_horizon_evaluates_chance_nodes_too():
     [
         (["--game", "no_such_game", "--depth", "2"], "--game: no_such_game"),
         (["--game", "kuhn_poker", "--depth", "2"], "not of perfect information"),
+        (["--game", "negotiation", "--depth", "1"], "chance outcomes are sampled"),
         (["--game", "pig", "--depth", "0"], "--depth: must be an integer >= 1"),
         (["--game", "pig"], "--game needs --depth"),
         (["--game", "pig", "--depth", "2", "--position", "0,9"], "--position: item 2"),
@@ -167,3 +168,17 @@ def test_without_openspiel_the_error_names_the_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel raises ImportError
     with pytest.raises(InputError, match=r"games extra: pip install .*\[games\]"):
         game_source("pig", 2)
+
+
+def test_a_heuristic_value_outside_its_bounds_is_one_line(monkeypatch, capsys):
+    from starbench.games import heuristics
+
+    bad = heuristics.Heuristic("bad", lambda state, player: 10**6, lambda g: (-1, 1), (), "")
+    monkeypatch.setitem(heuristics.HEURISTICS, "bad", bad)
+    code = cli.main(["solve", "--game", "pig", "--depth", "1", "--heuristic", "bad"])
+    lines = capsys.readouterr().err.strip().splitlines()
+    errors = [line for line in lines if line.startswith("starbench: error:")]
+    assert code == 2 and len(errors) == 1, lines
+    assert "game state after actions [0]: evaluation 1000000" in errors[0]
+    assert "outside the bounds [-1, 1]" in errors[0]
+    assert len(lines) == 2  # the one notice: every algorithm runs on the Python engine

@@ -46,10 +46,8 @@ def solve(
     parsed = [parse_spec(x) for s in (specs or default_algorithms(tree)) for x in expand_spec(s)]
     # construct every search first: bad input is reported before anything runs
     searches = [get_algorithm(n).make(tree, p, exact=exact, debug=debug) for n, p in parsed]
-    kernel_tree = None
-    results = []
-    for (name, params), search in zip(parsed, searches, strict=True):
-        choice = choose(
+    choices = [
+        choose(
             engine,
             name,
             exact=exact,
@@ -58,13 +56,24 @@ def solve(
             min_nodes=AUTO_SOLVE_NODES,
             key="--engine",
         )
+        for name, _ in parsed
+    ]
+    if log is not None:  # one line per reason the compiled engine was passed over
+        passed_over: dict[str, list[str]] = {}
+        for (name, _), choice in zip(parsed, choices, strict=True):
+            if choice.engine != "compiled" and choice.reason.startswith("the compiled engine"):
+                passed_over.setdefault(choice.reason, []).append(name)
+        for reason, names in passed_over.items():
+            which = names[0] + " runs" if len(names) == 1 else ", ".join(names) + " run"
+            log(f"starbench: {which} on the Python engine ({reason})")
+    kernel_tree = None
+    results = []
+    for (name, params), search, choice in zip(parsed, searches, choices, strict=True):
         if choice.engine == "compiled":
             if kernel_tree is None:
                 kernel_tree = compiled_tree(tree)
             results.append(run(kernel_tree, name, params))
         else:
-            if log is not None and choice.reason.startswith("the compiled engine"):
-                log(f"starbench: {name} runs on the Python engine ({choice.reason})")
             results.append(search.run())
     L, U = tree.bounds
     mismatch = None

@@ -120,7 +120,13 @@ class GameTree:
         return _exact(v) if self.exact else v
 
     def describe(self, node: tuple[GameState, int | None]) -> str:
-        return f"game state {node[0]!s}"
+        """One line: the action history of an OpenSpiel state (as ``--position`` takes it),
+        else the state's text with its lines joined."""
+        state = node[0]
+        history = getattr(state, "history", None)
+        if callable(history):
+            return f"game state after actions [{','.join(map(str, history()))}]"
+        return "game state " + " / ".join(str(state).splitlines())
 
     def first_chance(self) -> Any:
         from starbench.trees.protocol import has_chance

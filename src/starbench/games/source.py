@@ -72,7 +72,8 @@ def _pyspiel() -> Any:
 
 def load_openspiel(spec: str, key: str = "--game") -> Any:
     """The pyspiel game of a ``load_game`` string, checked to be a two-player, zero-sum,
-    sequential game of perfect information (what expectimax and the star algorithms search)."""
+    sequential game of perfect information with explicit chance outcomes (what expectimax and
+    the star algorithms search)."""
     pyspiel = _pyspiel()
     name = spec.split("(", 1)[0].strip()
     if name not in pyspiel.registered_names():
@@ -87,6 +88,8 @@ def load_openspiel(spec: str, key: str = "--game") -> Any:
             raise InputError(f"{key}: {spec}: {first[0] if first else 'not loadable'}") from None
     t = game.get_type()
     problems = []
+    if t.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
+        problems.append("chance outcomes are sampled, not listed with their probabilities")
     if t.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         problems.append("not sequential")
     if t.information != pyspiel.GameType.Information.PERFECT_INFORMATION:
