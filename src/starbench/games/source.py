@@ -21,7 +21,6 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any
 
 from starbench.errors import InputError
@@ -34,14 +33,12 @@ OPENSPIEL_PREFIX = "openspiel:"
 
 @dataclass(frozen=True)
 class GameSource:
-    """A game tree and what names it (the table's ``game``, ``position``, ``heuristic``, and the
-    versions of the libraries it came from)."""
+    """A game tree and what names it (the game, the position, the heuristic)."""
 
     tree: GameTree
     game: str
     position: str
     heuristic: str
-    versions: dict[str, str]
 
     def action(self, move: int | None) -> int | None:
         """The game's action id of root child ``move`` (a best move)."""
@@ -155,7 +152,6 @@ def openspiel_source(
         str(game),
         position or "",
         h.name,
-        {"open_spiel": metadata.version("open_spiel")},
     )
 
 
