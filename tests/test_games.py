@@ -146,8 +146,9 @@ def test_the_horizon_evaluates_chance_nodes_too():
             ["--game", "einstein_wurfelt_nicht", "--depth", "1", "--heuristic", "score_difference"],
             "applies to pig",
         ),
-        (["--game", "backgammon", "--depth", "1"], "openspiel:backgammon"),
-        (["--depth", "2"], "--depth, --position and --heuristic go with --game"),
+        (["--game", "pig", "--depth", "1", "--dice", "6,5"], "--dice: only backgammon"),
+        (["--game", "pig", "--depth", "1", "--move-order", "equity"], "backgammon moves only"),
+        (["--depth", "2"], "--depth, --position, --heuristic, --dice and --move-order go with"),
     ],
 )
 def test_bad_game_input_is_one_line_and_exit_2(argv, message, tmp_path):
@@ -182,3 +183,70 @@ def test_a_heuristic_value_outside_its_bounds_is_one_line(monkeypatch, capsys):
     assert "game state after actions [0]: evaluation 1000000" in errors[0]
     assert "outside the bounds [-1, 1]" in errors[0]
     assert len(lines) == 2  # the one notice: every algorithm runs on the Python engine
+
+
+# --------------------------------------------------------------------------- starbench run
+def _run(tmp_path, *overrides):
+    return cli.main(
+        ["run", "tree=game", "progress=false", f"hydra.run.dir={tmp_path}/out", *overrides]
+    )
+
+
+def test_run_tree_game_searches_seeded_playout_positions(tmp_path, capsys):
+    """``starbench run tree=game``: instance i starts from the playout of (seed, i); every row is
+    verified against expectimax; the table names the game, position, heuristic and the
+    OpenSpiel version; a second run computes nothing."""
+    import pandas as pd
+
+    from starbench.games.source import openspiel_version
+    from starbench.games.spec import GameSpec, playout_position
+
+    args = [
+        'tree.game="pig(winscore=10)"',
+        "tree.depth=3",
+        "trees=6",
+        "algorithms=[expectimax,star1,star2,star2.5-cyclic:k=2]",
+    ]
+    assert _run(tmp_path, *args) == 0
+    df = pd.read_parquet(tmp_path / "out" / "table.parquet")
+    assert len(df) == 24 and set(df["status"]) == {"ok"}
+    assert set(df["game"]) == {"pig(winscore=10)"} and set(df["heuristic"]) == {"score_difference"}
+    assert set(df["game_version"]) == {openspiel_version()} and set(df["depth"]) == {3}
+    spec = GameSpec("pig(winscore=10)", depth=3)
+    by_instance = df.groupby("instance")["position"].agg(set)
+    for i, positions in by_instance.items():
+        assert positions == {playout_position(spec, 0, i)[0]}
+    assert len(set(df["position"])) > 1
+    for _, r in df.iterrows():  # each row is the solve of its position
+        src = game_source("pig(winscore=10)", 3, r["position"] or None)
+        if r["algorithm"] == "expectimax":
+            assert search(src.tree, "expectimax").value == r["value"]
+    capsys.readouterr()
+    assert _run(tmp_path, *args) == 0
+    assert "0 computed now" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["tree.game=no_such_game"], "tree.game: no_such_game: no OpenSpiel game"),
+        (["tree.game=pig", "tree.branching=3"], "tree.branching: a game tree has no branching"),
+        (["tree.game=pig", "tree.dice=6-5"], "tree.dice: only backgammon takes dice"),
+        (["tree.game=pig", "tree.depth=0"], "tree.depth: must be an integer >= 1"),
+        (["tree.game=pig", "tree.position=9"], "tree.position: item 1: action 9 is not legal"),
+        (["tree.game=pig", "tree.heuristic=nope"], "tree.heuristic: unknown heuristic 'nope'"),
+        (["tree.game=pig", "algorithms=[alphabeta]"], "alphabeta does not search chance nodes"),
+        (["tree.game=pig", "engine=compiled"], "engine: compiled cannot serve game trees"),
+    ],
+)
+def test_bad_game_config_is_one_line_and_exit_2(tmp_path, capsys, overrides, message):
+    assert _run(tmp_path, *overrides) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_random_trees_refuse_game_keys(tmp_path, capsys):
+    code = cli.main(["run", "tree.heuristic=zero", f"hydra.run.dir={tmp_path}/out"])
+    err = capsys.readouterr().err
+    assert code == 2 and "tree.heuristic: only game trees take heuristic" in err, err

@@ -19,6 +19,7 @@ SAMPLES = {
     "Int64": [0, None, -(2**63), 2**63 - 1],
     "int64": [1, -2, 3, 2**62],
     "uint64": [0, 2**64 - 1, 12035550249420947055, 7],
+    "UInt64": [0, None, 2**64 - 1, 12035550249420947055],
     "float64": [0.1, None, -1e300, 1.7976931348623157e308],
     "bool": [True, False, False, True],
     "boolean": [True, None, False, True],
@@ -52,7 +53,8 @@ def test_pandas_reads_back_every_value_with_the_table_dtypes(tmp_path, csv):
         back = pd.read_csv(text, keep_default_na=False, dtype=str)
         assert list(back.columns) == list(dtypes)
         assert back["value"].tolist()[:4] == ["0.1", "", "-1e+300", "1.7976931348623157e+308"]
-        assert back["tree_seed"].tolist()[:4] == ["0", str(2**64 - 1), "12035550249420947055", "7"]
+        assert back["seed"].tolist()[:4] == ["0", str(2**64 - 1), "12035550249420947055", "7"]
+        assert back["tree_seed"].tolist()[:4] == ["0", "", str(2**64 - 1), "12035550249420947055"]
 
 
 def test_an_empty_table_has_the_schema_and_no_rows(tmp_path):

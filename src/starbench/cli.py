@@ -57,12 +57,23 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             return fail("solve takes a TREE.json argument or --game, not both")
         if args.depth is None:
             return fail("--game needs --depth D (decision plies)")
-        source = game_source(args.game, args.depth, args.position, args.heuristic, exact=args.exact)
+        source = game_source(
+            args.game,
+            args.depth,
+            args.position,
+            args.heuristic,
+            exact=args.exact,
+            dice=args.dice,
+            move_order=args.move_order or "none",
+        )
         tree = source.tree
     elif args.tree is None:
         return fail("solve needs a TREE.json argument, --game SPEC --depth D, or --list")
-    elif args.depth is not None or args.position is not None or args.heuristic is not None:
-        return fail("--depth, --position and --heuristic go with --game")
+    elif any(
+        x is not None
+        for x in (args.depth, args.position, args.heuristic, args.dice, args.move_order)
+    ):
+        return fail("--depth, --position, --heuristic, --dice and --move-order go with --game")
     else:
         tree = load_tree(
             args.tree, exact=args.exact, max_bytes=args.max_bytes, max_nodes=args.max_nodes
@@ -74,17 +85,23 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         debug=args.debug,
         engine=args.engine,
         log=lambda line: sys.stderr.write(line + "\n"),
+        before=None if source is None else source.reset_counts,
+        after=None if source is None else source.order_evals,
     )
     action = None if source is None else source.action
+    evals = solved.extras
     if args.json:
-        print(json.dumps([row(r, action) for r in solved.results], indent=1))
+        rows = [row(r, action, e) for r, e in zip(solved.results, evals, strict=True)]
+        print(json.dumps(rows, indent=1))
     else:
         if source is not None:
+            dice = f", dice {source.dice}" if source.dice else ""
+            order = f", move order {source.move_order}" if source.move_order != "none" else ""
             print(
-                f"game {source.game}, position {source.position or '(start)'}, depth "
-                f"{args.depth}, heuristic {source.heuristic}"
+                f"game {source.game}, position {source.position or '(start)'}{dice}, depth "
+                f"{args.depth}, heuristic {source.heuristic}{order}"
             )
-        print(table(solved.results, action))
+        print(table(solved.results, action, evals))
     if solved.mismatch:
         sys.stderr.write(f"starbench: MISMATCH: {solved.mismatch}\n")
         return EXIT_MISMATCH
@@ -174,14 +191,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--game",
         metavar="SPEC",
-        help="search a game instead: an OpenSpiel load_game string (pig, pig(winscore=10), "
-        "openspiel:backgammon); needs the games extra",
+        help="search a game instead: backgammon (GNU Backgammon's evaluator; the backgammon "
+        "extra) or an OpenSpiel load_game string (pig, pig(winscore=10), openspiel:backgammon; "
+        "the games extra)",
     )
     p.add_argument("--depth", type=int, help="with --game: decision plies (chance nodes are free)")
     p.add_argument(
         "--position",
         metavar="P",
-        help="with --game: the start position (OpenSpiel: comma-separated action history)",
+        help="with --game: the start position (OpenSpiel: comma-separated action history; "
+        "backgammon: a gnubg position ID, the player on roll to move)",
+    )
+    p.add_argument(
+        "--dice",
+        metavar="D1,D2",
+        help="with --game backgammon: the root's roll (default: the root is the roll)",
+    )
+    p.add_argument(
+        "--move-order",
+        choices=("none", "equity"),
+        help="with --game backgammon: equity orders moves by gnubg's 0-ply equity, best first "
+        "(counted in order_evals); default none",
     )
     p.add_argument(
         "--heuristic",

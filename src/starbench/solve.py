@@ -24,6 +24,8 @@ def default_algorithms(tree: Tree) -> list[str]:
 class Solved:
     results: list[SearchResult]
     mismatch: str | None  # a one-line description of the first disagreement
+    #: per result, what ``after`` returned after that search (a game's ``order_evals``)
+    extras: tuple[Any, ...] = ()
 
 
 def solve(
@@ -34,11 +36,15 @@ def solve(
     debug: bool = False,
     engine: str = "auto",
     log: Callable[[str], None] | None = None,
+    before: Callable[[], None] | None = None,
+    after: Callable[[], Any] | None = None,
 ) -> Solved:
     """Run the algorithms named by ``specs`` (default: all that apply) on ``tree``.
 
     ``engine``: ``python``, ``compiled``, or ``auto`` (compiled for trees over
-    ``AUTO_SOLVE_NODES`` nodes where it applies, else python).
+    ``AUTO_SOLVE_NODES`` nodes where it applies, else python).  ``before`` is called before
+    each search and ``after`` after it (its values are ``Solved.extras``): a game source resets
+    and reads its move-ordering counter there.
     """
     from starbench.compiled.engine import run
     from starbench.engines import AUTO_SOLVE_NODES, choose, compiled_tree
@@ -68,13 +74,17 @@ def solve(
             log(f"starbench: {which} on the Python engine ({reason})")
     kernel_tree = None
     results = []
+    extras = []
     for (name, params), search, choice in zip(parsed, searches, choices, strict=True):
+        if before is not None:
+            before()
         if choice.engine == "compiled":
             if kernel_tree is None:
                 kernel_tree = compiled_tree(tree)
             results.append(run(kernel_tree, name, params))
         else:
             results.append(search.run())
+        extras.append(None if after is None else after())
     L, U = tree.bounds
     mismatch = None
     first = results[0]
@@ -85,7 +95,7 @@ def solve(
                 f"{label(r)} = {format_value(r.value, exact)}"
             )
             break
-    return Solved(results, mismatch)
+    return Solved(results, mismatch, tuple(extras))
 
 
 def label(r: SearchResult) -> str:
@@ -95,12 +105,19 @@ def label(r: SearchResult) -> str:
     return f"{r.algorithm}:{shown}" if shown else r.algorithm
 
 
-def row(r: SearchResult, action: Callable[[int | None], Any] | None = None) -> dict[str, Any]:
+def row(
+    r: SearchResult,
+    action: Callable[[int | None], Any] | None = None,
+    order_evals: int | None = None,
+) -> dict[str, Any]:
     """The JSON object of one result (keys fixed by the solve command's contract); for a game,
-    ``action`` maps the best move to the game's action id (key ``best_action``)."""
+    ``action`` maps the best move to the game's own name of it (key ``best_action``), and a
+    source that orders moves by evaluating them adds ``order_evals``."""
     info = ALGORITHMS.get(r.algorithm)
     own = {p.name for p in info.params} if info else set()
     extra = {} if action is None else {"best_action": action(r.best_move)}
+    if order_evals is not None:
+        extra["order_evals"] = order_evals
     return {
         "algorithm": r.algorithm,
         "k": r.params.get("k") if "k" in own else None,
@@ -114,13 +131,21 @@ def row(r: SearchResult, action: Callable[[int | None], Any] | None = None) -> d
     }
 
 
-def table(results: list[SearchResult], action: Callable[[int | None], Any] | None = None) -> str:
-    """A plain-text table of results (with a ``best_action`` column for games)."""
+def table(
+    results: list[SearchResult],
+    action: Callable[[int | None], Any] | None = None,
+    order_evals: tuple[Any, ...] = (),
+) -> str:
+    """A plain-text table of results (with a ``best_action`` column for games, and
+    ``order_evals`` where the source counts them)."""
     head = ("algorithm", "value", "best_move", "nodes", "leaves", "seconds")
     if action is not None:
         head = (*head[:3], "best_action", *head[3:])
+    counted = any(x is not None for x in order_evals)
+    if counted:
+        head = (*head[:-1], "order_evals", head[-1])
     lines: list[tuple[str, ...]] = [head]
-    for r in results:
+    for i, r in enumerate(results):
         v = format_value(r.value, r.exact)
         cells = (
             label(r),
@@ -133,5 +158,7 @@ def table(results: list[SearchResult], action: Callable[[int | None], Any] | Non
         if action is not None:
             a = action(r.best_move)
             cells = (*cells[:3], "-" if a is None else str(a), *cells[3:])
+        if counted:
+            cells = (*cells[:-1], str(order_evals[i]), cells[-1])
         lines.append(cells)
     return text_table(lines)

@@ -65,7 +65,12 @@ def unsupported(
     if kernel_algo(name) is None:
         return f"algorithm {name}"
     if tree is not None and not isinstance(tree, ExplicitTree | CompiledTree):
+        from starbench.games.adapter import GameTree
+        from starbench.games.spec import GameSpec
         from starbench.trees.regular import RegularTree
+
+        if isinstance(tree, GameTree | GameSpec):
+            return "game trees"
 
         if not isinstance(tree, RegularTree):
             return f"trees of type {type(tree).__name__}"

@@ -68,7 +68,15 @@ def _table_identity(path: Path) -> tuple[set[str], set[str]] | None:
 
     names = [f.name for f in fields(RegularTreeSpec)]
     try:
-        text = ["skew_text"] if "skew_text" in pq.read_schema(path).names else []
+        schema = pq.read_schema(path).names
+        if "game" in schema:  # a game cell: no generator parameters to recompute it from
+            df = pd.read_parquet(path, columns=["game", "cell", "git_commit"])
+            if df["game"].notna().any():
+                games = df[df["game"].notna()]
+                return set(games["cell"].astype(str)), {
+                    str(c) for c in df["git_commit"].dropna().unique()
+                }
+        text = ["skew_text"] if "skew_text" in schema else []
         df = pd.read_parquet(path, columns=[*names, *text, "seed", "exact", "generator_version"])
         if text:  # skew is stored as a number, its exact text beside it
             df["skew"] = df.pop("skew_text")

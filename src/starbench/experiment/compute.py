@@ -1,8 +1,10 @@
 """Computing rows: one instance searched by several algorithms, locally or in a process pool.
 
 Instance ``i`` of a cell is ``RegularTree(settings.tree, settings.seed, i)`` for every algorithm
-and every rerun; each engine builds it only when first needed.  A search's row holds only what
-that search produced (``rows.FIELDS``); what the run shares is stored once per run.  Pool
+and every rerun; each engine builds it only when first needed.  In a game cell it is the game
+from instance ``i``'s start position (``GameSpec.source``), searched on the Python engine.  A
+search's row holds only what that search produced (``rows.FIELDS``); what the run shares is
+stored once per run.  Pool
 workers die with their parent (Linux: ``PR_SET_PDEATHSIG``; elsewhere a watchdog thread).
 """
 
@@ -19,6 +21,7 @@ from typing import Any
 from starbench.engines import Choice, choose
 from starbench.errors import BudgetExceeded, ConfigError, InputError, StarbenchError
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
+from starbench.games.spec import GameSpec
 from starbench.search import get_algorithm
 from starbench.search.arith import format_value
 from starbench.trees.regular import RegularTree
@@ -33,6 +36,7 @@ def engine_choice(settings: RunSettings, name: str) -> Choice:
             exact=settings.exact,
             debug=settings.debug,
             time_budget=settings.time_budget,
+            tree=settings.tree if isinstance(settings.tree, GameSpec) else None,
             key="engine",
         )
     except InputError as e:
@@ -50,14 +54,19 @@ class Instance:
     def __init__(self, settings: RunSettings, instance: int):
         self.settings = settings
         self.instance = instance
-        self._python: RegularTree | None = None
+        self._python: Any = None
         self._compiled: Any = None
+        self.game: Any = None  # a game cell's GameSource
 
     @property
-    def python(self) -> RegularTree:
+    def python(self) -> Any:
         if self._python is None:
             s = self.settings
-            self._python = RegularTree(s.tree, s.seed, self.instance)
+            if isinstance(s.tree, GameSpec):
+                self.game = s.tree.source(s.seed, self.instance, s.exact)
+                self._python = self.game.tree
+            else:
+                self._python = RegularTree(s.tree, s.seed, self.instance)
         return self._python
 
     @property
@@ -84,9 +93,12 @@ class Instance:
             except BudgetExceeded as e:
                 return None, e.stats.as_dict(), f"budget_exceeded: {e}"  # type: ignore[attr-defined]
         search = None
+        tree = self.python
+        if self.game is not None:
+            self.game.reset_counts()
         try:
             search = get_algorithm(spec.name).make(
-                self.python,
+                tree,
                 dict(spec.params),
                 exact=s.exact,
                 debug=s.debug,
@@ -100,11 +112,25 @@ class Instance:
             stats = search.stats().as_dict() if search is not None else {}
             return None, stats, f"error: {type(e).__name__}: {e}"
 
-    def bounds_and_levels(self) -> tuple[Any, Any, int, int]:
+    def bounds_and_levels(self) -> tuple[Any, Any, int | None, int | None]:
         t = self._compiled if self._compiled is not None else self.python
         if t is self._compiled:
             return t.L, t.U, t.levels, t.tree_seed_int
+        if self.game is not None:
+            return t.L, t.U, None, None
         return t.L, t.U, t.levels, t.tree_seed
+
+    def game_fields(self, best_move: Any) -> dict[str, Any]:
+        """A game row's position, dice and best action (None in a random-tree cell)."""
+        g = self.game
+        if g is None:
+            return {}
+        return {
+            "position": g.position,
+            "dice": g.dice or None,
+            "best_action": None if best_move is None else str(g.action(best_move)),
+            "order_evals": g.order_evals() if g.move_order != "none" else None,
+        }
 
 
 def compute_instance(
@@ -146,6 +172,7 @@ def compute_instance(
                 cpu_seconds=None,
                 **stats,
             )
+        row.update(inst.game_fields(row["best_move"]))
         rows.append(row)
     L, U, levels, tseed = inst.bounds_and_levels()
     for row in rows:

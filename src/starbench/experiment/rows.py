@@ -45,6 +45,12 @@ FIELDS: tuple[str, ...] = (
     "L",
     "U",
     "levels",
+    # game cells only (None in random-tree cells): the start position, the root's dice,
+    # the best move in the game's own terms, move-ordering evaluations
+    "position",
+    "dice",
+    "best_action",
+    "order_evals",
 )
 
 #: The table's leading columns, in order (names fixed by the runner's contract).
@@ -198,6 +204,14 @@ def mismatch_line(row: Any, reference: Any, by: Any, saved: bool = False) -> str
 
 #: Columns after the contract's and the tree parameters, in order.
 REST = (
+    "game",
+    "position",
+    "dice",
+    "heuristic",
+    "move_order",
+    "best_action",
+    "order_evals",
+    "game_version",
     "cell",
     "pct_leaves",
     "skew_text",
@@ -243,17 +257,20 @@ def table_dtypes() -> dict[str, str]:
     hints = typing.get_type_hints(RegularTreeSpec)
     tree_params = list(RegularTreeSpec.__dataclass_fields__)
     order = [*COLUMNS, *tree_params, *(c for c in REST if c not in tree_params)]
-    kinds = {int: "int64", float: "float64", bool: "bool", str: "str"}
+    # nullable kinds: a game cell's rows have no generator parameters
+    kinds = {int: "Int64", float: "float64", bool: "boolean", str: "str"}
     dt = {c: "str" for c in (*COLUMNS, *REST)}
-    dt.update(dict.fromkeys(("k", "best_move", *STAT_FIELDS, "node_budget"), "Int64"))
+    dt.update(
+        dict.fromkeys(("k", "best_move", *STAT_FIELDS, "node_budget", "order_evals"), "Int64")
+    )
     dt.update(
         dict.fromkeys(
             ("value", "L", "U", "seconds", "cpu_seconds", "expectimax_value", "time_budget"),
             "float64",
         )
     )
-    dt.update(instance="int64", tree_seed="uint64", levels="int64", tree_size="int64")
-    dt.update(seed="uint64", exact="bool", generator_version="int64", git_dirty="boolean")
+    dt.update(instance="int64", tree_seed="UInt64", levels="Int64", tree_size="Int64")
+    dt.update(seed="uint64", exact="bool", generator_version="Int64", git_dirty="boolean")
     dt.update({p: kinds.get(hints[p], "object") for p in tree_params})
     dt.update(skew="float64", skew_text="str", pct_leaves="float64")
     return {c: dt[c] for c in order}
@@ -271,19 +288,34 @@ def table_chunks(
     per_run: dict[int, dict[str, Any]] = {}
     for n, head in runs.items():
         ident = head["identity"]
-        tree = ident["tree"]
+        if "game" in ident:  # a game cell: its keys, no generator parameters
+            game = ident["game"]
+            own = {
+                "game": game["game"],
+                "depth": game["depth"],
+                "heuristic": game["heuristic"],
+                "move_order": game["move_order"],
+                "game_version": game["version"],
+            }
+            generator = None
+        else:
+            tree = ident["tree"]
+            own = {
+                **tree,
+                "skew": float(Fraction(str(tree["skew"]))),  # a number; its exact text beside
+                "skew_text": str(tree["skew"]),
+                "tree_size": RegularTreeSpec(**tree).size,
+            }
+            generator = ident["generator_version"]
         per_run[n] = {
-            **tree,
-            "skew": float(Fraction(str(tree["skew"]))),  # a number; its exact text beside it
-            "skew_text": str(tree["skew"]),
+            **own,
             "cell": cell,
             "node_budget": head["budgets"].get("node_budget"),
             "time_budget": head["budgets"].get("time_budget"),
-            "tree_size": RegularTreeSpec(**tree).size,
             "seed": ident["seed"],
             "exact": ident["exact"],
             **{m: head["meta"].get(m) for m in META},
-            "generator_version": ident["generator_version"],
+            "generator_version": generator,
         }
     order = list(table_dtypes())
 
@@ -298,7 +330,7 @@ def table_chunks(
         shared = [per_run[v[0].run] for v in verified]
         for c in order:
             if c not in data:
-                data[c] = [r[c] for r in shared]
+                data[c] = [r.get(c) for r in shared]
         return {c: data[c] for c in order}
 
     batch: list[Verified] = []

@@ -89,8 +89,11 @@ def run_cell(
     _write_cell(folder, settings, "running", overrides, commits, {}, settings.trees)
 
     wanted = list(settings.algorithms)
-    if settings.tree.size > settings.expectimax_limit and any(
-        a.name == "expectimax" for a in wanted
+    size = settings.tree.size  # None for a game: not known before it is searched
+    if (
+        size is not None
+        and size > settings.expectimax_limit
+        and any(a.name == "expectimax" for a in wanted)
     ):
         warn(
             f"starbench: expectimax skipped: the tree has {settings.tree.size} nodes, over "
@@ -237,10 +240,14 @@ def _note_engines(
         return
     from starbench.experiment.compute import engine_choice
 
+    by_reason: dict[str, list[str]] = {}  # one line per reason
     for a in wanted:
         choice = engine_choice(settings, a.name)
         if choice.engine == "python":
-            warn(f"starbench: {a.label} runs on the Python engine ({choice.reason})")
+            by_reason.setdefault(choice.reason, []).append(a.label)
+    for reason, labels in by_reason.items():
+        which = labels[0] + " runs" if len(labels) == 1 else ", ".join(labels) + " run"
+        warn(f"starbench: {which} on the Python engine ({reason})")
 
 
 def _settled(row: Row | None, settings: RunSettings, runs: dict[int, dict[str, Any]]) -> bool:

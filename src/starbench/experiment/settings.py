@@ -26,16 +26,25 @@ from typing import Any
 
 from starbench.engines import ENGINES, choose
 from starbench.errors import ConfigError, InputError
+from starbench.games.spec import GAME_KEYS, GameSpec
 from starbench.limits import EXPECTIMAX_LIMIT, SIZE_LIMIT
 from starbench.search.registry import get_algorithm, parse_specs
 from starbench.trees.regular import GENERATOR_VERSION, RegularTreeSpec
 
 _HINTS = typing.get_type_hints(RegularTreeSpec)
 
-#: The ``tree`` config group's schema: exactly the generator's parameters and defaults.
+#: The ``tree`` config group's schema: the generator's parameters and defaults, and the keys of
+#: a game tree (``tree=game``; null for random trees: ``starbench.games.spec``).
 TreeConfig = make_dataclass(
     "TreeConfig",
-    [(f.name, _HINTS[f.name], field(default=f.default)) for f in fields(RegularTreeSpec)],
+    [
+        *((f.name, _HINTS[f.name], field(default=f.default)) for f in fields(RegularTreeSpec)),
+        ("game", typing.Optional[str], field(default=None)),  # noqa: UP045
+        ("heuristic", typing.Optional[str], field(default=None)),  # noqa: UP045
+        ("position", typing.Optional[str], field(default=None)),  # noqa: UP045
+        ("dice", typing.Optional[str], field(default=None)),  # noqa: UP045
+        ("move_order", typing.Optional[str], field(default=None)),  # noqa: UP045
+    ],
 )
 
 
@@ -128,7 +137,7 @@ class RunSettings:
     command line gets).  The one place of every run default and its description: the Hydra
     schema ``RunConfig`` is derived from these fields, and ``starbench run --help`` reads them."""
 
-    tree: RegularTreeSpec
+    tree: RegularTreeSpec | GameSpec
     algorithms: tuple[AlgorithmSpec, ...]
     name: str = _k("default", "the study: cells land in results/<name>/<cell>")
     trees: int = _k(20, "instances per cell (the first batch when target_se is set)")
@@ -153,7 +162,14 @@ class RunSettings:
         spec, specs = self.tree, self.algorithms
         if not specs:
             raise ConfigError("algorithms: must list at least one algorithm")
-        if spec.pattern != "max,min" or spec.trailing_chance:
+        if isinstance(spec, GameSpec):
+            for i, a in enumerate(specs):
+                if not get_algorithm(a.name).chance:
+                    raise ConfigError(
+                        f"algorithms[{i}]: {a.name} does not search chance nodes, and "
+                        f"{spec.game} has them; use expectimax or a star algorithm"
+                    )
+        elif spec.pattern != "max,min" or spec.trailing_chance:
             for i, a in enumerate(specs):
                 if not get_algorithm(a.name).chance:
                     raise ConfigError(
@@ -187,11 +203,17 @@ class RunSettings:
                     exact=self.exact,
                     debug=self.debug,
                     time_budget=self.time_budget,
+                    tree=spec if isinstance(spec, GameSpec) else None,
                 )
             except InputError as e:
                 where = f"(algorithms[{i}]: {a.name})"
                 raise ConfigError(str(e).replace(f"({a.name})", where)) from None
-        if spec.size > self.size_limit and self.node_budget is None and self.time_budget is None:
+        if (
+            spec.size is not None
+            and spec.size > self.size_limit
+            and self.node_budget is None
+            and self.time_budget is None
+        ):
             raise ConfigError(
                 f"tree: these trees have {spec.size:.3g} nodes (tree.branching={spec.branching}, "
                 f"tree.chance_arity={spec.chance_arity}, tree.depth={spec.depth}), over "
@@ -232,11 +254,7 @@ class RunSettings:
         for key in cfg:
             if key not in known:
                 raise ConfigError(f"{key}: unknown key{_nearest(key, known)}")
-        tree_cfg = dict(cfg.get("tree") or {})
-        unknown = set(tree_cfg) - {f.name for f in fields(RegularTreeSpec)}
-        if unknown:
-            raise ConfigError(f"tree.{sorted(unknown)[0]}: unknown tree parameter")
-        spec = RegularTreeSpec(**tree_cfg).validate("tree.").normalised()
+        spec = tree_spec(dict(cfg.get("tree") or {}))
         specs = []
         if cfg.get("algorithm_specs"):
             try:
@@ -262,6 +280,34 @@ class RunSettings:
     @property
     def cell(self) -> str:
         return cell_digest(self.cell_identity())
+
+
+def tree_spec(tree_cfg: dict[str, Any]) -> RegularTreeSpec | GameSpec:
+    """The checked spec of a ``tree`` config: a game (``tree.game`` set) or random trees."""
+    regular = {f.name: f for f in fields(RegularTreeSpec)}
+    unknown = set(tree_cfg) - set(regular) - set(GAME_KEYS)
+    if unknown:
+        raise ConfigError(f"tree.{sorted(unknown)[0]}: unknown tree parameter")
+    if tree_cfg.get("game") is not None:
+        for key, f in regular.items():
+            if key != "depth" and key in tree_cfg and tree_cfg[key] != f.default:
+                raise ConfigError(
+                    f"tree.{key}: a game tree has no {key} (it takes game, depth, heuristic, "
+                    f"position, dice, move_order)"
+                )
+        game = {k: tree_cfg[k] for k in GAME_KEYS if tree_cfg.get(k) is not None}
+        if "depth" in tree_cfg:
+            game["depth"] = tree_cfg["depth"]
+        if not isinstance(game["game"], str):
+            raise ConfigError(f"tree.game: must be a game name, got {game['game']!r}")
+        return GameSpec(**game).validate("tree.")
+    for key in GAME_KEYS:
+        if tree_cfg.get(key) is not None:
+            raise ConfigError(
+                f"tree.{key}: only game trees take {key}; set tree.game (tree=game) or drop it"
+            )
+    own = {k: v for k, v in tree_cfg.items() if k in regular}
+    return RegularTreeSpec(**own).validate("tree.").normalised()
 
 
 #: The run keys with a plain value (every field but the tree and the algorithms).
@@ -328,10 +374,16 @@ _CASTS: dict[Any, Any] = {int: int, float: float, bool: bool, str: str}
 
 
 def cell_identity(
-    spec: RegularTreeSpec, seed: int, exact: bool, generator_version: int = GENERATOR_VERSION
+    spec: RegularTreeSpec | GameSpec,
+    seed: int,
+    exact: bool,
+    generator_version: int = GENERATOR_VERSION,
 ) -> dict[str, Any]:
     """What determines the trees and values of a cell (the folder name and every stored row
-    carry its digest); each tree parameter in its declared type, so 0 and 0.0 are one cell."""
+    carry its digest); each tree parameter in its declared type, so 0 and 0.0 are one cell.
+    A game cell's identity has ``game`` (``GameSpec.identity``) in place of ``tree``."""
+    if isinstance(spec, GameSpec):
+        return {"game": spec.identity(), "seed": int(seed), "exact": bool(exact)}
     tree = {}
     for f in fields(RegularTreeSpec):
         v = getattr(spec, f.name)
@@ -353,6 +405,8 @@ def cell_digest(identity: dict[str, Any]) -> str:
 def normalised_identity(identity: dict[str, Any]) -> dict[str, Any]:
     """A stored identity with its tree parameters normalised (``RegularTreeSpec.normalised``),
     as identities recorded before normalisation existed are compared."""
+    if "game" in identity:
+        return identity
     spec = RegularTreeSpec(**identity["tree"]).normalised()
     return cell_identity(
         spec, identity["seed"], identity["exact"], identity.get("generator_version", 0)
@@ -375,6 +429,11 @@ def _nearest(key: str, known: set[str]) -> str:
 def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
     """A readable, deterministic folder name for a cell: every tree parameter that is not at its
     default appears in it (the digest at the end covers everything)."""
+    if tree.get("game") is not None:
+        game = tree_spec(tree)
+        digest = cell_digest(cell_identity(game, seed, exact))
+        return "_".join([*game.name_parts(), f"s{seed}", "exact" if exact else "float", digest])
+    tree = {k: v for k, v in tree.items() if k not in GAME_KEYS}
     spec = RegularTreeSpec(**tree).normalised()
     ident = cell_identity(spec, seed, exact)
     digest = cell_digest(ident)

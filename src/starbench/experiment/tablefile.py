@@ -30,6 +30,7 @@ ARROW_TYPES = {
     "Int64": ("int64", "int64"),
     "int64": ("int64", "int64"),
     "uint64": ("uint64", "uint64"),
+    "UInt64": ("uint64", "uint64"),
     "float64": ("float64", "float64"),
     "bool": ("bool_", "bool"),
     "boolean": ("bool_", "bool"),

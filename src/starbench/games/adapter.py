@@ -59,6 +59,7 @@ class GameTree:
         *,
         root_player: int = 0,
         exact: bool = True,
+        exact_probabilities: dict[tuple[Any, ...], list[Number]] | None = None,
     ):
         try:
             self.L, self.U = _exact(bounds[0]), _exact(bounds[1])
@@ -68,7 +69,9 @@ class GameTree:
         self.heuristic = heuristic
         self.root_player = root_player
         self.exact = exact
-        self._probs: dict[tuple[Any, ...], list[Number]] = {}
+        # exact mode: probabilities by the game's float tuple (``exact_probabilities`` seeds it
+        # with a game's own exact values, e.g. backgammon's 1/36 and 1/18)
+        self._probs: dict[tuple[Any, ...], list[Number]] = dict(exact_probabilities or {})
         self.root = (state, horizon)
 
     @property

@@ -58,6 +58,13 @@ HEURISTICS: dict[str, Heuristic] = {
         ("pig",),
         "pig: banked score difference, root player minus opponent, in [-winscore, winscore]",
     ),
+    "equity": Heuristic(
+        "equity",
+        lambda state, root_player: _backgammon().equity_value(state, root_player),
+        lambda game: (-3, 3),
+        ("backgammon",),
+        "backgammon: GNU Backgammon's 0-ply cubeless money equity, in [-3, 3]",
+    ),
     "zero": Heuristic(
         "zero",
         lambda state, root_player: 0,
@@ -68,7 +75,13 @@ HEURISTICS: dict[str, Heuristic] = {
 }
 
 #: Each game's heuristic when none is named (by OpenSpiel short name).
-DEFAULT_HEURISTIC: dict[str, str] = {"pig": "score_difference"}
+DEFAULT_HEURISTIC: dict[str, str] = {"pig": "score_difference", "backgammon": "equity"}
+
+
+def _backgammon() -> Any:
+    from starbench.games import backgammon
+
+    return backgammon
 
 
 def get_heuristic(name: str | None, game_name: str, key: str = "--heuristic") -> Heuristic:

@@ -1,14 +1,16 @@
 """Games as a tree source: a game name, a depth, a start position and a heuristic -> a GameTree.
 
 Game names (``GAME_SOURCES``): an OpenSpiel ``load_game`` string (``pig``,
-``pig(winscore=10)``), also written ``openspiel:<string>``.  The name ``backgammon`` is reserved
-for GNU Backgammon's own evaluator (OpenSpiel's backgammon is ``openspiel:backgammon``).
+``pig(winscore=10)``), also written ``openspiel:<string>``; and ``backgammon``, GNU Backgammon's
+own evaluator (``starbench.games.backgammon``; OpenSpiel's backgammon is ``openspiel:backgammon``).
 
 OpenSpiel games need the ``games`` extra (``pip install -c constraints.txt -e ".[games]"``);
-OpenSpiel is Apache-2.0 and is imported, never bundled.
+OpenSpiel is Apache-2.0 and is imported, never bundled.  Backgammon needs the ``backgammon``
+extra (gnubg-nn, GPL-2.0, likewise imported, never bundled).
 
 Positions: for OpenSpiel games, a comma-separated action history from the initial state (chance
-outcomes included, as OpenSpiel's ``history()`` lists them).  The search's root player is the
+outcomes included, as OpenSpiel's ``history()`` lists them); for backgammon a gnubg position ID,
+the player on roll to move.  The search's root player is the
 player to move there (player 0 when the position is a chance node).  ``depth`` counts decision
 plies, as OpenSpiel's ``expectiminimax`` does (see ``starbench.games.adapter``).
 """
@@ -33,16 +35,41 @@ OPENSPIEL_PREFIX = "openspiel:"
 
 @dataclass(frozen=True)
 class GameSource:
-    """A game tree and what names it (the game, the position, the heuristic)."""
+    """A game tree and what names it (the game, the position, the heuristic, the root's dice,
+    the move order), with the game library's version and its move-ordering counter."""
 
     tree: GameTree
     game: str
     position: str
     heuristic: str
+    dice: str = ""
+    move_order: str = "none"
+    version: str | None = None
+    #: backgammon: the shared game whose ``order_evals`` counts ordering evaluations
+    counter: Any = None
+    #: the text of a root action (backgammon: gnubg's move notation), else the action id
+    notation: Callable[[Any, int], Any] | None = None
 
-    def action(self, move: int | None) -> int | None:
-        """The game's action id of root child ``move`` (a best move)."""
-        return None if move is None else self.tree.actions(self.tree.root)[move]
+    def action(self, move: int | None) -> Any:
+        """The game's own name of root child ``move`` (a best move): OpenSpiel's action id, or
+        for backgammon gnubg's move notation ("24/18 13/8", "pass")."""
+        if move is None:
+            return None
+        state, _ = self.tree.root
+        action = self.tree.actions(self.tree.root)[move]
+        if self.notation is not None and not state.is_chance_node():
+            return self.notation(state, action)
+        return action
+
+    def reset_counts(self) -> None:
+        """Start a search: ``order_evals`` back to 0."""
+        if self.counter is not None:
+            self.counter.order_evals = 0
+
+    def order_evals(self) -> int | None:
+        """Evaluations made to order moves since ``reset_counts`` (None: the source orders
+        none)."""
+        return None if self.counter is None else self.counter.order_evals
 
 
 @contextmanager
@@ -147,23 +174,66 @@ def openspiel_source(
         root_player=root_player,
         exact=exact,
     )
+    return GameSource(tree, str(game), position or "", h.name, version=openspiel_version())
+
+
+def openspiel_version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("open_spiel")
+    except PackageNotFoundError:
+        return None
+
+
+def backgammon_source(
+    depth: int,
+    position: str | None,
+    heuristic: str | None,
+    exact: bool,
+    dice: str | None = None,
+    move_order: str = "none",
+) -> GameSource:
+    """GNU Backgammon's evaluator (``starbench.games.backgammon``): ``position`` a gnubg
+    position ID with the player on roll to move, ``dice`` "D1,D2" for the root's roll (else
+    the root is the roll)."""
+    from functools import partial
+
+    from starbench.games import backgammon as bg
+
+    h = get_heuristic(heuristic, "backgammon")
+    rolled = bg.parse_dice(dice)
+    game = bg.Backgammon(move_order)
+    state = game.state(position, rolled)
+    value = (
+        partial(bg.equity_value, root_player=0)
+        if h.name == "equity"
+        else partial(h.value, root_player=0)
+    )
+    tree = GameTree(
+        state,
+        bg.EQUITY_BOUNDS,
+        horizon=depth,
+        heuristic=value,
+        root_player=0,
+        exact=exact,
+        exact_probabilities={bg.ROLL_PROBS: bg.EXACT_ROLL_PROBS},
+    )
     return GameSource(
         tree,
-        str(game),
-        position or "",
+        "backgammon",
+        position or bg.START_POSITION,
         h.name,
-    )
-
-
-def _native_backgammon(*args: Any) -> GameSource:
-    raise InputError(
-        "--game: backgammon (GNU Backgammon's evaluator) is not available in this version; "
-        "OpenSpiel's backgammon is openspiel:backgammon"
+        dice="" if rolled is None else f"{rolled[0]},{rolled[1]}",
+        move_order=move_order,
+        version=bg.version(),
+        counter=game,
+        notation=game.move_text,
     )
 
 
 #: Game sources by name; an unknown name is an OpenSpiel ``load_game`` string.
-GAME_SOURCES: dict[str, Callable[..., GameSource]] = {"backgammon": _native_backgammon}
+GAME_SOURCES: dict[str, Callable[..., GameSource]] = {"backgammon": backgammon_source}
 
 
 def game_source(
@@ -173,11 +243,18 @@ def game_source(
     heuristic: str | None = None,
     *,
     exact: bool = False,
+    dice: str | None = None,
+    move_order: str = "none",
 ) -> GameSource:
-    """The tree of ``game`` searched ``depth`` decision plies deep from ``position``."""
+    """The tree of ``game`` searched ``depth`` decision plies deep from ``position``
+    (``dice`` and ``move_order``: backgammon only)."""
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise InputError(f"--depth: must be an integer >= 1 (decision plies), got {depth!r}")
     if game in GAME_SOURCES:
-        return GAME_SOURCES[game](depth, position, heuristic, exact)
+        return GAME_SOURCES[game](depth, position, heuristic, exact, dice, move_order)
+    if dice:
+        raise InputError(f"--dice: only backgammon takes dice, not {game}")
+    if move_order != "none":
+        raise InputError(f"--move-order: {move_order} orders backgammon moves only, not {game}")
     spec = game.removeprefix(OPENSPIEL_PREFIX)
     return openspiel_source(spec, depth, position, heuristic, exact)

@@ -1,0 +1,148 @@
+"""A game as a run's tree source (``starbench run tree=game``): the config keys and their rules.
+
+``tree.game`` names the game (``backgammon``, or an OpenSpiel ``load_game`` string),
+``tree.depth`` the decision plies searched, ``tree.heuristic`` the horizon's evaluation (default:
+the game's own), ``tree.move_order`` (backgammon: ``none`` or ``equity``) and the start
+positions:
+
+* ``tree.position`` set: every instance searches that position (for OpenSpiel a comma-separated
+  action history, for backgammon a gnubg position ID);
+* ``tree.position`` null (the default): instance ``i`` searches the position reached by a
+  seeded playout from the start, drawn from ``(seed, i)`` (``playout_position``);
+* backgammon's ``tree.dice``: null (the root is the roll), ``D1,D2`` (that roll at the root), or
+  ``drawn`` (each instance's root roll drawn with its position).
+
+A game cell's identity is the game, these keys (the heuristic resolved to its name), the seed,
+the arithmetic, and the version of the library that plays the game (``open_spiel`` or
+``gnubg-nn``): a new version is a new cell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from starbench.errors import ConfigError, InputError
+
+#: Where a playout stops: a number of decision plies drawn uniformly in this range.
+PLAYOUT_PLIES = (0, 20)
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """The ``tree`` keys of a game cell (see the module docstring)."""
+
+    game: str
+    depth: int = 2
+    heuristic: str | None = None
+    position: str | None = None
+    dice: str | None = None
+    move_order: str = "none"
+    #: the game library's version (filled in by ``validate``)
+    version: str | None = None
+
+    size = None  # a game tree's size is not known before it is searched
+
+    @property
+    def backgammon(self) -> bool:
+        return self.game == "backgammon"
+
+    def validate(self, prefix: str = "tree.") -> GameSpec:
+        """Check every key by building the first tree (one line naming the key, else); return
+        the spec with the heuristic resolved to its name and the library version filled in."""
+        if isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1:
+            raise ConfigError(
+                f"{prefix}depth: must be an integer >= 1 (decision plies), got {self.depth!r}"
+            )
+        if self.dice is not None and not self.backgammon:
+            raise ConfigError(f"{prefix}dice: only backgammon takes dice, not {self.game}")
+        dice = None if self.dice == "drawn" else self.dice
+        try:
+            source = self._source(self.position, dice, exact=False)
+        except InputError as e:
+            msg = str(e)
+            for flag, key in (
+                ("--game", "game"),
+                ("--depth", "depth"),
+                ("--position", "position"),
+                ("--heuristic", "heuristic"),
+                ("--dice", "dice"),
+                ("--move-order", "move_order"),
+            ):
+                msg = msg.replace(f"{flag}:", f"{prefix}{key}:")
+            raise ConfigError(msg) from None
+        return replace(self, heuristic=source.heuristic, version=source.version)
+
+    def _source(self, position: str | None, dice: str | None, exact: bool) -> Any:
+        from starbench.games.source import game_source
+
+        return game_source(
+            self.game,
+            self.depth,
+            position,
+            self.heuristic,
+            exact=exact,
+            dice=dice,
+            move_order=self.move_order,
+        )
+
+    def source(self, seed: int, instance: int, exact: bool) -> Any:
+        """The ``GameSource`` of instance ``instance``."""
+        position, dice = self.position, self.dice
+        if position is None or dice == "drawn":
+            drawn, drawn_dice = playout_position(self, seed, instance)
+            position = drawn if position is None else position
+            dice = drawn_dice if dice == "drawn" else dice
+        return self._source(position, dice, exact)
+
+    def identity(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def name_parts(self) -> list[str]:
+        """The readable part of a cell's folder name."""
+        game = "".join(c if c.isalnum() else "-" for c in self.game).strip("-")
+        parts = [game, f"d{self.depth}", str(self.heuristic)]
+        if self.move_order != "none":
+            parts.append(f"order-{self.move_order}")
+        if self.dice:
+            parts.append("dice-" + self.dice.replace(",", ""))
+        parts.append("playouts" if self.position is None else "position")
+        return parts
+
+
+#: The game keys of the ``tree`` config (the ones a random-tree cell leaves null).
+GAME_KEYS = tuple(f.name for f in fields(GameSpec) if f.name not in ("depth", "version"))
+
+
+def playout_position(spec: GameSpec, seed: int, instance: int) -> tuple[str, str | None]:
+    """Instance ``instance``'s start position: a seeded playout from the game's start (numpy's
+    PCG64 seeded by ``(seed, instance)``).  OpenSpiel games: uniformly random legal moves and
+    chance outcomes drawn by their probabilities, for a number of decision plies drawn in
+    ``PLAYOUT_PLIES``; a playout that ends the game starts again.  Backgammon: 0-ply self-play
+    (``starbench.games.backgammon.self_play_position``).  Returns (position, drawn dice or
+    None)."""
+    import numpy as np
+
+    if spec.backgammon:
+        from starbench.games.backgammon import self_play_position
+
+        return self_play_position(seed, instance, drawn_dice=spec.dice == "drawn")
+    from starbench.games.source import load_openspiel
+
+    game = load_openspiel(spec.game.removeprefix("openspiel:"), "tree.game")
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, instance])))
+    plies = int(rng.integers(PLAYOUT_PLIES[0], PLAYOUT_PLIES[1] + 1))
+    while True:
+        state = game.new_initial_state()
+        made = 0
+        while made < plies and not state.is_terminal():
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes(), strict=True)
+                p = np.asarray(probs, dtype=float)
+                state.apply_action(int(actions[rng.choice(len(actions), p=p / p.sum())]))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(int(legal[rng.integers(len(legal))]))
+                made += 1
+        if not state.is_terminal():
+            return ",".join(map(str, state.history())), None
