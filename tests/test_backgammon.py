@@ -227,3 +227,34 @@ def test_run_tree_game_backgammon_with_drawn_dice_and_ordering(tmp_path):
     assert (
         star2["leaves"].to_numpy() <= df[df["algorithm"] == "expectimax"]["leaves"].to_numpy()
     ).all()
+
+
+def test_the_full_tree_count_is_what_expectimax_visits():
+    """``full_tree_counts`` (no evaluation) equals expectimax's nodes and leaves, so a deeper
+    search's percent of expectimax's leaves needs no expectimax run."""
+    from starbench.games.adapter import full_tree_counts
+
+    for i, position in enumerate(_positions(4, seed=5)):
+        for depth, dice in ((1, None), (2, "6,2"), (2, None if i % 2 else "1,1")):
+            src = game_source("backgammon", depth, position, dice=dice)
+            r = search(src.tree, "expectimax")
+            assert full_tree_counts(src.tree) == (r.stats.nodes, r.stats.leaves)
+
+
+def test_equity_inner_orders_every_decision_node_but_those_above_the_horizon():
+    inner = game_source("backgammon", 2, dice="4,2", move_order="equity_inner")
+    full = game_source("backgammon", 2, dice="4,2", move_order="equity")
+    a = solve(inner.tree, ["expectimax"], before=inner.reset_counts, after=inner.order_evals)
+    b = solve(full.tree, ["expectimax"], before=full.reset_counts, after=full.order_evals)
+    assert a.results[0].value == b.results[0].value
+    assert a.extras[0] == len(inner.tree.children(inner.tree.root))  # the root's moves only
+    assert b.extras[0] > 10 * a.extras[0]
+
+
+def test_probes_count_probe_phases_and_bound_the_successes():
+    src = game_source("backgammon", 2, dice="6,4", move_order="equity")
+    solved = solve(src.tree, ["expectimax", "star1", "star2", "star2.5-cyclic:k=3"])
+    ex, s1, s2, s25 = (r.stats for r in solved.results)
+    assert ex.probes == s1.probes == 0
+    assert s2.probes > 0 and 0 <= s2.probe_cutoffs <= s2.probes
+    assert s25.probes > 0 and s25.probe_cutoffs <= s25.probes

@@ -193,7 +193,11 @@ def test_runner_engines(tmp_path, capsys):
     assert "engine: compiled cannot serve exact mode" in capsys.readouterr().err
     assert cli.main(["run", "experiment=smoke", "exact=true", f"hydra.run.dir={tmp_path}/b"]) == 0
     err = capsys.readouterr().err
-    assert "star1 runs on the Python engine (the compiled engine does not serve exact mode)" in err
+    notes = [line for line in err.splitlines() if "on the Python engine" in line]
+    assert len(notes) == 1, err  # one line per reason, naming every algorithm
+    assert " star1, " in notes[0] and notes[0].endswith(
+        "run on the Python engine (the compiled engine does not serve exact mode)"
+    )
     import pandas as pd
 
     py = pd.read_parquet(next((tmp_path).glob("b/table.parquet")))

@@ -79,6 +79,8 @@ def test_every_tree_and_algorithm_file_composes(tree, algorithms):
 
 @pytest.mark.parametrize("experiment", _group_files("experiment"))
 def test_every_experiment_plans(experiment, tmp_path):
+    if "backgammon" in experiment:
+        pytest.importorskip("gnubg_nn", reason='pip install -c constraints.txt -e ".[backgammon]"')
     # the default folders hold the committed results (made at earlier commits): plan elsewhere
     multirun, cells, sweep_dir, _ = run_mod.plan(
         [

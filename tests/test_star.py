@@ -105,6 +105,7 @@ def test_star2_probe_cutoff_by_hand():
     st_ = s2.stats
     assert (st_.leaves, st_.nodes, st_.probe_nodes, st_.probe_leaves) == (3, 7, 4, 2)
     assert (st_.probe_cutoffs, st_.chance_cutoffs, st_.resumed) == (1, 1, 0)
+    assert st_.probes == 1  # one probe phase, and it succeeded
     s1 = search(t, "star1", exact=True)
     assert (s1.stats.leaves, s1.stats.decision_cutoffs, s1.stats.chance_cutoffs) == (4, 1, 0)
     assert search(t, "expectimax").stats.leaves == 5
@@ -127,6 +128,7 @@ def test_resume_evaluates_no_leaf_twice_and_research_does():
     re_ = search(t, "star2", exact=True, after_probe="research")
     assert res.value == re_.value == 7 and res.best_move == re_.best_move == 1
     assert (res.stats.leaves, res.stats.resumed, res.stats.probe_leaves) == (5, 2, 2)
+    assert (res.stats.probes, res.stats.probe_cutoffs) == (1, 0)  # a probe phase that failed
     assert (re_.stats.leaves, re_.stats.resumed, re_.stats.probe_leaves) == (7, 2, 2)
     # the probed successors are entered twice each
     assert res.stats.max_nodes == 1 + 2 * 2
@@ -165,6 +167,8 @@ def test_counters_are_consistent(obj, k):
         assert s.nodes == s.max_nodes + s.min_nodes + s.chance_nodes + s.leaves
         assert s.probe_nodes <= s.nodes and s.probe_leaves <= s.leaves
         assert s.probe_cutoffs <= s.chance_cutoffs <= s.chance_nodes
+        assert s.probe_cutoffs <= s.probes <= s.chance_nodes
+        assert s.probes == 0 or (name.startswith("star2.5") and k > 0)
 
 
 def test_pruning_happens_on_random_trees():

@@ -209,9 +209,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--move-order",
-        choices=("none", "equity"),
+        choices=("none", "equity", "equity_inner"),
         help="with --game backgammon: equity orders moves by gnubg's 0-ply equity, best first "
-        "(counted in order_evals); default none",
+        "(counted in order_evals); equity_inner the same except just above the horizon; "
+        "default none",
     )
     p.add_argument(
         "--heuristic",

@@ -17,7 +17,7 @@ SEARCH_INIT, SEARCH_STEP, SEARCH_AFTER = 9, 10, 11
 OK, BUDGET, BAD_EVAL = 0, 1, 2
 PUSH = 3  # a step asks the kernel's main loop to search a child
 # statistics slots (starbench.search.stats.STAT_FIELDS order)
-N_STATS = 11
+N_STATS = 12
 (
     S_NODES,
     S_LEAVES,
@@ -30,4 +30,5 @@ N_STATS = 11
     S_PCUT,
     S_DCUT,
     S_RESUMED,
-) = range(11)
+    S_PROBES,
+) = range(12)

@@ -81,6 +81,7 @@ from starbench.compiled.codes import (  # noqa: E402  (the kernel's named codes)
     S_PCUT,
     S_PLEAVES,
     S_PNODES,
+    S_PROBES,
     S_RESUMED,
     SEARCH_AFTER,
     SEARCH_INIT,
@@ -521,6 +522,7 @@ def search_kernel(
                     nt += 1
             f_nt[d] = nt
             if nt > 0 and f_alpha[d] < U and f_beta[d] > L:
+                stats[S_PROBES] += 1
                 s_lo = 0.0  # Star2._initial_sums
                 s_hi = 0.0
                 for j in range(n):

@@ -221,6 +221,7 @@ REST = (
     "max_nodes",
     "min_nodes",
     "chance_nodes",
+    "probes",
     "engine",
     "node_budget",
     "time_budget",

@@ -135,3 +135,25 @@ class GameTree:
         from starbench.trees.protocol import has_chance
 
         return has_chance(self)
+
+
+def full_tree_counts(tree: GameTree) -> tuple[int, int]:
+    """(nodes, leaves) of the whole depth-limited game tree, counted without evaluating a leaf:
+    exactly what expectimax visits (it enters every node).  A decision node with one ply left
+    has only leaves below it, so its moves are counted, not built.  Costs move generation over
+    the tree above the frontier: cheap where expectimax's leaf evaluations are not."""
+    nodes = leaves = 0
+    stack = [tree.root]
+    while stack:
+        node = stack.pop()
+        nodes += 1
+        kind = tree.kind(node)
+        if kind is LEAF:
+            leaves += 1
+        elif kind is not CHANCE and node[1] == 1:
+            n = len(node[0].legal_actions())
+            nodes += n
+            leaves += n
+        else:
+            stack.extend(tree.children(node))
+    return nodes, leaves

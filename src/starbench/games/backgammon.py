@@ -25,7 +25,10 @@ unless ``dice`` fixes it (then the root is the move decision for that roll, as i
 
 Move ordering (``move_order``): ``none`` keeps gnubg's order; ``equity`` orders each decision
 node's moves by the 0-ply equity of the resulting position for the mover, best first (Hauk et
-al.'s ordering).  Those evaluations are counted in ``order_evals``, apart from the leaves.
+al.'s ordering); ``equity_inner`` does the same except at the decision nodes just above the
+horizon, whose children are the leaves themselves (ordering them costs one evaluation per leaf,
+as much as expectimax's whole frontier).  Ordering evaluations are counted in ``order_evals``,
+apart from the leaves.
 
 gnubg-nn caches evaluations (a repeated position costs ~0.6 us instead of ~4 us); a search
 would then run faster after another search of the same position.  starbench loads its own copy
@@ -116,16 +119,23 @@ class BackgammonState:
     roll (a decision node) or None (a chance node); ``won``: the mover's points when the mover
     has just borne off (terminal), else 0; ``game``: the shared ``Backgammon``."""
 
-    __slots__ = ("board", "player", "dice", "won", "game", "_moves")
+    __slots__ = ("board", "player", "dice", "won", "game", "ply", "_moves")
 
     def __init__(
-        self, game: Backgammon, board: Board, player: int, dice: tuple[int, int] | None, won=0
+        self,
+        game: Backgammon,
+        board: Board,
+        player: int,
+        dice: tuple[int, int] | None,
+        won: int = 0,
+        ply: int = 0,
     ):
         self.game = game
         self.board = board
         self.player = player
         self.dice = dice
         self.won = won
+        self.ply = ply  # decision plies made since the search's root
         self._moves: list[str] | None = None
 
     # --- OpenSpiel's state API
@@ -151,22 +161,24 @@ class BackgammonState:
         keys = self.move_keys()
         if not keys:
             return [0]  # the pass
-        if self.game.move_order == "equity":
+        order = self.game.move_order
+        if order == "equity" or (order == "equity_inner" and self.ply < self.game.horizon - 1):
             return self.game.ordered(self, keys)
         return list(range(len(keys)))
 
     def child(self, action: int) -> BackgammonState:
+        game, ply = self.game, self.ply
         if self.dice is None:
-            return BackgammonState(self.game, self.board, self.player, ROLLS[action])
+            return BackgammonState(game, self.board, self.player, ROLLS[action], 0, ply)
         keys = self.move_keys()
         if not keys:  # the pass
-            return BackgammonState(self.game, (self.board[1], self.board[0]), 1 - self.player, None)
-        after = self.game.engine.from_key(keys[action])
+            board = (self.board[1], self.board[0])
+            return BackgammonState(game, board, 1 - self.player, None, 0, ply + 1)
+        after = game.engine.from_key(keys[action])
+        won = 0
         if not any(after[1]):  # the mover bore off the last checker
-            s = BackgammonState(self.game, (after[1], after[0]), 1 - self.player, None)
-            s.won = result_points(after[0]) * (1 if self.player == 0 else -1)
-            return s
-        return BackgammonState(self.game, (after[1], after[0]), 1 - self.player, None)
+            won = result_points(after[0]) * (1 if self.player == 0 else -1)
+        return BackgammonState(game, (after[1], after[0]), 1 - self.player, None, won, ply + 1)
 
     def returns(self) -> list[int]:
         return [self.won, -self.won]  # won > 0: player 0 won
@@ -186,13 +198,14 @@ class BackgammonState:
 class Backgammon:
     """One backgammon tree's shared parts: the engine, the move order and ``order_evals``."""
 
-    def __init__(self, move_order: str = "none"):
+    def __init__(self, move_order: str = "none", horizon: int = 0):
         if move_order not in MOVE_ORDERS:
             raise InputError(
                 f"--move-order: must be one of {', '.join(MOVE_ORDERS)}, got {move_order!r}"
             )
         self.engine = _Engine.get()
         self.move_order = move_order
+        self.horizon = horizon  # the search's depth (equity_inner needs it)
         self.order_evals = 0
 
     def ordered(self, state: BackgammonState, keys: list[str]) -> list[int]:
@@ -234,7 +247,7 @@ class Backgammon:
         return " ".join(f"{'bar' if a == 25 else a}/{'off' if b == 0 else b}" for a, b in steps)
 
 
-MOVE_ORDERS = ("none", "equity")
+MOVE_ORDERS = ("none", "equity", "equity_inner")
 
 
 def parse_dice(text: str | None, key: str = "--dice") -> tuple[int, int] | None:

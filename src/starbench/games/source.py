@@ -203,7 +203,7 @@ def backgammon_source(
 
     h = get_heuristic(heuristic, "backgammon")
     rolled = bg.parse_dice(dice)
-    game = bg.Backgammon(move_order)
+    game = bg.Backgammon(move_order, depth)
     state = game.state(position, rolled)
     value = (
         partial(bg.equity_value, root_player=0)

@@ -89,6 +89,7 @@ class Search:
         self.nodes = self.leaves = self.max_nodes = self.min_nodes = self.chance_nodes = 0
         self.probe_nodes = self.probe_leaves = 0
         self.chance_cutoffs = self.probe_cutoffs = self.decision_cutoffs = self.resumed = 0
+        self.probes = 0
         self.probing = 0  # > 0 while a probing phase is under way above
         if debug:
             self._child = self._child_checked  # type: ignore[method-assign]
@@ -155,6 +156,7 @@ class Search:
             probe_cutoffs=self.probe_cutoffs,
             decision_cutoffs=self.decision_cutoffs,
             resumed=self.resumed,
+            probes=self.probes,
         )
 
     # ------------------------------------------------------------------ children

@@ -92,6 +92,7 @@ class Star2(Star1):
         states: list[Any] = [None] * n
         targets = [i for i in range(n) if tree.kind(kids[i]) in (MAX, MIN)]
         if targets and alpha < U and beta > L:
+            self.probes += 1
             self.probing += 1
             try:
                 cut = self._probe_phase(kids, probs, alpha, beta, lo, hi, states, targets)

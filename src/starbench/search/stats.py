@@ -13,6 +13,10 @@ Counters (the compiled engine counts identically; tests compare them counter for
   phases); ``probe_cutoffs``: those proven during that node's own probing phase.
 * ``decision_cutoffs``: times a decision node declined to search a move it would otherwise have
   searched, because its running value reached its window edge (>= beta at MAX, <= alpha at MIN).
+* ``probes``: probe phases run (Star2, Star2.5): chance nodes where probing started, i.e. some
+  successor is a decision node and the window is open (``alpha < U`` and ``beta > L``).  A probe
+  phase *succeeds* when it proves the chance node's cut-off by itself, so the probe success rate
+  is ``probe_cutoffs / probes`` (Hauk et al.'s "probes succeed" figure counts the same event).
 * ``resumed``: probed successors resumed (``after_probe=resume``) or re-searched
   (``after_probe=research``) in a search phase.
 """
@@ -36,6 +40,7 @@ class SearchStats:
     probe_cutoffs: int = 0
     decision_cutoffs: int = 0
     resumed: int = 0
+    probes: int = 0
 
     def __add__(self, other: SearchStats) -> SearchStats:
         return SearchStats(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
