@@ -19,9 +19,15 @@ import re
 import sys
 from pathlib import Path
 
-from starbench.analysis import PlotError, load_results, plot
-from starbench.analysis.studies import STUDY_TABLES
-from starbench.experiment.storage import atomic_write_text
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from starbench.analysis import PlotError, load_results, plot  # noqa: E402
+from starbench.analysis.plot import RC, WIDTHS, save  # noqa: E402
+from starbench.analysis.studies import STUDY_FIGURES, STUDY_TABLES  # noqa: E402
+from starbench.experiment.storage import atomic_write_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,6 +76,18 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 atomic_write_text(out / name, table(df))
                 print(f"{study.name}: {name}")
+            except PlotError as e:
+                print(f"{study.name}: skipped {name}: {e}", file=sys.stderr)
+        for name, draw in STUDY_FIGURES.get(study.name, []):
+            try:
+                with plt.rc_context(RC):
+                    for width_name, width in WIDTHS.items():
+                        fig, table = draw(df, width)
+                        for ext in ("pdf", "png"):
+                            save(fig, out / "figures" / f"{name}-{width_name}.{ext}")
+                        plt.close(fig)
+                atomic_write_text(out / "figures" / f"{name}.md", table)
+                print(f"{study.name}: figures/{name}")
             except PlotError as e:
                 print(f"{study.name}: skipped {name}: {e}", file=sys.stderr)
     if experiments.resolve() == (ROOT / "experiments").resolve():

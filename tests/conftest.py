@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -28,3 +29,15 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _registry_restored():
+    """Each test sees the built-in algorithm registry: an algorithm a plugin test registers in
+    this process is removed after it, so tests do not depend on their order."""
+    from starbench.search import registry
+
+    before = dict(registry.ALGORITHMS)
+    yield
+    registry.ALGORITHMS.clear()
+    registry.ALGORITHMS.update(before)

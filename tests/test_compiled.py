@@ -29,6 +29,9 @@ CONFIGS = [
     ("star1", {}),
     ("star2", {}),
     ("star2", {"after_probe": "research"}),
+    ("star2", {"after_probe": "research", "probe_full_window": False}),  # convention C2
+    ("star2.5-cyclic", {"k": 3, "probe_full_window": False}),
+    ("star2.5-sequential", {"k": 2, "after_probe": "research", "probe_full_window": False}),
 ] + [
     (name, {"k": k, "after_probe": a})
     for name in ("star2.5-cyclic", "star2.5-sequential")

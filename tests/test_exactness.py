@@ -27,7 +27,9 @@ STAR = ["star1", "star2", "star2.5-cyclic", "star2.5-sequential"]
 def configs(k: int, after: str):
     yield "star1", {}
     yield "star2", {"after_probe": after}
+    yield "star2", {"after_probe": after, "probe_full_window": False}
     yield "star2.5-cyclic", {"k": k, "after_probe": after}
+    yield "star2.5-cyclic", {"k": k, "after_probe": after, "probe_full_window": False}
     yield "star2.5-sequential", {"k": k, "after_probe": after}
 
 

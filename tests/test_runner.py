@@ -812,3 +812,25 @@ def test_several_sweeps_are_one_launch_and_the_driver_shows_each_cell(tmp_path):
     for i in (1, 2, 3):
         assert f"cell {i}/3: " in p.stdout
     assert p.stdout.count("star2:after_probe=resume") == 3, p.stdout
+
+
+def test_c2_rows_sit_beside_c1_rows_in_one_cell(tmp_path):
+    """``probe_full_window`` is part of a row's key: C1 (the default) and C2 (false) of the same
+    algorithm are two rows per tree; the default is stored as missing, so rows stored before the
+    parameter existed keep their keys."""
+    algos = (
+        "[expectimax,star2:after_probe=research,star2:after_probe=research,probe_full_window=false]"
+    )
+    code = cli.main(
+        ["run", f"algorithms={algos}", "trees=6", "progress=false", f"hydra.run.dir={tmp_path}/c"]
+    )
+    assert code == 0
+    df = pd.read_parquet(tmp_path / "c" / "table.parquet")
+    star2 = df[df["algorithm"] == "star2"]
+    assert len(star2) == 12 and set(df["status"]) == {"ok"}
+    assert star2["probe_full_window"].isna().sum() == 6
+    assert (star2["probe_full_window"] == False).sum() == 6  # noqa: E712
+    c1 = star2[star2["probe_full_window"].isna()].set_index("instance")
+    c2 = star2[star2["probe_full_window"].notna()].set_index("instance")
+    assert (c2["probes"] < c1["probes"]).all() and (c2["value"] == c1["value"]).all()
+    assert (c2["leaves"] <= c1["leaves"]).all()

@@ -253,3 +253,22 @@ def test_float_rounding_never_searches_an_empty_window():
     ]:
         r = search(tree, name, debug=True, **params)
         assert r.value == pytest.approx(float(exact), abs=1e-9)
+
+
+def test_probe_full_window_false_skips_only_the_probes_that_cannot_cut():
+    """Convention C2's second half: the root's first chance node is searched with the full
+    window, so no probe there can prove a cut-off; ``probe_full_window=false`` skips that probe
+    phase and no other, and the value is the same."""
+    t = tree(RESUME)  # the root's only chance node is its second move: alpha = 3 > L
+    a = search(t, "star2", exact=True)
+    b = search(t, "star2", exact=True, probe_full_window=False)
+    assert (a.value, a.stats) == (b.value, b.stats) and a.stats.probes == 1
+    first = tree('{"max": [{"chance": [["1/2", {"max": [4, 8]}], ["1/2", {"max": [2, 6]}]]}, 3]}')
+    c1 = search(first, "star2", exact=True)
+    c2 = search(first, "star2", exact=True, probe_full_window="false")
+    assert c1.value == c2.value == 7
+    assert (c1.stats.probes, c2.stats.probes) == (1, 0)
+    assert c2.stats.probe_nodes == 0 and c2.stats.leaves == c1.stats.leaves == 5
+    c2r = search(first, "star2", exact=True, probe_full_window=False, after_probe="research")
+    c1r = search(first, "star2", exact=True, after_probe="research")
+    assert (c1r.stats.leaves, c2r.stats.leaves) == (7, 5)  # C1 research counts probed leaves twice

@@ -16,7 +16,7 @@ matplotlib.use("Agg")
 from starbench.analysis import load_results  # noqa: E402
 from starbench.analysis.figures import FIGURES  # noqa: E402
 from starbench.analysis.plot import RC, WIDTHS  # noqa: E402
-from starbench.analysis.studies import STUDY_TABLES  # noqa: E402
+from starbench.analysis.studies import STUDY_FIGURES, STUDY_TABLES  # noqa: E402
 from starbench.analysis.tables import markdown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,4 +45,11 @@ def test_study_tables_recompute_from_the_committed_results(study):
             plt.close("all")
             assert markdown(drawn.table, drawn.value) == md.read_text(), f"{md} is stale"
             checked += 1
+        for name, draw in STUDY_FIGURES.get(study, []):
+            md = out / "figures" / f"{name}.md"
+            if md.exists():
+                _, table = draw(df, WIDTHS["single"])
+                plt.close("all")
+                assert table == md.read_text(), f"{md} is stale"
+                checked += 1
     assert checked > 0

@@ -8,7 +8,7 @@ from typing import Any
 
 from starbench.search import ALGORITHMS, SearchResult, get_algorithm, parse_spec
 from starbench.search.arith import agree, format_value
-from starbench.search.registry import expand_spec
+from starbench.search.registry import expand_spec, shown_params
 from starbench.textable import text_table
 from starbench.trees.protocol import Tree, has_chance
 
@@ -101,7 +101,8 @@ def solve(
 def label(r: SearchResult) -> str:
     info = ALGORITHMS.get(r.algorithm)
     own = [p.name for p in info.params] if info else []
-    shown = ",".join(f"{k}={r.params[k]}" for k in own if k in r.params)
+    params = shown_params({k: r.params[k] for k in own if k in r.params})
+    shown = ",".join(f"{k}={v}" for k, v in params.items())
     return f"{r.algorithm}:{shown}" if shown else r.algorithm
 
 
@@ -118,6 +119,8 @@ def row(
     extra = {} if action is None else {"best_action": action(r.best_move)}
     if order_evals is not None:
         extra["order_evals"] = order_evals
+    if "probe_full_window" in own and not r.params.get("probe_full_window", True):
+        extra["probe_full_window"] = False  # shown only where it is not the default
     return {
         "algorithm": r.algorithm,
         "k": r.params.get("k") if "k" in own else None,

@@ -60,6 +60,7 @@ def load_results(path: Path) -> pd.DataFrame:
     if "skew_text" in df.columns:  # figures show skew as its exact text ("1/3", not 0.333)
         df["skew"] = df["skew_text"].where(df["skew_text"].notna(), df["skew"].astype(str))
     df["label"] = labels(df)
+    df.attrs["path"] = str(path if path.is_dir() else path.parent)  # files stored beside
     # what pairs a row with expectimax's on the same tree: its cell, whatever is pooled later
     if "cell" in df.columns:
         df["_pair"] = df["cell"].astype(str)
@@ -100,6 +101,9 @@ def labels(df: pd.DataFrame) -> pd.Series:
             s += f" k={int(k)}"
         if row.get("after_probe") == "research":
             s += " research"
+        full = row.get("probe_full_window")
+        if full is not None and not pd.isna(full) and not full:
+            s += " no-full-probe"
         return s
 
     return df.apply(one, axis=1) if len(df) else pd.Series(dtype=str)

@@ -30,6 +30,8 @@ from starbench.analysis.style import HEIGHT_RATIO, style_of
 #: for depth and trailing_chance, ``order`` for ordering and outcome_order.  Every one that varies
 #: in the data is on the figure's axis or a panel, or pooled only when asked (``--pool``).
 CONDITIONS = (
+    "game",
+    "heuristic",
     "levels",
     "branching",
     "chance_arity",
@@ -79,16 +81,26 @@ class Drawn:
 
 
 def _prepare(df: pd.DataFrame) -> pd.DataFrame:
+    """Derived condition columns: ``order`` (decision/outcome ordering; a game's move order),
+    and for game rows ``levels`` = the depth in decision plies (a game has no generator
+    levels)."""
     df = df.copy()
     if "ordering" in df.columns and "outcome_order" in df.columns:
-        order = df["ordering"].astype(str) + "/" + df["outcome_order"].astype(str)
+        order = df["ordering"].fillna("").astype(str) + "/" + df["outcome_order"].fillna("")
         df["order"] = order.map(lambda o: ORDERS.get(o, o.split("/")[0] if "pooled" in o else o))
+    if "game" in df.columns and df["game"].notna().any():
+        game = df["game"].notna()
+        df["levels"] = df["levels"].astype("Float64")
+        df.loc[game, "levels"] = df.loc[game, "depth"].astype(float)
+        if "move_order" in df.columns:
+            df.loc[game, "order"] = "moves: " + df.loc[game, "move_order"].fillna("none")
     return df
 
 
 def conditions(df: pd.DataFrame) -> list[str]:
-    """The condition columns present in a (prepared) table."""
-    return [c for c in CONDITIONS if c in df.columns]
+    """The condition columns present in a (prepared) table (a column empty in every row, such as
+    ``game`` for random trees, is not a condition of it)."""
+    return [c for c in CONDITIONS if c in df.columns and df[c].notna().any()]
 
 
 def _facets(df: pd.DataFrame, exclude: tuple[str, ...]) -> list[str]:
@@ -354,6 +366,9 @@ def leaves_by_k(df: pd.DataFrame, width: float) -> Drawn:
         m = m[m["algorithm"].str.startswith("star2.5") & m["k"].notna()].copy()
         m["k"] = m["k"].astype(int)
         m["label"] = m["algorithm"] + np.where(m["after_probe"] == "research", " research", "")
+        if "probe_full_window" in m.columns:
+            skip = m["probe_full_window"].eq(False).fillna(False).to_numpy(bool)
+            m["label"] = m["label"] + np.where(skip, " no-full-probe", "")
         return m
 
     return _pct_figure(df, width, "k", "probing factor k", select=star25)

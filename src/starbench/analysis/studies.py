@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import pandas as pd
 
+from starbench.analysis import backgammon
 from starbench.analysis.data import PlotError, percent_leaves, summarise
 from starbench.analysis.figures import _prepare
 
 #: Ballard (1983), 2-ply (3 levels) trees, random ordering: N -> (Star1, Star2) percent of leaves.
 BALLARD_AVERAGE = {4: (84.1, 75.4), 10: (81.1, 53.1), 20: (79.9, 41.8), 40: (78.8, 35.0)}
+#: Ballard (1983), 2-ply (3 levels) trees, optimal ordering (best case): N -> (Star1, Star2).
+BALLARD_BEST = {4: (62.5, 39.1), 10: (67.0, 16.6), 20: (69.5, 8.5), 40: (70.8, 4.3)}
+#: Ballard (1983), deeper trees at N = 10, random ordering: levels -> (Star1, Star2) percent of
+#: leaves (Star1 at 6 levels not published).
+BALLARD_DEEPER = {3: (81, 57), 4: (73, 46), 5: (73, 22), 6: (None, 12)}  # whole percents
 #: Ballard (1983), Star2.5 at N = 20, "depth 3", average case: k -> percent of leaves.
 BALLARD_PROBING = {
     "cyclic": {1: 40.7, 2: 34.4, 3: 31.7, 4: 30.2, 5: 29.3, 10: 27.9, 20: 27.9},
@@ -31,28 +37,69 @@ def _random_order_3_levels(df: pd.DataFrame) -> pd.DataFrame:
     return m[(m["levels"] == 3) & (m["order"] == "random (as generated)")]
 
 
+def _beside(s: pd.DataFrame, key: str, published: dict, labels: tuple[str, ...], head: str) -> str:
+    """Published Star1/Star2 figures by ``key`` beside ours (``summarise`` rows by ``key`` and
+    ``label``); a label's published value is ``published[key][0]`` for star1, else ``[1]``."""
+    lines = [head, f"|{'---:' if key == 'levels' else '---'}|---|---:|---:|---:|"]
+    for value, pubs in published.items():
+        for label in labels:
+            row = s[(s[key] == value) & (s["label"] == label)]
+            if not len(row):
+                continue
+            r = row.iloc[0]
+            pub = pubs[0] if label == "star1" else pubs[1]
+            shown = label if label != "star2 research" else "star2 (after_probe=research)"
+            text = "-" if pub is None else f"{pub:.1f}" if isinstance(pub, float) else str(pub)
+            diff = "-" if pub is None else f"{r['mean'] - pub:+.1f}"
+            lines.append(
+                f"| {value} | {shown} | {text} | {_fmt(r['mean'], r['se'], r['n'])} | {diff} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
 def ballard_table(df: pd.DataFrame) -> str:
     """Star1 and Star2, percent of leaves, random ordering, 3 levels: published vs ours."""
     m = _random_order_3_levels(df)
     if not len(m):
         raise PlotError("no 3-level rows with random ordering")
-    s = summarise(m, ["branching", "label"])
-    lines = [
+    return _beside(
+        summarise(m, ["branching", "label"]),
+        "branching",
+        BALLARD_AVERAGE,
+        ("star1", "star2", "star2 research"),
         "| N | algorithm | published | ours: mean ± SE (n) | ours − published |",
-        "|---|---|---:|---:|---:|",
-    ]
-    for n_moves, (p1, p2) in BALLARD_AVERAGE.items():
-        for label, pub in (("star1", p1), ("star2", p2), ("star2 research", p2)):
-            row = s[(s["branching"] == n_moves) & (s["label"] == label)]
-            if not len(row):
-                continue
-            r = row.iloc[0]
-            shown = label if label != "star2 research" else "star2 (after_probe=research)"
-            lines.append(
-                f"| {n_moves} | {shown} | {pub:.1f} | {_fmt(r['mean'], r['se'], r['n'])}"
-                f" | {r['mean'] - pub:+.1f} |"
-            )
-    return "\n".join(lines) + "\n"
+    )
+
+
+def best_case_table(df: pd.DataFrame) -> str:
+    """Star1 and Star2, percent of leaves, optimal ordering, 3 levels: published vs ours."""
+    m = percent_leaves(_prepare(df))
+    m = m[(m["levels"] == 3) & (m["order"] == "optimal")]
+    if not len(m):
+        raise PlotError("no 3-level rows with optimal ordering")
+    return _beside(
+        summarise(m, ["branching", "label"]),
+        "branching",
+        BALLARD_BEST,
+        ("star1", "star2"),
+        "| N | algorithm | published (best case) | ours, optimal ordering: mean ± SE (n) | "
+        "ours − published |",
+    )
+
+
+def deeper_table(df: pd.DataFrame) -> str:
+    """Star1 and Star2 at N = 10 by levels (3-6), random ordering: published vs ours."""
+    m = percent_leaves(_prepare(df))
+    m = m[(m["branching"] == 10) & (m["order"] == "random (as generated)")]
+    if not len(m) or m["levels"].nunique() < 2:
+        raise PlotError("no deeper N = 10 rows with random ordering")
+    return _beside(
+        summarise(m, ["levels", "label"]),
+        "levels",
+        BALLARD_DEEPER,
+        ("star1", "star2"),
+        "| levels | algorithm | published | ours: mean ± SE (n) | ours − published |",
+    )
 
 
 def probing_table(df: pd.DataFrame) -> str:
@@ -150,9 +197,25 @@ def best_k_table(df: pd.DataFrame) -> str:
 
 #: study folder -> [(table file name, function)]
 STUDY_TABLES = {
-    "ballard1983": [("published-vs-ours.md", ballard_table)],
+    "ballard1983": [
+        ("published-vs-ours.md", ballard_table),
+        ("best-case-vs-ours.md", best_case_table),
+        ("deeper-vs-ours.md", deeper_table),
+    ],
     "ballard1983-uniform": [("published-vs-ours.md", ballard_table)],
     "ballard1983-probing": [("published-vs-ours.md", probing_table)],
     "hauk2004": [("depth-under-budget.md", budget_table)],
     "heyden2009": [("best-k.md", best_k_table)],
+    "hauk2004-backgammon": [("by-depth.md", backgammon.backgammon_table)],
+    "hauk2004-backgammon-deep": [
+        ("deep.md", backgammon.deep_table),
+        ("deep-by-class.md", backgammon.deep_class_table),
+        ("published-vs-ours.md", backgammon.published_table),
+    ],
+}
+
+#: study folder -> [(figure name, function(df, width) -> (figure, Markdown table))]: figures
+#: of one study beyond the generic ones (written to experiments/<folder>/figures/).
+STUDY_FIGURES = {
+    "hauk2004-backgammon-deep": [("pct-leaves-by-depth", backgammon.depth_figure)],
 }

@@ -258,6 +258,7 @@ def run(
     k = int(full["k"]) if probing else 0
     sequential = probing and full["probing"] == "sequential"
     research = probing and full["after_probe"] == "research"
+    skip_full = probing and not full["probe_full_window"]
     stats = np.zeros(N_STATS, np.int64)
     root_vals = np.zeros(max(ct.max_arity, 1))
     budget = -1 if node_budget is None else int(node_budget)
@@ -269,6 +270,7 @@ def run(
         k,
         sequential,
         research,
+        skip_full,
         ct.L,
         ct.U,
         budget,
@@ -331,6 +333,7 @@ def warm_up() -> float:
     search_kernel(
         0,
         0,
+        False,
         False,
         False,
         0.0,

@@ -225,6 +225,7 @@ def search_kernel(
     k,
     sequential,
     research,
+    skip_full,
     L,
     U,
     budget,
@@ -504,7 +505,8 @@ def search_kernel(
 
     def start_chance(d, n):
         """``Star2._chance`` (``Star1._chance`` when k = 0): bounds L, U for every outcome, then the
-        probe phase when a successor can be probed and the window is open, else the search phase."""
+        probe phase when a successor can be probed and the window is open (and, with
+        ``skip_full``, not the full [L, U]), else the search phase."""
         if algo == EXHAUSTIVE:
             f_x[d] = 0.0
             f_i[d] = 0
@@ -521,7 +523,8 @@ def search_kernel(
                     targets[d, nt] = j
                     nt += 1
             f_nt[d] = nt
-            if nt > 0 and f_alpha[d] < U and f_beta[d] > L:
+            full = f_alpha[d] <= L and f_beta[d] >= U  # no cut-off possible but the value
+            if nt > 0 and f_alpha[d] < U and f_beta[d] > L and not (skip_full and full):
                 stats[S_PROBES] += 1
                 s_lo = 0.0  # Star2._initial_sums
                 s_hi = 0.0

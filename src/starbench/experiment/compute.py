@@ -147,6 +147,7 @@ def compute_instance(
             "algorithm": spec.name,
             "k": spec.k,
             "after_probe": spec.after_probe,
+            "probe_full_window": spec.probe_full_window,
             "engine": engine,
         }
         if result is not None:

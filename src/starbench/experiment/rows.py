@@ -32,6 +32,7 @@ FIELDS: tuple[str, ...] = (
     "algorithm",
     "k",
     "after_probe",
+    "probe_full_window",
     "engine",
     "run_status",
     "error",
@@ -116,7 +117,7 @@ class Row:
 
     @property
     def key(self) -> tuple[Any, ...]:
-        return (self.instance, self.algorithm, self.k, self.after_probe)  # type: ignore[attr-defined]
+        return (self.instance, self.algorithm, self.k, self.after_probe, self.probe_full_window)  # type: ignore[attr-defined]
 
     def values(self) -> list[Any]:
         return [getattr(self, name) for name in FIELDS]
@@ -129,7 +130,13 @@ class Row:
 
 
 def row_key(row: Any) -> tuple[Any, ...]:
-    return (row["instance"], row["algorithm"], row["k"], row["after_probe"])
+    return (
+        row["instance"],
+        row["algorithm"],
+        row["k"],
+        row["after_probe"],
+        row.get("probe_full_window"),
+    )
 
 
 def present(x: Any) -> bool:
@@ -141,6 +148,8 @@ def label(row: Any) -> str:
     params = [f"k={row['k']}"] if present(row.get("k")) else []
     if present(row.get("after_probe")):
         params.append(f"after_probe={row['after_probe']}")
+    if present(row.get("probe_full_window")):
+        params.append(f"probe_full_window={str(bool(row['probe_full_window'])).lower()}")
     return f"{row['algorithm']}:{','.join(params)}" if params else row["algorithm"]
 
 
@@ -204,6 +213,7 @@ def mismatch_line(row: Any, reference: Any, by: Any, saved: bool = False) -> str
 
 #: Columns after the contract's and the tree parameters, in order.
 REST = (
+    "probe_full_window",
     "game",
     "position",
     "dice",
@@ -235,6 +245,7 @@ SUMMARY_COLUMNS = (
     "algorithm",
     "k",
     "after_probe",
+    "probe_full_window",
     "instance",
     "tree_seed",
     "value",
@@ -273,7 +284,7 @@ def table_dtypes() -> dict[str, str]:
     dt.update(instance="int64", tree_seed="UInt64", levels="Int64", tree_size="Int64")
     dt.update(seed="uint64", exact="bool", generator_version="Int64", git_dirty="boolean")
     dt.update({p: kinds.get(hints[p], "object") for p in tree_params})
-    dt.update(skew="float64", skew_text="str", pct_leaves="float64")
+    dt.update(skew="float64", skew_text="str", pct_leaves="float64", probe_full_window="boolean")
     return {c: dt[c] for c in order}
 
 
@@ -369,9 +380,11 @@ def summary(table: Any) -> str:
     ex = dict(zip(instance[is_ex].tolist(), leaves[is_ex].tolist(), strict=True))
     ex_leaves = np.array([ex.get(i, np.nan) for i in instance.tolist()])
     groups: dict[str, list[int]] = {}
-    keys = zip(algorithm, table["k"], table["after_probe"], strict=True)
-    for i, (a, k, p) in enumerate(keys):
-        groups.setdefault(label({"algorithm": a, "k": k, "after_probe": p}), []).append(i)
+    full = table.get("probe_full_window") or [None] * len(algorithm)
+    keys = zip(algorithm, table["k"], table["after_probe"], full, strict=True)
+    for i, (a, k, p, f) in enumerate(keys):
+        row = {"algorithm": a, "k": k, "after_probe": p, "probe_full_window": f}
+        groups.setdefault(label(row), []).append(i)
     header = ("algorithm", "rows", "ok", "median nodes", "median leaves")
     lines = [(*header, "% expectimax leaves", "median s")]
 

@@ -42,7 +42,7 @@ _SLOTS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 def _slot(r: Row) -> tuple[Any, ...]:
     """The row's (algorithm, k, after_probe), one shared tuple per distinct value."""
-    key = (r.algorithm, r.k, r.after_probe)  # type: ignore[attr-defined]
+    key = (r.algorithm, r.k, r.after_probe, r.probe_full_window)  # type: ignore[attr-defined]
     return _SLOTS.setdefault(key, key)
 
 
@@ -167,7 +167,13 @@ def run_cell(
     rows_written = len(statuses)
     for i in (i for i, st in enumerate(statuses) if st == "mismatch"):
         r = {c: v[i] for c, v in kept.items()}
-        key = (r["instance"], r["algorithm"], _none(r["k"]), _none(r["after_probe"]))
+        key = (
+            r["instance"],
+            r["algorithm"],
+            _none(r["k"]),
+            _none(r["after_probe"]),
+            _none(r.get("probe_full_window")),
+        )
         if key not in printed:
             warn(mismatch_line(r, r["expectimax_value"], r["verified_by"], saved=True))
     counts = {s: statuses.count(s) for s in STATUSES} if rows_written else {}
@@ -307,7 +313,7 @@ def _worst_se(by_instance: Instances, n: int, keys: list[tuple[Any, ...]]) -> fl
         pct = []
         for i in range(n):
             inst = by_instance.get(i, {})
-            r, ex = inst.get(key), inst.get(("expectimax", None, None))
+            r, ex = inst.get(key), inst.get(("expectimax", None, None, None))
             if r and ex and r.run_status == ex.run_status == "done" and ex.leaves:  # type: ignore[attr-defined]
                 pct.append(100.0 * r.leaves / ex.leaves)  # type: ignore[attr-defined]
         if len(pct) < 2:

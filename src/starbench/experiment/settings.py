@@ -7,8 +7,10 @@ Hydra.  Range errors are ``ConfigError``s naming the key and what is allowed.
 
 Choices documented here (one place):
 
-* rows are keyed by ``(instance, algorithm, k, after_probe)`` with the algorithm's parameters
-  resolved (defaults filled in), so a study is extended, never redone;
+* rows are keyed by ``(instance, algorithm, k, after_probe, probe_full_window)`` with the
+  algorithm's parameters resolved (defaults filled in; ``probe_full_window``, added later, is
+  stored only where it is false: ``registry.LATE_PARAMS``), so a study is extended, never
+  redone;
 * a cell's default folder is ``results/<name>/<cell>``, where ``<cell>`` is built from the tree
   parameters, the seed, the arithmetic and the generator version (``cell_name``): not from the
   clock, not from ``trees`` or the algorithm list;
@@ -28,7 +30,7 @@ from starbench.engines import ENGINES, choose
 from starbench.errors import ConfigError, InputError
 from starbench.games.spec import GAME_KEYS, GameSpec
 from starbench.limits import EXPECTIMAX_LIMIT, SIZE_LIMIT
-from starbench.search.registry import get_algorithm, parse_specs
+from starbench.search.registry import get_algorithm, parse_specs, shown_params
 from starbench.trees.regular import GENERATOR_VERSION, RegularTreeSpec
 
 _HINTS = typing.get_type_hints(RegularTreeSpec)
@@ -99,12 +101,17 @@ class AlgorithmSpec:
         return dict(self.params).get("after_probe")
 
     @property
-    def key(self) -> tuple[str, int | None, str | None]:
-        return (self.name, self.k, self.after_probe)
+    def probe_full_window(self) -> bool | None:
+        """False where set so (convention C2); None at the default (``LATE_PARAMS``)."""
+        return shown_params(dict(self.params)).get("probe_full_window")
+
+    @property
+    def key(self) -> tuple[str, int | None, str | None, bool | None]:
+        return (self.name, self.k, self.after_probe, self.probe_full_window)
 
     @property
     def label(self) -> str:
-        shown = ",".join(f"{k}={v}" for k, v in self.params)
+        shown = ",".join(f"{k}={v}" for k, v in shown_params(dict(self.params)).items())
         return f"{self.name}:{shown}" if shown else self.name
 
 
@@ -182,7 +189,8 @@ class RunSettings:
             if s.key in seen:
                 raise ConfigError(
                     f"algorithms[{i}]: {s.label} is listed twice (rows are keyed by the "
-                    f"algorithm, k and after_probe: other parameters cannot vary in one cell)"
+                    f"algorithm, k, after_probe and probe_full_window: other parameters cannot "
+                    f"vary in one cell)"
                 )
             seen.add(s.key)
         _check_int("trees", self.trees, 1)

@@ -297,3 +297,12 @@ def self_play_position(seed: int, instance: int, *, drawn_dice: bool) -> tuple[s
         d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
         dice = f"{max(d1, d2)},{min(d1, d2)}"
     return state.position_id(), dice
+
+
+def position_class(position: str) -> str:
+    """gnubg's class of a position: ``contact``, ``crashed`` (contact with a broken board),
+    ``race`` (no contact) or ``bear-off`` (every checker home, gnubg's bear-off databases)."""
+    g = _Engine.get().g
+    c = g.classify(g.board_from_position_id(position))
+    names = {g.c_contact: "contact", g.c_crashed: "crashed", g.c_race: "race"}
+    return names.get(c, "bear-off" if c > g.c_over else "over")

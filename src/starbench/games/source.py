@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from starbench.errors import InputError
@@ -170,7 +171,7 @@ def openspiel_source(
         state,
         bounds,
         horizon=depth,
-        heuristic=lambda s: h.value(s, root_player),
+        heuristic=partial(h.value, root_player=root_player),
         root_player=root_player,
         exact=exact,
     )
@@ -197,8 +198,6 @@ def backgammon_source(
     """GNU Backgammon's evaluator (``starbench.games.backgammon``): ``position`` a gnubg
     position ID with the player on roll to move, ``dice`` "D1,D2" for the root's roll (else
     the root is the roll)."""
-    from functools import partial
-
     from starbench.games import backgammon as bg
 
     h = get_heuristic(heuristic, "backgammon")

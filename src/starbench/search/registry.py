@@ -44,6 +44,17 @@ def _choice(allowed: tuple[str, ...]) -> Callable[[str, Any], str]:
     return check
 
 
+def _bool(name: str, v: Any) -> bool:
+    if isinstance(v, bool):
+        return v
+    text = str(v).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise InputError(f"{name} must be true or false, got {v!r}")
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -88,6 +99,23 @@ class AlgorithmInfo:
 
 K = Param("k", 2, _int_at_least_0, "probing factor, integer >= 0")
 AFTER = Param("after_probe", "resume", _choice(AFTER_PROBE), "resume or research")
+FULL = Param(
+    "probe_full_window",
+    True,
+    _bool,
+    "false: no probing phase where the window is the full [L, U] (convention C2's second half)",
+)
+
+#: Parameters added after results were stored, with their defaults: a result row stores such a
+#: parameter (and a label shows it) only where it differs from its default, so rows stored
+#: before it existed keep their keys.
+LATE_PARAMS: dict[str, Any] = {FULL.name: FULL.default}
+
+
+def shown_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` without the late parameters at their defaults (what labels and keys show)."""
+    return {k: v for k, v in params.items() if not (k in LATE_PARAMS and v == LATE_PARAMS[k])}
+
 
 ALGORITHMS: dict[str, AlgorithmInfo] = {
     a.name: a
@@ -99,21 +127,21 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
         AlgorithmInfo(
             "star2",
             Star2,
-            (AFTER,),
+            (AFTER, FULL),
             {"k": 1, "probing": "cyclic"},
             doc="Ballard's Star2 (one probe per successor)",
         ),
         AlgorithmInfo(
             "star2.5-cyclic",
             Star2,
-            (K, AFTER),
+            (K, AFTER, FULL),
             {"probing": "cyclic"},
             doc="Star2.5, cyclic probing",
         ),
         AlgorithmInfo(
             "star2.5-sequential",
             Star2,
-            (K, AFTER),
+            (K, AFTER, FULL),
             {"probing": "sequential"},
             doc="Star2.5, sequential probing",
         ),

@@ -31,6 +31,12 @@ probe result as the running bound, so no leaf is evaluated twice; ``after_probe=
 searches it again from its first move (Hauk's variant).  Either way the successor is entered again
 and counted in ``resumed``.
 
+``probe_full_window=false`` (half of the counting convention C2 of the ballard1983 study; the
+other half is ``after_probe=research``): no probing phase at a chance node searched with the
+full window (alpha <= L and beta >= U), where no probe can prove a cut-off that is not the exact
+value; Ballard's root's first chance node, searched with alpha = -inf, is one.  The default
+(``true``) probes wherever the window overlaps [L, U].
+
 Ballard defined Star2 on regular trees (all successors of a chance node decision nodes of one
 kind); this per-successor form is identical there and correct on every tree.
 
@@ -65,18 +71,26 @@ class Star2(Star1):
         k: int,
         probing: str,
         after_probe: str,
+        probe_full_window: bool = True,
         **kw: Any,
     ):
-        """``k``, ``probing`` and ``after_probe`` come resolved and checked from the registry
-        (``starbench.search.registry``: the one place of their defaults and checks)."""
+        """``k``, ``probing``, ``after_probe`` and ``probe_full_window`` come resolved and
+        checked from the registry (``starbench.search.registry``: the one place of their
+        defaults and checks)."""
         super().__init__(tree, **kw)
         self.k = k
         self.probing_mode = probing
         self.after_probe = after_probe
+        self.probe_full_window = probe_full_window
 
     @property
     def params(self) -> dict[str, Any]:
-        return {"k": self.k, "probing": self.probing_mode, "after_probe": self.after_probe}
+        return {
+            "k": self.k,
+            "probing": self.probing_mode,
+            "after_probe": self.after_probe,
+            "probe_full_window": self.probe_full_window,
+        }
 
     # ------------------------------------------------------------------ chance nodes
     def _chance(self, node: Any, alpha: Any, beta: Any) -> Any:
@@ -91,7 +105,7 @@ class Star2(Star1):
         hi = [U] * n
         states: list[Any] = [None] * n
         targets = [i for i in range(n) if tree.kind(kids[i]) in (MAX, MIN)]
-        if targets and alpha < U and beta > L:
+        if targets and alpha < U and beta > L and (self.probe_full_window or alpha > L or beta < U):
             self.probes += 1
             self.probing += 1
             try:
