@@ -704,6 +704,10 @@ def test_help_lists_every_key_from_the_schemas(capsys):
             assert f"  {f.name} (" in out, f.name
     for f in fields(RegularTreeSpec):
         assert f"  tree.{f.name} (" in out, f.name
+    from starbench.games.spec import GAME_KEYS
+
+    for key in GAME_KEYS:  # the keys of tree=game
+        assert f"  tree.{key} (" in out, key
     assert "[uniform|dice|geometric|random]" in out and "experiment: ballard1983" in out
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from starbench.experiment.settings import RunConfig
+from starbench.games.spec import GameSpec
 from starbench.trees.regular import RegularTreeSpec
 
 HEAD = """\
@@ -75,4 +76,6 @@ def run_help(conf: Path, extra: Path | None = None) -> str:
     lines += _rows(RunConfig, "", skip=("tree", "algorithm_specs"))
     lines += ["", "Tree keys:"]
     lines += _rows(RegularTreeSpec, "tree.")
+    lines += ["", "Game tree keys (tree=game; see the README's Games section):"]
+    lines += _rows(GameSpec, "tree.", skip=("version",))
     return "\n".join(lines) + "\n"

@@ -19,7 +19,7 @@ the arithmetic, and the version of the library that plays the game (``open_spiel
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from starbench.errors import ConfigError, InputError
@@ -32,12 +32,31 @@ PLAYOUT_PLIES = (0, 20)
 class GameSpec:
     """The ``tree`` keys of a game cell (see the module docstring)."""
 
-    game: str
-    depth: int = 2
-    heuristic: str | None = None
-    position: str | None = None
-    dice: str | None = None
-    move_order: str = "none"
+    game: str = field(
+        metadata={"help": "backgammon, or an OpenSpiel load_game string (quote parentheses)"}
+    )
+    depth: int = field(default=2, metadata={"help": "decision plies (chance nodes are free)"})
+    heuristic: str | None = field(
+        default=None, metadata={"help": "the horizon's evaluation (null: the game's own)"}
+    )
+    position: str | None = field(
+        default=None,
+        metadata={
+            "help": "OpenSpiel: action history a,b,c (quoted); backgammon: a gnubg position "
+            "ID; null: a seeded playout per instance"
+        },
+    )
+    dice: str | None = field(
+        default=None,
+        metadata={"help": "backgammon: the root's roll D1-D2, drawn, or null (the root rolls)"},
+    )
+    move_order: str = field(
+        default="none",
+        metadata={
+            "help": "backgammon: order moves by 0-ply equity",
+            "choices": ("none", "equity", "equity_inner"),
+        },
+    )
     #: the game library's version (filled in by ``validate``)
     version: str | None = None
 
