@@ -51,9 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         ex = load_results(args.check)
         ex = ex[(ex["algorithm"] == "expectimax") & (ex["status"] == "ok")].fillna({"dice": ""})
         ex = ex.drop_duplicates(["position", "dice", "depth"])
-        got = count(ex).set_index(["position", "dice", "depth"])
-        want = ex.set_index(["position", "dice", "depth"])[["nodes", "leaves"]].astype(int)
-        bad = (got[["nodes", "leaves"]] != want.loc[got.index]).any(axis=1)
+        keys = ["position", "dice", "depth"]
+        got = count(ex).set_index(keys)[["nodes", "leaves"]]
+        want = ex.set_index(keys)[["nodes", "leaves"]].astype(int).loc[got.index]
+        bad = (got.to_numpy() != want.to_numpy()).any(axis=1)
         print(f"check: {len(got)} positions counted, {int(bad.sum())} differ from expectimax")
         if bad.any():
             return 1
