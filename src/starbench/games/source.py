@@ -171,7 +171,7 @@ def openspiel_source(
         state,
         bounds,
         horizon=depth,
-        heuristic=partial(h.value, root_player=root_player),
+        heuristic=lambda s: h.value(s, root_player),  # value(state, root_player), positional
         root_player=root_player,
         exact=exact,
     )
@@ -207,7 +207,7 @@ def backgammon_source(
     value = (
         partial(bg.equity_value, root_player=0)
         if h.name == "equity"
-        else partial(h.value, root_player=0)
+        else lambda s: h.value(s, 0)  # value(state, root_player), positional
     )
     tree = GameTree(
         state,
