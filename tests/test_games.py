@@ -217,10 +217,9 @@ def test_run_tree_game_searches_seeded_playout_positions(tmp_path, capsys):
     for i, positions in by_instance.items():
         assert positions == {playout_position(spec, 0, i)[0]}
     assert len(set(df["position"])) > 1
-    for _, r in df.iterrows():  # each row is the solve of its position
+    for _, r in df[df["algorithm"] == "expectimax"].iterrows():  # the solve of its position
         src = game_source("pig(winscore=10)", 3, r["position"] or None)
-        if r["algorithm"] == "expectimax":
-            assert search(src.tree, "expectimax").value == r["value"]
+        assert search(src.tree, "expectimax").value == r["value"]
     capsys.readouterr()
     assert _run(tmp_path, *args) == 0
     assert "0 computed now" in capsys.readouterr().out

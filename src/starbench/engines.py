@@ -35,6 +35,20 @@ class Choice:
     reason: str
 
 
+def python_engine_notes(labelled: list[tuple[str, Choice]]) -> list[str]:
+    """One line per reason the compiled engine was passed over (``auto``), naming every
+    algorithm (by its label) it applies to."""
+    by_reason: dict[str, list[str]] = {}
+    for label, choice in labelled:
+        if choice.engine == "python" and choice.reason.startswith("the compiled engine"):
+            by_reason.setdefault(choice.reason, []).append(label)
+    return [
+        f"starbench: {names[0] + ' runs' if len(names) == 1 else ', '.join(names) + ' run'} "
+        f"on the Python engine ({reason})"
+        for reason, names in by_reason.items()
+    ]
+
+
 def choose(
     requested: str,
     name: str,

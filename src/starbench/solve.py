@@ -47,7 +47,7 @@ def solve(
     and reads its move-ordering counter there.
     """
     from starbench.compiled.engine import run
-    from starbench.engines import AUTO_SOLVE_NODES, choose, compiled_tree
+    from starbench.engines import AUTO_SOLVE_NODES, choose, compiled_tree, python_engine_notes
 
     parsed = [parse_spec(x) for s in (specs or default_algorithms(tree)) for x in expand_spec(s)]
     # construct every search first: bad input is reported before anything runs
@@ -64,14 +64,10 @@ def solve(
         )
         for name, _ in parsed
     ]
-    if log is not None:  # one line per reason the compiled engine was passed over
-        passed_over: dict[str, list[str]] = {}
-        for (name, _), choice in zip(parsed, choices, strict=True):
-            if choice.engine != "compiled" and choice.reason.startswith("the compiled engine"):
-                passed_over.setdefault(choice.reason, []).append(name)
-        for reason, names in passed_over.items():
-            which = names[0] + " runs" if len(names) == 1 else ", ".join(names) + " run"
-            log(f"starbench: {which} on the Python engine ({reason})")
+    if log is not None:
+        labelled = [(name, c) for (name, _), c in zip(parsed, choices, strict=True)]
+        for line in python_engine_notes(labelled):
+            log(line)
     kernel_tree = None
     results = []
     extras = []

@@ -244,16 +244,11 @@ def _note_engines(
 ) -> None:
     if settings.engine != "auto":
         return
+    from starbench.engines import python_engine_notes
     from starbench.experiment.compute import engine_choice
 
-    by_reason: dict[str, list[str]] = {}  # one line per reason
-    for a in wanted:
-        choice = engine_choice(settings, a.name)
-        if choice.engine == "python":
-            by_reason.setdefault(choice.reason, []).append(a.label)
-    for reason, labels in by_reason.items():
-        which = labels[0] + " runs" if len(labels) == 1 else ", ".join(labels) + " run"
-        warn(f"starbench: {which} on the Python engine ({reason})")
+    for line in python_engine_notes([(a.label, engine_choice(settings, a.name)) for a in wanted]):
+        warn(line)
 
 
 def _settled(row: Row | None, settings: RunSettings, runs: dict[int, dict[str, Any]]) -> bool:

@@ -41,11 +41,8 @@ TreeConfig = make_dataclass(
     "TreeConfig",
     [
         *((f.name, _HINTS[f.name], field(default=f.default)) for f in fields(RegularTreeSpec)),
-        ("game", typing.Optional[str], field(default=None)),  # noqa: UP045
-        ("heuristic", typing.Optional[str], field(default=None)),  # noqa: UP045
-        ("position", typing.Optional[str], field(default=None)),  # noqa: UP045
-        ("dice", typing.Optional[str], field(default=None)),  # noqa: UP045
-        ("move_order", typing.Optional[str], field(default=None)),  # noqa: UP045
+        # every game key is text, null unless tree=game sets it
+        *((key, typing.Optional[str], field(default=None)) for key in GAME_KEYS),  # noqa: UP045
     ],
 )
 
@@ -300,8 +297,7 @@ def tree_spec(tree_cfg: dict[str, Any]) -> RegularTreeSpec | GameSpec:
         for key, f in regular.items():
             if key != "depth" and key in tree_cfg and tree_cfg[key] != f.default:
                 raise ConfigError(
-                    f"tree.{key}: a game tree has no {key} (it takes game, depth, heuristic, "
-                    f"position, dice, move_order)"
+                    f"tree.{key}: a game tree has no {key} (it takes depth, {', '.join(GAME_KEYS)})"
                 )
         game = {k: tree_cfg[k] for k in GAME_KEYS if tree_cfg.get(k) is not None}
         if "depth" in tree_cfg:

@@ -73,10 +73,6 @@ class GameTree:
         # with a game's own exact values, e.g. backgammon's 1/36 and 1/18)
         self._probs: dict[tuple[Any, ...], list[Number]] = dict(exact_probabilities or {})
         self.root = (state, horizon)
-        # the outcomes of the chance node whose children were built last: ``probabilities``
-        # reuses them instead of asking the game again (a search asks right after ``children``)
-        self._outcomes_of: Any = None
-        self._outcomes: Any = ()
 
     @property
     def bounds(self) -> tuple[Number, Number]:
@@ -101,16 +97,12 @@ class GameTree:
     def children(self, node: tuple[GameState, int | None]) -> list[tuple[GameState, int | None]]:
         state, left = node
         if state.is_chance_node():
-            outcomes = self._outcomes = state.chance_outcomes()
-            self._outcomes_of = state
-            return [(state.child(a), left) for a, _ in outcomes]
+            return [(state.child(a), left) for a, _ in state.chance_outcomes()]
         nxt = None if left is None else left - 1
         return [(state.child(a), nxt) for a in state.legal_actions()]
 
     def probabilities(self, node: tuple[GameState, int | None]) -> list[Number]:
-        state = node[0]
-        outcomes = self._outcomes if state is self._outcomes_of else state.chance_outcomes()
-        raw = tuple(p for _, p in outcomes)
+        raw = tuple(p for _, p in node[0].chance_outcomes())
         if not self.exact:
             return list(raw)
         probs = self._probs.get(raw)

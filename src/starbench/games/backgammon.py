@@ -285,9 +285,8 @@ def self_play_position(seed: int, instance: int, *, drawn_dice: bool) -> tuple[s
         for _ in range(plies):
             d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
             state = BackgammonState(game, state.board, state.player, (max(d1, d2), min(d1, d2)))
-            state = state.child(
-                game.ordered(state, state.move_keys())[0] if state.move_keys() else 0
-            )
+            keys = state.move_keys()
+            state = state.child(game.ordered(state, keys)[0] if keys else 0)
             if state.is_terminal():
                 break
         if not state.is_terminal():

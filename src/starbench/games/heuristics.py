@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from starbench.errors import InputError
+from starbench.games.backgammon import equity_value  # gnubg-nn is imported only when used
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ HEURISTICS: dict[str, Heuristic] = {
     ),
     "equity": Heuristic(
         "equity",
-        lambda state, root_player: _backgammon().equity_value(state, root_player),
+        equity_value,
         lambda game: (-3, 3),
         ("backgammon",),
         "backgammon: GNU Backgammon's 0-ply cubeless money equity, in [-3, 3]",
@@ -76,12 +77,6 @@ HEURISTICS: dict[str, Heuristic] = {
 
 #: Each game's heuristic when none is named (by OpenSpiel short name).
 DEFAULT_HEURISTIC: dict[str, str] = {"pig": "score_difference", "backgammon": "equity"}
-
-
-def _backgammon() -> Any:
-    from starbench.games import backgammon
-
-    return backgammon
 
 
 def get_heuristic(name: str | None, game_name: str, key: str = "--heuristic") -> Heuristic:

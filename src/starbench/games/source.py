@@ -23,7 +23,6 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from starbench.errors import InputError
@@ -204,16 +203,11 @@ def backgammon_source(
     rolled = bg.parse_dice(dice)
     game = bg.Backgammon(move_order, depth)
     state = game.state(position, rolled)
-    value = (
-        partial(bg.equity_value, root_player=0)
-        if h.name == "equity"
-        else lambda s: h.value(s, 0)  # value(state, root_player), positional
-    )
     tree = GameTree(
         state,
         bg.EQUITY_BOUNDS,
         horizon=depth,
-        heuristic=value,
+        heuristic=lambda s: h.value(s, 0),  # value(state, root_player), positional
         root_player=0,
         exact=exact,
         exact_probabilities={bg.ROLL_PROBS: bg.EXACT_ROLL_PROBS},

@@ -2,14 +2,15 @@
 
 ``tree.game`` names the game (``backgammon``, or an OpenSpiel ``load_game`` string),
 ``tree.depth`` the decision plies searched, ``tree.heuristic`` the horizon's evaluation (default:
-the game's own), ``tree.move_order`` (backgammon: ``none`` or ``equity``) and the start
+the game's own), ``tree.move_order`` (backgammon: ``none``, ``equity`` or ``equity_inner``)
+and the start
 positions:
 
 * ``tree.position`` set: every instance searches that position (for OpenSpiel a comma-separated
   action history, for backgammon a gnubg position ID);
 * ``tree.position`` null (the default): instance ``i`` searches the position reached by a
   seeded playout from the start, drawn from ``(seed, i)`` (``playout_position``);
-* backgammon's ``tree.dice``: null (the root is the roll), ``D1,D2`` (that roll at the root), or
+* backgammon's ``tree.dice``: null (the root is the roll), ``D1-D2`` (that roll at the root), or
   ``drawn`` (each instance's root roll drawn with its position).
 
 A game cell's identity is the game, these keys (the heuristic resolved to its name), the seed,
