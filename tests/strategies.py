@@ -58,7 +58,8 @@ def tree_objects(
 
 
 #: Random generator parameters: every distribution but dice, every value model, bounds option
-#: and ordering, single-agent and max/min patterns; small enough for exhaustive checks.
+#: and ordering, single-agent and max/min patterns, trees and pooled DAGs; small enough for
+#: exhaustive checks.
 regular_specs = st.builds(
     RegularTreeSpec,
     branching=st.integers(1, 4),
@@ -73,4 +74,5 @@ regular_specs = st.builds(
     ordering=st.sampled_from(["generated", "reversed", "perfect", "worst", "noisy"]),
     noise_sd=st.sampled_from([0.0, 1.0, 1000.0]),
     outcome_order=st.sampled_from(["generated", "probable", "refuting", "supporting"]),
+    pool=st.sampled_from([0, 0, 0, 1, 2, 5]),  # > 0: a DAG (transpositions)
 )

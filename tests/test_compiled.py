@@ -65,6 +65,13 @@ def test_numba_hash_matches_the_python_hash_and_its_vectors():
     for a, b, c in rng.integers(0, 2**63, size=(200, 3), dtype=np.uint64):
         assert int(ch.draw(a, b, c)) == ph.draw(int(a), int(b), int(c))
         assert ch.unit_float(np.uint64(ch.mix(a, b))) == ph.unit_float(ph.mix(int(a), int(b)))
+        pool, level = int(c % 7) + 1, int(b % 9)
+        assert int(ch.pool_child(a, b, np.uint64(3), np.uint64(level), np.uint64(pool))) == (
+            ph.pool_child(int(a), int(b), 3, level, pool)
+        )
+        assert ch.pool_offset(a, b, level, np.uint64(101)) == ph.pool_offset(
+            int(a), int(b), level, 101
+        )
 
 
 @given(tree_objects(max_depth=5, max_children=4, pattern="any"))
@@ -98,13 +105,15 @@ def test_generated_trees(spec, seed, instance):
         dict(pattern="max,min", depth=4),
         dict(depth=3, trailing_chance=True),
         dict(outcome_order="probable", distribution="random"),
+        dict(pool=3, ordering="static"),  # pooled trees are unfolded into arrays
+        dict(pool=1, distribution="random"),
     ],
 )
 def test_generated_lazy_variants(extra):
     spec = RegularTreeSpec(**{"branching": 4, "chance_arity": 3, "depth": 2, **extra})
     for i in range(5):
         ct = CompiledTree.from_regular(spec, 3, i)
-        assert ct.lazy  # none of these needs the full pass
+        assert ct.lazy == (spec.pool == 0)  # none of these needs the full pass
         configs = CONFIGS if spec.pattern != "max,min" else [("minimax", {}), ("alphabeta", {})]
         same(RegularTree(spec, 3, i), ct, configs)
 

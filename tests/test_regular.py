@@ -220,3 +220,73 @@ def test_bad_generator_parameters(kwargs, message):
     with pytest.raises(ConfigError) as err:
         RegularTree(RegularTreeSpec(**kwargs))
     assert message in str(err.value)
+
+
+# ---------------------------------------------------------------------- pool (transpositions)
+def _walk(tree, node=None, seen=None):
+    """Every node of the unfolded tree with its children and (at leaves) value, by (level, id)."""
+    node = tree.root if node is None else node
+    seen = {} if seen is None else seen
+    kind = tree.kind(node)
+    if kind == Kind.LEAF:
+        what = ("leaf", tree.evaluate(node))
+    else:
+        kids = list(tree.children(node))
+        probs = tuple(tree.probabilities(node)) if kind == Kind.CHANCE else None
+        what = (kind, tuple(k[1] for k in kids), probs)
+        for k in kids:
+            _walk(tree, k, seen)
+    seen.setdefault((node[0], node[1]), set()).add(what)
+    return seen
+
+
+@pytest.mark.parametrize(
+    "value_model,ordering",
+    [
+        ("incremental", "generated"),
+        ("incremental", "static"),
+        ("incremental", "perfect"),
+        ("uniform", "generated"),
+        ("uniform", "perfect"),
+    ],
+)
+def test_pool_makes_a_dag_whose_subtrees_depend_on_level_and_id_only(value_model, ordering):
+    spec = RegularTreeSpec(
+        branching=4, chance_arity=3, depth=3, pool=3, value_model=value_model, ordering=ordering
+    )
+    for instance in range(3):
+        seen = _walk(RegularTree(spec, 7, instance))
+        per_level: dict[int, int] = {}
+        for level, _ in seen:
+            per_level[level] = per_level.get(level, 0) + 1
+        assert all(n <= 3 for lv, n in per_level.items() if lv > 0)  # the pool
+        assert max(per_level.values()) == 3  # and it is used
+        # one node, one subtree: every path to (level, id) sees the same children and values
+        assert all(len(whats) == 1 for whats in seen.values())
+
+
+def test_pool_zero_is_the_tree_of_before_and_pools_differ_by_instance():
+    spec = RegularTreeSpec(branching=3, chance_arity=2, depth=2)
+    assert spec.pool == 0
+    assert leaves_of(RegularTree(spec, 1, 2)) == leaves_of(
+        RegularTree(RegularTreeSpec(branching=3, chance_arity=2, depth=2, pool=0), 1, 2)
+    )
+    pooled = RegularTreeSpec(branching=3, chance_arity=2, depth=2, pool=2)
+    a, b = RegularTree(pooled, 1, 0), RegularTree(pooled, 1, 1)
+    assert leaves_of(a) != leaves_of(b)
+    # expectimax still enters every node of the unfolded tree: the table is what shares
+    assert search(a, "expectimax").stats.nodes == pooled.size
+
+
+def test_pool_under_the_incremental_model_keeps_the_declared_bounds():
+    spec = RegularTreeSpec(branching=3, chance_arity=3, depth=3, pool=4, resolution=10)
+    lo, hi = spec.levels * 0, spec.levels * 10
+    for i in range(5):
+        t = RegularTree(spec, 0, i)
+        assert t.bounds == (lo, hi)
+        assert all(lo <= v <= hi for v in leaves_of(t))
+
+
+def test_pool_must_be_a_non_negative_integer():
+    with pytest.raises(ConfigError, match=r"^tree\.pool: must be an integer >= 0"):
+        RegularTreeSpec(pool=-1).validate()

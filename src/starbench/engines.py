@@ -59,6 +59,7 @@ def choose(
     tree: Any = None,
     min_nodes: int = 0,
     key: str = "engine",
+    params: dict[str, Any] | None = None,
 ) -> Choice:
     """The engine for one search.  ``requested`` is ``auto``, ``compiled`` or ``python``;
     ``compiled`` on a request it cannot serve is an ``InputError`` naming ``key``; ``auto``
@@ -70,7 +71,9 @@ def choose(
         return Choice("python", "requested")
     from starbench.compiled.engine import unsupported  # what the kernel cannot serve
 
-    why = unsupported(name, exact=exact, debug=debug, time_budget=time_budget, tree=tree)
+    why = unsupported(
+        name, exact=exact, debug=debug, time_budget=time_budget, tree=tree, params=params
+    )
     if requested == "compiled":
         if why is not None:
             flag = key.startswith("-")  # a command-line flag, or a config key
@@ -123,7 +126,15 @@ def search(
     search (both Python engine); ``engine``: ``auto`` (compiled wherever it serves the
     request), ``compiled`` or ``python``.  The counters are the same on both engines.
     """
-    choice = choose(engine, algorithm, exact=exact, debug=debug, time_budget=time_budget, tree=tree)
+    choice = choose(
+        engine,
+        algorithm,
+        exact=exact,
+        debug=debug,
+        time_budget=time_budget,
+        tree=tree,
+        params=params,
+    )
     if choice.engine == "compiled":
         from starbench.compiled.engine import run
 

@@ -61,8 +61,9 @@ def solve(
             tree=tree,
             min_nodes=AUTO_SOLVE_NODES,
             key="--engine",
+            params=params,
         )
-        for name, _ in parsed
+        for name, params in parsed
     ]
     if log is not None:
         labelled = [(name, c) for (name, _), c in zip(parsed, choices, strict=True)]

@@ -54,8 +54,11 @@ def unsupported(
     debug: bool = False,
     time_budget: float | None = None,
     tree: Any = None,
+    params: dict[str, Any] | None = None,
 ) -> str | None:
     """Why the compiled engine cannot serve this request, or None if it can."""
+    if params and int(params.get("tt") or 0) > 0:
+        return "transposition tables (tt > 0)"
     if exact:
         return "exact mode"
     if debug:
@@ -71,9 +74,11 @@ def unsupported(
 
         if isinstance(tree, GameTree | GameSpec):
             return "game trees"
-
-        if not isinstance(tree, RegularTree):
+        spec = tree.spec if isinstance(tree, RegularTree) else tree
+        if not isinstance(spec, RegularTreeSpec):
             return f"trees of type {type(tree).__name__}"
+        if spec.pool and spec.size > spec.full_pass_limit:
+            return "pool trees over tree.full_pass_limit nodes (it unfolds them into arrays)"
     return None
 
 
@@ -188,7 +193,7 @@ class CompiledTree:
         )
         params = dict(tseed=np.uint64(ts), rid=np.uint64(root_id(ts)), **shape)
         arrays: tuple[np.ndarray, ...] = _NO_ARRAYS
-        lazy = not spec.needs_full_pass
+        lazy = not spec.needs_full_pass and spec.pool == 0
         if not lazy:
             *arrays, lo, hi = materialize(
                 spec.levels,
@@ -204,6 +209,7 @@ class CompiledTree:
                 const,
                 params["wmax"],
                 float(spec.noise_sd),
+                np.uint64(spec.pool),
             )
             arrays = tuple(arrays)
             if spec.bounds == "tree":

@@ -23,6 +23,8 @@ P_VALUE = np.uint64(_h.PURPOSE_VALUE)
 P_INCREMENT = np.uint64(_h.PURPOSE_INCREMENT)
 P_WEIGHT = np.uint64(_h.PURPOSE_WEIGHT)
 P_NOISE = _h.PURPOSE_NOISE
+P_POOL = np.uint64(_h.PURPOSE_POOL)
+P_POOL_OFFSET = np.uint64(_h.PURPOSE_POOL_OFFSET)
 
 
 @njit(cache=True)
@@ -46,3 +48,19 @@ def draw(seed, node_id, purpose):
 @njit(cache=True)
 def unit_float(h):
     return float(h >> S11) * TWO_M53
+
+
+@njit(cache=True)
+def pool_child(tseed, parent, index, level, pool):
+    """``trees.hashing.pool_child`` (every argument a np.uint64)."""
+    slot = draw(tseed, mix(parent, index), P_POOL) % pool
+    return mix(level, slot)
+
+
+@njit(cache=True)
+def pool_offset(tseed, node_id, level, r1):
+    """``trees.hashing.pool_offset``: ``level`` (an int) increments drawn from the node's id."""
+    total = np.int64(0)
+    for lv in range(1, level + 1):
+        total += np.int64(draw(tseed, node_id, P_POOL_OFFSET + np.uint64(lv)) % r1)
+    return total

@@ -18,6 +18,8 @@ from starbench.compiled.hashing import (
     P_WEIGHT,
     draw,
     mix,
+    pool_child,
+    pool_offset,
     unit_float,
 )
 from starbench.compiled.kernel import CHANCE, LEAF, MAX, MIN, stable_sort
@@ -42,9 +44,11 @@ def materialize(
     const_probs,
     wmax,
     noise_sd,
+    pool,
 ):
     """The whole tree as arrays (kind, first, nchild, prob, value) in searched order, with the
-    smallest and largest leaf."""
+    smallest and largest leaf.  ``pool > 0``: every level's ids come from a pool (a DAG, see
+    ``starbench.trees.regular``), materialised as the tree it unfolds to."""
     W = np.ones(levels + 1, np.int64)
     for lv in range(levels):
         W[lv + 1] = W[lv] * level_arity[lv]
@@ -64,6 +68,12 @@ def materialize(
             base = off[lv + 1] + q * a
             for j in range(a):
                 c = base + j
+                if pool > 0:
+                    cid = pool_child(tseed, gid[par], np.uint64(j), np.uint64(lv + 1), pool)
+                    gid[c] = cid
+                    if incremental:
+                        gps[c] = pool_offset(tseed, cid, lv + 1, r1)
+                    continue
                 cid = mix(gid[par], np.uint64(j))
                 gid[c] = cid
                 if incremental:

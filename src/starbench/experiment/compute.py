@@ -27,25 +27,26 @@ from starbench.search.arith import format_value
 from starbench.trees.regular import RegularTree
 
 
-def engine_choice(settings: RunSettings, name: str) -> Choice:
-    """The engine that runs ``name`` under ``settings``, and why (``starbench.engines``)."""
+def engine_choice(settings: RunSettings, algorithm: AlgorithmSpec) -> Choice:
+    """The engine that runs ``algorithm`` under ``settings``, and why (``starbench.engines``)."""
     try:
         return choose(
             settings.engine,
-            name,
+            algorithm.name,
             exact=settings.exact,
             debug=settings.debug,
             time_budget=settings.time_budget,
-            tree=settings.tree if isinstance(settings.tree, GameSpec) else None,
+            tree=settings.tree,
             key="engine",
+            params=dict(algorithm.params),
         )
     except InputError as e:
         raise ConfigError(str(e)) from None
 
 
-def engine_for(settings: RunSettings, name: str) -> str:
-    """The engine that runs ``name`` under ``settings`` ("compiled" or "python")."""
-    return engine_choice(settings, name).engine
+def engine_for(settings: RunSettings, algorithm: AlgorithmSpec) -> str:
+    """The engine that runs ``algorithm`` under ``settings`` ("compiled" or "python")."""
+    return engine_choice(settings, algorithm).engine
 
 
 class Instance:
@@ -140,7 +141,7 @@ def compute_instance(
     inst = Instance(settings, instance)
     rows = []
     for spec in todo:
-        engine = engine_for(settings, spec.name)
+        engine = engine_for(settings, spec)
         result, stats, failure = inst.search(spec, engine)
         row: dict[str, Any] = {
             "instance": instance,

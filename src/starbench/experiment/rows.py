@@ -314,6 +314,7 @@ def table_chunks(
             tree = ident["tree"]
             own = {
                 **tree,
+                "pool": tree.get("pool", 0),
                 "skew": float(Fraction(str(tree["skew"]))),  # a number; its exact text beside
                 "skew_text": str(tree["skew"]),
                 "tree_size": RegularTreeSpec(**tree).size,

@@ -211,7 +211,7 @@ def _announce(
     """The first progress line, at once; and the kernel, loaded (or compiled) before timing."""
     from starbench.experiment.compute import engine_for
 
-    engines = sorted({engine_for(settings, a.name) for a in wanted})
+    engines = sorted({engine_for(settings, a) for a in wanted})
     if settings.progress:
         warn(f"starbench: {todo} instances to compute ({', '.join(engines)} engine)")
     if "compiled" in engines and settings.n_jobs == 1:
@@ -247,7 +247,7 @@ def _note_engines(
     from starbench.engines import python_engine_notes
     from starbench.experiment.compute import engine_choice
 
-    for line in python_engine_notes([(a.label, engine_choice(settings, a.name)) for a in wanted]):
+    for line in python_engine_notes([(a.label, engine_choice(settings, a)) for a in wanted]):
         warn(line)
 
 

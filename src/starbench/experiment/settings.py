@@ -208,7 +208,8 @@ class RunSettings:
                     exact=self.exact,
                     debug=self.debug,
                     time_budget=self.time_budget,
-                    tree=spec if isinstance(spec, GameSpec) else None,
+                    tree=spec,
+                    params=dict(a.params),
                 )
             except InputError as e:
                 where = f"(algorithms[{i}]: {a.name})"
@@ -377,6 +378,11 @@ RunConfig = make_dataclass(
 _CASTS: dict[Any, Any] = {int: int, float: float, bool: bool, str: str}
 
 
+#: Generator parameters added after cells were stored, with their defaults: a cell's identity
+#: holds such a parameter only where it differs from its default.
+LATE_TREE_PARAMS: dict[str, Any] = {"pool": 0}
+
+
 def cell_identity(
     spec: RegularTreeSpec | GameSpec,
     seed: int,
@@ -391,6 +397,8 @@ def cell_identity(
     tree = {}
     for f in fields(RegularTreeSpec):
         v = getattr(spec, f.name)
+        if f.name in LATE_TREE_PARAMS and v == LATE_TREE_PARAMS[f.name]:
+            continue  # added later: absent at its default, so stored cells keep their digest
         cast = _CASTS.get(_HINTS[f.name])
         tree[f.name] = cast(v) if cast is not None and v is not None else v
     return {
@@ -451,6 +459,7 @@ def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
         "resolution": f"r{spec.resolution}",
         "noise_sd": f"noise{spec.noise_sd:g}",
         "full_pass_limit": f"fp{spec.full_pass_limit}",
+        "pool": f"pool{spec.pool}",
     }
     shown = [text for key, text in extra.items() if getattr(spec, key) != getattr(default, key)]
     parts = [

@@ -26,6 +26,10 @@ PURPOSE_VALUE = 1  # independent leaf value
 PURPOSE_INCREMENT = 2  # increment on the edge into a node (incremental model)
 PURPOSE_WEIGHT = 3  # integer weight of a chance outcome (random distribution)
 PURPOSE_NOISE = 4  # ordering noise (12 sub-draws: purpose NOISE * 16 + j)
+PURPOSE_POOL = 5  # which pool id a child edge leads to (tree.pool > 0)
+#: tree.pool > 0, incremental model: a node's offset is the sum of ``level`` draws of purpose
+#: POOL_OFFSET + l (l = 1..level) from its own id (never along the path)
+PURPOSE_POOL_OFFSET = 6 << 32
 
 
 def splitmix64(x: int) -> int:
@@ -64,6 +68,23 @@ def root_id(tseed: int) -> int:
 def child_id(parent: int, index: int) -> int:
     """The id of child ``index`` (0-based, generated order) of node ``parent``."""
     return mix(parent, index)
+
+
+def pool_child(tseed: int, parent: int, index: int, level: int, pool: int) -> int:
+    """The id of child ``index`` (generated order) of node ``parent`` when every level holds at
+    most ``pool`` distinct nodes: the edge draws a slot in 0..pool-1 and the child is the node
+    (``level``, slot), whose id is ``mix(level, slot)``; the child's ``level`` is its own."""
+    slot = draw(tseed, child_id(parent, index), PURPOSE_POOL) % pool
+    return mix(level, slot)
+
+
+def pool_offset(tseed: int, node_id: int, level: int, r1: int) -> int:
+    """A pooled node's offset under the incremental model: ``level`` increments in 0..r1-1,
+    each drawn from the node's own id, summed (the path sum's distribution, not its path)."""
+    total = 0
+    for lv in range(1, level + 1):
+        total += draw(tseed, node_id, PURPOSE_POOL_OFFSET + lv) % r1
+    return total
 
 
 # (function, arguments, expected) triples that pin the hash; the compiled engine uses them too.

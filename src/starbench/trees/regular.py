@@ -14,6 +14,18 @@ stored: memory grows with depth, not with tree size, so a 10^12-node tree is cre
 Orderings only permute children, so instance i is the same underlying tree under every ordering
 and bounds option (paired comparisons).
 
+Transpositions (``pool > 0``).  Every level below the root holds at most ``pool`` distinct
+nodes: the edge to child ``j`` of node ``id`` draws a slot ``draw(tree_seed, mix(id, j), POOL) %
+pool`` and leads to the node (level, slot), whose id is ``mix(level, slot)`` (``pool_child``).
+Every random quantity of a node is drawn from its id, so a node's whole subtree, values
+included, is a function of (level, slot) alone: two paths to one slot meet one subtree.  Under
+the incremental model a pooled node's offset is the sum of ``level`` increments drawn from its
+own id (``pool_offset``: the path sum's distribution, bounds unchanged), not the sum along its
+path (two paths to one node would give it two values); parent and child offsets are then
+independent.  Searches still see a tree (a node reached twice is entered twice): expectimax
+without a transposition table visits ``size`` nodes whatever the pool; a table is what
+exploits the sharing.  ``pool = 0`` (the default) gives exactly the trees of before.
+
 Full pass.  Orderings by exact value (``perfect``, ``worst``, ``noisy``, outcome orders
 ``refuting``/``supporting``) and ``bounds=tree`` (L, U = smallest and largest leaf) need every
 internal node's exact expectimax value.  They are computed once, when the tree is built, in one
@@ -37,6 +49,8 @@ from starbench.trees.hashing import (
     PURPOSE_VALUE,
     child_id,
     draw,
+    pool_child,
+    pool_offset,
     root_id,
     tree_seed,
     unit_float,
@@ -92,6 +106,7 @@ class RegularTreeSpec:
     noise_sd: float = _p(0.0, "ordering=noisy: standard deviation of the noise added to values")
     outcome_order: str = _p("generated", "order of a chance node's outcomes", OUTCOME_ORDERS)
     full_pass_limit: int = _p(FULL_PASS_LIMIT, "largest tree for orderings that need a full pass")
+    pool: int = _p(0, "ids per level: > 0 draws every level's nodes from this many (a DAG)")
 
     def normalised(self) -> RegularTreeSpec:
         """The same trees with every parameter that does not apply at its default, so that
@@ -188,6 +203,8 @@ class RegularTreeSpec:
             raise bad(
                 "outcome_order", f"must be one of {', '.join(OUTCOME_ORDERS)}", self.outcome_order
             )
+        if self.pool < 0:
+            raise bad("pool", "must be an integer >= 0 (0: a tree, no transpositions)", self.pool)
         if self.full_pass_limit < 1:
             raise bad("full_pass_limit", "must be an integer >= 1", self.full_pass_limit)
         if self.needs_full_pass and self.size > self.full_pass_limit:
@@ -276,6 +293,8 @@ class RegularTree:
         self._R1 = spec.resolution + 1
         self._skew = Fraction(str(spec.skew))
         self._dist = DISTRIBUTIONS[spec.distribution]
+        self.pool = spec.pool
+        self._offsets: dict[int, int] = {}  # pooled offsets by id (pool > 0, incremental)
         self._const_probs: tuple[Fraction, ...] | None = None
         if spec.distribution in CONSTANT_DISTRIBUTIONS:
             self._const_probs = self._dist(spec.chance_arity, 0, [], self._skew, spec.weight_max)
@@ -313,10 +332,28 @@ class RegularTree:
             node = self.children(node)[0]
         return node if self.kind(node) == CHANCE else None
 
+    def _pooled(self, node: Node, g: int) -> Node:
+        """Child ``g`` (generated order) of ``node`` when ``pool > 0``."""
+        level = node[0] + 1
+        cid = pool_child(self.tree_seed, node[1], g, level, self.pool)
+        if not self._incremental:
+            return (level, cid, 0)
+        off = self._offsets.get(cid)
+        if off is None:
+            off = self._offsets[cid] = pool_offset(self.tree_seed, cid, level, self._R1)
+        return (level, cid, off)
+
+    def transposition(self, node: Node) -> tuple[int, int]:
+        """(key, depth) of a node for a transposition table: its id (equal ids are one subtree:
+        the ids of a pool > 0 tree repeat, a tree's never do) and the levels below it."""
+        return node[1], self.levels - node[0]
+
     def _generated(self, node: Node) -> list[Node]:
         level, nid, ps = node
         n = self.arities[level]
         ts = self.tree_seed
+        if self.pool:
+            return [self._pooled(node, j) for j in range(n)]
         if self._incremental:
             out = []
             for j in range(n):
@@ -471,8 +508,11 @@ class _LazyChildren(Sequence):
                 raise IndexError(j)
             level, nid, ps = self._node
             g = self._n - 1 - j if self._reversed else j
-            cid = child_id(nid, g)
             t = self._tree
+            if t.pool:
+                child = self._cache[j] = t._pooled(self._node, g)
+                return child
+            cid = child_id(nid, g)
             inc = draw(t.tree_seed, cid, PURPOSE_INCREMENT) % t._R1 if t._incremental else 0
             child = self._cache[j] = (level + 1, cid, ps + inc)
         return child
