@@ -118,6 +118,13 @@ def row(
         extra["order_evals"] = order_evals
     if "probe_full_window" in own and not r.params.get("probe_full_window", True):
         extra["probe_full_window"] = False  # shown only where it is not the default
+    if r.params.get("tt"):  # a transposition table: its size and counters
+        extra["tt"] = r.params["tt"]
+        if r.params.get("tt_chance"):
+            extra["tt_chance"] = True
+        extra.update(
+            tt_probes=r.stats.tt_probes, tt_hits=r.stats.tt_hits, tt_cutoffs=r.stats.tt_cutoffs
+        )
     return {
         "algorithm": r.algorithm,
         "k": r.params.get("k") if "k" in own else None,

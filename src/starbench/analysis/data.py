@@ -104,6 +104,12 @@ def labels(df: pd.DataFrame) -> pd.Series:
         full = row.get("probe_full_window")
         if full is not None and not pd.isna(full) and not full:
             s += " no-full-probe"
+        tt = row.get("tt")
+        if tt is not None and not pd.isna(tt) and tt:
+            s += f" tt={int(tt)}"
+        chance = row.get("tt_chance")
+        if chance is not None and not pd.isna(chance) and chance:
+            s += " tt-chance"
         return s
 
     return df.apply(one, axis=1) if len(df) else pd.Series(dtype=str)
@@ -121,11 +127,17 @@ def percent_leaves(df: pd.DataFrame) -> pd.DataFrame:
     require(df, "leaves", "nodes", *CELL_COLUMNS)
     ok = df[df["status"].isin(["ok", "unverified"])]
     keys = ["_pair", "instance"] if "_pair" in df.columns else [*CELL_COLUMNS, "instance"]
-    ex = ok[ok["algorithm"] == "expectimax"][[*keys, "leaves", "nodes"]]
+    is_ex = ok["algorithm"] == "expectimax"
+    if "tt" in ok.columns:  # the reference is expectimax without a table; with one it is compared
+        table = ok["tt"].fillna(0).astype(int) > 0
+        other = ok[~is_ex | table]
+        is_ex = is_ex & ~table
+    else:
+        other = ok[~is_ex]
+    ex = ok[is_ex][[*keys, "leaves", "nodes"]]
     if not len(ex):
         raise PlotError("the tables have no expectimax rows to compare with")
     ex = ex.rename(columns={"leaves": "ex_leaves", "nodes": "ex_nodes"})
-    other = ok[ok["algorithm"] != "expectimax"]
     m = other.merge(ex, on=keys, how="inner")
     m["pct_leaves"] = 100.0 * m["leaves"].astype(float) / m["ex_leaves"].astype(float)
     m["pct_nodes"] = 100.0 * m["nodes"].astype(float) / m["ex_nodes"].astype(float)

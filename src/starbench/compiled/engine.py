@@ -57,7 +57,7 @@ def unsupported(
     params: dict[str, Any] | None = None,
 ) -> str | None:
     """Why the compiled engine cannot serve this request, or None if it can."""
-    if params and int(params.get("tt") or 0) > 0:
+    if params and get_algorithm(name).resolve(params).get("tt", 0) > 0:
         return "transposition tables (tt > 0)"
     if exact:
         return "exact mode"

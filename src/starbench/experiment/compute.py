@@ -24,6 +24,7 @@ from starbench.experiment.settings import AlgorithmSpec, RunSettings
 from starbench.games.spec import GameSpec
 from starbench.search import get_algorithm
 from starbench.search.arith import format_value
+from starbench.search.registry import key_values
 from starbench.trees.regular import RegularTree
 
 
@@ -149,6 +150,7 @@ def compute_instance(
             "k": spec.k,
             "after_probe": spec.after_probe,
             "probe_full_window": spec.probe_full_window,
+            **dict(zip(("tt", "tt_chance"), key_values(dict(spec.params))[3:], strict=True)),
             "engine": engine,
         }
         if result is not None:

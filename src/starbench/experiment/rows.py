@@ -25,6 +25,7 @@ from typing import Any
 
 from starbench.search import STAT_FIELDS
 from starbench.search.arith import agree
+from starbench.search.registry import key_values
 
 #: What one search produces (the journal stores these, in this order, per row).
 FIELDS: tuple[str, ...] = (
@@ -33,6 +34,8 @@ FIELDS: tuple[str, ...] = (
     "k",
     "after_probe",
     "probe_full_window",
+    "tt",
+    "tt_chance",
     "engine",
     "run_status",
     "error",
@@ -117,7 +120,7 @@ class Row:
 
     @property
     def key(self) -> tuple[Any, ...]:
-        return (self.instance, self.algorithm, self.k, self.after_probe, self.probe_full_window)  # type: ignore[attr-defined]
+        return (self.instance, self.algorithm, *key_values(self))  # type: ignore[attr-defined]
 
     def values(self) -> list[Any]:
         return [getattr(self, name) for name in FIELDS]
@@ -130,13 +133,7 @@ class Row:
 
 
 def row_key(row: Any) -> tuple[Any, ...]:
-    return (
-        row["instance"],
-        row["algorithm"],
-        row["k"],
-        row["after_probe"],
-        row.get("probe_full_window"),
-    )
+    return (row["instance"], row["algorithm"], *key_values(row))
 
 
 def present(x: Any) -> bool:
@@ -150,6 +147,10 @@ def label(row: Any) -> str:
         params.append(f"after_probe={row['after_probe']}")
     if present(row.get("probe_full_window")):
         params.append(f"probe_full_window={str(bool(row['probe_full_window'])).lower()}")
+    if present(row.get("tt")) and row["tt"]:
+        params.append(f"tt={int(row['tt'])}")
+    if present(row.get("tt_chance")) and row["tt_chance"]:
+        params.append("tt_chance=true")
     return f"{row['algorithm']}:{','.join(params)}" if params else row["algorithm"]
 
 
@@ -166,7 +167,9 @@ def verify(rows: list[Any], exact: bool) -> list[Verified]:
     """Derive (status, expectimax_value, verified_by, percent of expectimax's leaves) for the
     rows of one instance (the percent where both searches finished, else None)."""
     done = [r for r in rows if r["run_status"] == "done"]
-    ref_row = next((r for r in done if r["algorithm"] == "expectimax"), None)
+    # the reference: expectimax without a transposition table (else with one)
+    ex_rows = [r for r in done if r["algorithm"] == "expectimax"]
+    ref_row = next((r for r in ex_rows if not r.get("tt")), ex_rows[0] if ex_rows else None)
     ref, by = None, None
     if ref_row is not None:
         ref, by = _value(ref_row, exact), "expectimax"
@@ -214,6 +217,8 @@ def mismatch_line(row: Any, reference: Any, by: Any, saved: bool = False) -> str
 #: Columns after the contract's and the tree parameters, in order.
 REST = (
     "probe_full_window",
+    "tt",
+    "tt_chance",
     "game",
     "position",
     "dice",
@@ -232,6 +237,9 @@ REST = (
     "min_nodes",
     "chance_nodes",
     "probes",
+    "tt_probes",
+    "tt_hits",
+    "tt_cutoffs",
     "engine",
     "node_budget",
     "time_budget",
@@ -246,6 +254,8 @@ SUMMARY_COLUMNS = (
     "k",
     "after_probe",
     "probe_full_window",
+    "tt",
+    "tt_chance",
     "instance",
     "tree_seed",
     "value",
@@ -273,7 +283,7 @@ def table_dtypes() -> dict[str, str]:
     kinds = {int: "Int64", float: "float64", bool: "boolean", str: "str"}
     dt = {c: "str" for c in (*COLUMNS, *REST)}
     dt.update(
-        dict.fromkeys(("k", "best_move", *STAT_FIELDS, "node_budget", "order_evals"), "Int64")
+        dict.fromkeys(("k", "tt", "best_move", *STAT_FIELDS, "node_budget", "order_evals"), "Int64")
     )
     dt.update(
         dict.fromkeys(
@@ -285,6 +295,7 @@ def table_dtypes() -> dict[str, str]:
     dt.update(seed="uint64", exact="bool", generator_version="Int64", git_dirty="boolean")
     dt.update({p: kinds.get(hints[p], "object") for p in tree_params})
     dt.update(skew="float64", skew_text="str", pct_leaves="float64", probe_full_window="boolean")
+    dt.update(tt_chance="boolean")
     return {c: dt[c] for c in order}
 
 
@@ -336,6 +347,8 @@ def table_chunks(
         data: dict[str, Any] = {}
         for name in FIELDS:
             data[name] = [getattr(v[0], name) for v in verified]
+        data["tt"] = [t or 0 for t in data["tt"]]  # a column like k: 0 when off
+        data["tt_chance"] = [bool(t) if present(t) else False for t in data["tt_chance"]]
         data["status"] = [v[1] for v in verified]
         data["expectimax_value"] = [v[2] for v in verified]
         data["verified_by"] = [v[3] for v in verified]
@@ -377,14 +390,16 @@ def summary(table: Any) -> str:
     nodes, leaves, seconds = numbers("nodes"), numbers("leaves"), numbers("seconds")
     finished = np.isin(status, ["ok", "unverified", "mismatch"])
     algorithm = table["algorithm"]
-    is_ex = finished & (np.array(algorithm, dtype=object) == "expectimax")
+    no_table = np.array([not (present(t) and t) for t in table.get("tt") or [None] * len(status)])
+    is_ex = finished & (np.array(algorithm, dtype=object) == "expectimax") & no_table
     ex = dict(zip(instance[is_ex].tolist(), leaves[is_ex].tolist(), strict=True))
     ex_leaves = np.array([ex.get(i, np.nan) for i in instance.tolist()])
     groups: dict[str, list[int]] = {}
-    full = table.get("probe_full_window") or [None] * len(algorithm)
-    keys = zip(algorithm, table["k"], table["after_probe"], full, strict=True)
-    for i, (a, k, p, f) in enumerate(keys):
-        row = {"algorithm": a, "k": k, "after_probe": p, "probe_full_window": f}
+    none = [None] * len(algorithm)
+    names = ("k", "after_probe", "probe_full_window", "tt", "tt_chance")
+    columns = [table.get(c) or none for c in names]
+    for i, a in enumerate(algorithm):
+        row = {"algorithm": a, **{c: col[i] for c, col in zip(names, columns, strict=True)}}
         groups.setdefault(label(row), []).append(i)
     header = ("algorithm", "rows", "ok", "median nodes", "median leaves")
     lines = [(*header, "% expectimax leaves", "median s")]

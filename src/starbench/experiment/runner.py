@@ -34,6 +34,7 @@ from starbench.experiment.settings import AlgorithmSpec, RunSettings
 from starbench.experiment.storage import CELL, TABLE, TABLE_CSV, Journal, atomic_write
 from starbench.experiment.storage import atomic_write_text as _atomic_write_text
 from starbench.experiment.tablefile import write_table
+from starbench.search.registry import key_values
 
 check_folder = cellfolder.check_folder  # the pre-flight check (``starbench.run.plan``)
 Instances = dict[int, dict[tuple[Any, ...], Row]]  # instance -> (algorithm, k, after_probe) -> row
@@ -42,7 +43,7 @@ _SLOTS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 def _slot(r: Row) -> tuple[Any, ...]:
     """The row's (algorithm, k, after_probe), one shared tuple per distinct value."""
-    key = (r.algorithm, r.k, r.after_probe, r.probe_full_window)  # type: ignore[attr-defined]
+    key = (r.algorithm, *key_values(r))  # type: ignore[attr-defined]
     return _SLOTS.setdefault(key, key)
 
 
@@ -167,13 +168,7 @@ def run_cell(
     rows_written = len(statuses)
     for i in (i for i, st in enumerate(statuses) if st == "mismatch"):
         r = {c: v[i] for c, v in kept.items()}
-        key = (
-            r["instance"],
-            r["algorithm"],
-            _none(r["k"]),
-            _none(r["after_probe"]),
-            _none(r.get("probe_full_window")),
-        )
+        key = (r["instance"], r["algorithm"], *key_values({c: _none(v) for c, v in r.items()}))
         if key not in printed:
             warn(mismatch_line(r, r["expectimax_value"], r["verified_by"], saved=True))
     counts = {s: statuses.count(s) for s in STATUSES} if rows_written else {}

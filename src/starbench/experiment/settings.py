@@ -7,10 +7,10 @@ Hydra.  Range errors are ``ConfigError``s naming the key and what is allowed.
 
 Choices documented here (one place):
 
-* rows are keyed by ``(instance, algorithm, k, after_probe, probe_full_window)`` with the
-  algorithm's parameters resolved (defaults filled in; ``probe_full_window``, added later, is
-  stored only where it is false: ``registry.LATE_PARAMS``), so a study is extended, never
-  redone;
+* rows are keyed by ``(instance, algorithm, *registry.KEY_PARAMS)`` = ``(instance, algorithm,
+  k, after_probe, probe_full_window, tt, tt_chance)`` with the algorithm's parameters resolved
+  (defaults filled in; the parameters added later, ``registry.LATE_PARAMS``, are stored only
+  where they differ from their defaults), so a study is extended, never redone;
 * a cell's default folder is ``results/<name>/<cell>``, where ``<cell>`` is built from the tree
   parameters, the seed, the arithmetic and the generator version (``cell_name``): not from the
   clock, not from ``trees`` or the algorithm list;
@@ -30,7 +30,7 @@ from starbench.engines import ENGINES, choose
 from starbench.errors import ConfigError, InputError
 from starbench.games.spec import GAME_KEYS, GameSpec
 from starbench.limits import EXPECTIMAX_LIMIT, SIZE_LIMIT
-from starbench.search.registry import get_algorithm, parse_specs, shown_params
+from starbench.search.registry import get_algorithm, key_values, parse_specs, shown_params
 from starbench.trees.regular import GENERATOR_VERSION, RegularTreeSpec
 
 _HINTS = typing.get_type_hints(RegularTreeSpec)
@@ -103,8 +103,8 @@ class AlgorithmSpec:
         return shown_params(dict(self.params)).get("probe_full_window")
 
     @property
-    def key(self) -> tuple[str, int | None, str | None, bool | None]:
-        return (self.name, self.k, self.after_probe, self.probe_full_window)
+    def key(self) -> tuple[Any, ...]:
+        return (self.name, *key_values(dict(self.params)))
 
     @property
     def label(self) -> str:
@@ -186,8 +186,8 @@ class RunSettings:
             if s.key in seen:
                 raise ConfigError(
                     f"algorithms[{i}]: {s.label} is listed twice (rows are keyed by the "
-                    f"algorithm, k, after_probe and probe_full_window: other parameters cannot "
-                    f"vary in one cell)"
+                    f"algorithm, k, after_probe, probe_full_window, tt and tt_chance: other "
+                    f"parameters cannot vary in one cell)"
                 )
             seen.add(s.key)
         _check_int("trees", self.trees, 1)

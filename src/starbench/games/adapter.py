@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from starbench.errors import EvaluationError, InputError
+from starbench.search.transposition import text_key
 from starbench.trees.protocol import Kind, Number
 
 # module constants: looking up an Enum member costs ~150 ns, comparing ~30
@@ -121,6 +122,18 @@ class GameTree:
         else:
             v = self.heuristic(state)
         return _exact(v) if self.exact else v
+
+    def transposition(self, node: tuple[GameState, int | None]) -> tuple[int, int]:
+        """(key, depth) for a transposition table: a 64-bit digest of the state's text with
+        its kind and player to move (equal positions are one node, whatever the moves that
+        led there; a state may offer its own text as ``transposition_text()``), and the
+        decision plies left (-1 without a horizon)."""
+        state, left = node
+        own = getattr(state, "transposition_text", None)
+        text = own() if own is not None else str(state)
+        return text_key(f"{int(state.is_chance_node())}|{state.current_player()}|{text}"), (
+            -1 if left is None else left
+        )
 
     def describe(self, node: tuple[GameState, int | None]) -> str:
         """One line: the action history of an OpenSpiel state (as ``--position`` takes it),

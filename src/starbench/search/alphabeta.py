@@ -38,11 +38,13 @@ class AlphaBeta(Search):
 
     def _state(self, node: Any, kind: Kind) -> DecisionState:
         is_max = kind == MAX
+        kids = self.tree.children(node)
         return DecisionState(
             node,
             is_max,
-            self.tree.children(node),
+            kids,
             self.arith.neg_inf if is_max else self.arith.pos_inf,
+            None if self.table is None else self._take_hint(len(kids)),
         )
 
     def _run_moves(
@@ -89,6 +91,7 @@ class AlphaBeta(Search):
             return self._chance(node, alpha, beta)
         st = self._state(node, kind)
         self._run_moves(st, alpha, beta, len(st.children))
+        self._last_move = st.move(st.best_move)
         return st.best
 
     def _root(self) -> tuple[Any, int | None, tuple[int, ...] | None]:
@@ -104,4 +107,4 @@ class AlphaBeta(Search):
         # more than the tolerance (its value is then within the tolerance of the best anyway).
         margin = 0 if self.arith.exact else tolerance(self.L, self.U)
         self._run_moves(st, neg, pos, len(st.children), margin)
-        return st.best, st.best_move, None
+        return st.best, st.move(st.best_move), None

@@ -18,24 +18,35 @@ from starbench.search.arith import Arithmetic, agree, arithmetic, tolerance
 from starbench.search.oracle import full_value
 from starbench.search.pystack import with_room
 from starbench.search.stats import SearchResult, SearchStats
+from starbench.search.transposition import TranspositionTable
 from starbench.trees.protocol import Kind, Tree, has_chance
 
 # module constants: looking up an Enum member costs ~150 ns, comparing ~30
-MAX, MIN, LEAF = Kind.MAX, Kind.MIN, Kind.LEAF
+MAX, MIN, CHANCE, LEAF = Kind.MAX, Kind.MIN, Kind.CHANCE, Kind.LEAF
 
 
 class DecisionState:
-    """A decision node part-way through its moves (alpha-beta state that probing can resume)."""
+    """A decision node part-way through its moves (alpha-beta state that probing can resume).
 
-    __slots__ = ("node", "is_max", "children", "best", "best_move", "next")
+    ``order``: the moves' order when a transposition table's best move goes first (``children``
+    are then in that order, and ``move(m)`` maps position m back to the child's index)."""
 
-    def __init__(self, node: Any, is_max: bool, children: Any, best: Any):
+    __slots__ = ("node", "is_max", "children", "best", "best_move", "next", "order")
+
+    def __init__(
+        self, node: Any, is_max: bool, children: Any, best: Any, order: list[int] | None = None
+    ):
         self.node = node
         self.is_max = is_max
-        self.children = children
+        self.children = children if order is None else [children[j] for j in order]
+        self.order = order
         self.best = best
         self.best_move: int | None = None
         self.next = 0
+
+    def move(self, m: int | None) -> int | None:
+        """The child index of the move searched at position ``m``."""
+        return m if m is None or self.order is None else self.order[m]
 
 
 class Search:
@@ -52,6 +63,7 @@ class Search:
         debug: bool = False,
         node_budget: int | None = None,
         time_budget: float | None = None,
+        tt: int = 0,
         **params: Any,
     ):
         if params:
@@ -91,12 +103,79 @@ class Search:
         self.chance_cutoffs = self.probe_cutoffs = self.decision_cutoffs = self.resumed = 0
         self.probes = 0
         self.probing = 0  # > 0 while a probing phase is under way above
+        self.tt_probes = self.tt_hits = self.tt_cutoffs = 0
+        self.tt = tt
+        self.table: TranspositionTable | None = None
+        self._hint: int | None = None  # the table's best move for the node being entered
+        self._last_move: int | None = None  # the best move of the decision node just searched
+        if tt:
+            if not callable(getattr(tree, "transposition", None)):
+                raise InputError(
+                    f"{self.name}: tt={tt}: {getattr(tree, 'source', 'this tree')} has no "
+                    f"transposition keys (a tree needs a transposition(node) method)"
+                )
+            self.table = TranspositionTable(tt)
+            self._search_plain = self._search
+            self._search = self._tt_search  # type: ignore[method-assign]
         if debug:
             self._child = self._child_checked  # type: ignore[method-assign]
 
     @property
     def params(self) -> dict[str, Any]:
-        return {}
+        return {"tt": self.tt}
+
+    # ------------------------------------------------------------------ transposition table
+    def _tt_search(self, node: Any, alpha: Any, beta: Any) -> Any:
+        """``_search`` with the table (``tt > 0``): look the node up first, answer it from a hit
+        that decides the window (the node is entered and counted, its subtree is not), else
+        search it (the stored best move first) and store the result.  See
+        ``starbench.search.transposition`` for the rules."""
+        tree = self.tree
+        kind = tree.kind(node)
+        if kind == LEAF:
+            return self._search_plain(node, alpha, beta)
+        table = self.table
+        assert table is not None
+        key, depth = tree.transposition(node)
+        self.tt_probes += 1
+        e = table.probe(key, depth)
+        if e is not None:
+            self.tt_hits += 1
+            lower, upper = e[2], e[3]
+            if lower == upper or (beta is not None and lower >= beta):
+                self.tt_cutoffs += 1
+                self._enter(node)
+                return lower
+            if alpha is not None and upper <= alpha:
+                self.tt_cutoffs += 1
+                self._enter(node)
+                return upper
+        if kind != CHANCE:
+            self._hint = None if e is None else e[4]
+            if self._hint is None:
+                self._hint = table.move(key)  # another depth's best move (iterative deepening)
+        v = self._search_plain(node, alpha, beta)
+        self._store(key, depth, alpha, beta, v, None if kind == CHANCE else self._last_move)
+        return v
+
+    def _store(self, key: int, depth: int, alpha: Any, beta: Any, v: Any, move: Any) -> None:
+        """Store ``v``, the result of a search with window (alpha, beta), as bounds."""
+        assert self.table is not None
+        if alpha is not None and v <= alpha:
+            self.table.store(key, depth, self.L, v, move)
+        elif beta is not None and v >= beta:
+            self.table.store(key, depth, v, self.U, move)
+        else:
+            self.table.store(key, depth, v, v, move)
+
+    def _take_hint(self, n: int) -> list[int] | None:
+        """The order to search a decision node's ``n`` moves: the table's best move first, the
+        others in their order; None for the tree's own order (no table, no hint)."""
+        h = self._hint
+        self._hint = None
+        if h is None or not 0 < h < n:
+            return None
+        return [h, *range(h), *range(h + 1, n)]
 
     # ------------------------------------------------------------------ accounting
     def _enter(self, node: Any) -> Kind:
@@ -157,6 +236,9 @@ class Search:
             decision_cutoffs=self.decision_cutoffs,
             resumed=self.resumed,
             probes=self.probes,
+            tt_probes=self.tt_probes,
+            tt_hits=self.tt_hits,
+            tt_cutoffs=self.tt_cutoffs,
         )
 
     # ------------------------------------------------------------------ children
@@ -215,7 +297,14 @@ class Search:
         if self.time_budget is not None:
             self._deadline = time.perf_counter() + self.time_budget
         t0, c0 = time.perf_counter(), time.process_time()
+        root = self.tree.root
+        decision = self.table is not None and self.tree.kind(root) in (MAX, MIN)
+        if decision:  # the root's best move from an earlier search first (iterative deepening)
+            key, depth = self.tree.transposition(root)
+            self._hint = self.table.move(key)  # type: ignore[union-attr]
         value, best, tied = with_room(self._root)  # see starbench.search.pystack
+        if decision:  # searched with the full window: exact
+            self.table.store(key, depth, value, value, best)  # type: ignore[union-attr]
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
         return SearchResult(
             self.name, self.params, value, best, tied, self.stats(), self.arith.exact, seconds, cpu

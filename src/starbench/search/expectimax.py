@@ -37,11 +37,12 @@ class Expectimax(Search):
             for p, child in zip(probs, kids, strict=True):
                 total += p * self._search(child, alpha, beta)
             return total
-        best = None
-        for child in kids:
+        best = best_m = None
+        for m, child in enumerate(kids):
             v = self._search(child, alpha, beta)
             if best is None or (v > best if kind == MAX else v < best):
-                best = v
+                best, best_m = v, m
+        self._last_move = best_m  # for the transposition table: set after every child
         return best
 
     def _root(self) -> tuple[Any, int | None, tuple[int, ...] | None]:

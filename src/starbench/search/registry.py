@@ -18,6 +18,7 @@ from starbench.search.expectimax import Expectimax
 from starbench.search.minimax import Minimax
 from starbench.search.star1 import Star1
 from starbench.search.star2 import AFTER_PROBE, Star2
+from starbench.search.transposition import BYTES_PER_ENTRY, MAX_BITS
 
 
 def _int_at_least_0(name: str, v: Any) -> int:
@@ -33,6 +34,13 @@ def _int_at_least_0(name: str, v: Any) -> int:
     if not isinstance(v, int) or v < 0:
         raise InputError(f"{name} must be an integer >= 0, got {v!r}")
     return v
+
+
+def _tt_bits(name: str, v: Any) -> int:
+    bits = _int_at_least_0(name, v)
+    if bits > MAX_BITS:
+        raise InputError(f"{name} must be an integer in 0..{MAX_BITS} (log2 of entries), got {v!r}")
+    return bits
 
 
 def _choice(allowed: tuple[str, ...]) -> Callable[[str, Any], str]:
@@ -106,10 +114,39 @@ FULL = Param(
     "false: no probing phase where the window is the full [L, U] (convention C2's second half)",
 )
 
+TT = Param(
+    "tt",
+    0,
+    _tt_bits,
+    f"transposition table of 2**tt entries ({BYTES_PER_ENTRY} bytes each), 0 = none",
+)
+TT_CHANCE = Param(
+    "tt_chance",
+    False,
+    _bool,
+    "with tt: a chance node starts each outcome's bounds from the table (Veness and Blair)",
+)
+
 #: Parameters added after results were stored, with their defaults: a result row stores such a
 #: parameter (and a label shows it) only where it differs from its default, so rows stored
 #: before it existed keep their keys.
-LATE_PARAMS: dict[str, Any] = {FULL.name: FULL.default}
+LATE_PARAMS: dict[str, Any] = {p.name: p.default for p in (FULL, TT, TT_CHANCE)}
+#: The parameters that key a row besides (instance, algorithm), in the key's order.
+KEY_PARAMS: tuple[str, ...] = ("k", "after_probe", FULL.name, TT.name, TT_CHANCE.name)
+
+
+def key_values(params: Any) -> tuple[Any, ...]:
+    """The values of ``KEY_PARAMS`` in a row's key, from resolved parameters or a row (any
+    mapping with ``get``): a late parameter at its default (or absent) is None."""
+    out = []
+    for name in KEY_PARAMS:
+        v = params.get(name)
+        if v is not None and isinstance(v, float) and v != v:  # a NaN from a table
+            v = None
+        if name in LATE_PARAMS and v is not None and v == LATE_PARAMS[name]:
+            v = None
+        out.append(v)
+    return tuple(out)
 
 
 def shown_params(params: dict[str, Any]) -> dict[str, Any]:
@@ -120,28 +157,28 @@ def shown_params(params: dict[str, Any]) -> dict[str, Any]:
 ALGORITHMS: dict[str, AlgorithmInfo] = {
     a.name: a
     for a in (
-        AlgorithmInfo("minimax", Minimax, chance=False, doc="exhaustive minimax"),
-        AlgorithmInfo("alphabeta", AlphaBeta, chance=False, doc="fail-soft alpha-beta"),
-        AlgorithmInfo("expectimax", Expectimax, doc="exhaustive expectimax (Michie 1966)"),
-        AlgorithmInfo("star1", Star1, doc="Ballard's Star1"),
+        AlgorithmInfo("minimax", Minimax, (TT,), chance=False, doc="exhaustive minimax"),
+        AlgorithmInfo("alphabeta", AlphaBeta, (TT,), chance=False, doc="fail-soft alpha-beta"),
+        AlgorithmInfo("expectimax", Expectimax, (TT,), doc="exhaustive expectimax (Michie 1966)"),
+        AlgorithmInfo("star1", Star1, (TT, TT_CHANCE), doc="Ballard's Star1"),
         AlgorithmInfo(
             "star2",
             Star2,
-            (AFTER, FULL),
+            (AFTER, FULL, TT, TT_CHANCE),
             {"k": 1, "probing": "cyclic"},
             doc="Ballard's Star2 (one probe per successor)",
         ),
         AlgorithmInfo(
             "star2.5-cyclic",
             Star2,
-            (K, AFTER, FULL),
+            (K, AFTER, FULL, TT, TT_CHANCE),
             {"probing": "cyclic"},
             doc="Star2.5, cyclic probing",
         ),
         AlgorithmInfo(
             "star2.5-sequential",
             Star2,
-            (K, AFTER, FULL),
+            (K, AFTER, FULL, TT, TT_CHANCE),
             {"probing": "sequential"},
             doc="Star2.5, sequential probing",
         ),

@@ -19,27 +19,64 @@ decide (sum_j p_j hi_j <= alpha or sum_j p_j lo_j >= beta).  In float mode round
 the clamped window of a nearly decided node; that outcome is then searched with the full window
 [L, U] (never with an empty window, whose result would be neither bound).
 
+With a transposition table (``tt > 0``) and ``tt_chance=true``, lo_j and hi_j start from the
+bounds the table holds for outcome j (at its depth), not from L and U (``_initial_bounds``).
+
 B. W. Ballard, "The *-minimax search procedure for trees containing chance nodes", Artificial
 Intelligence 21(3):327-350, 1983.  T. Hauk, M. Buro, J. Schaeffer, "Rediscovering *-Minimax
-Search", Computers and Games 2004, LNCS 3846, 2006.
+Search", Computers and Games 2004, LNCS 3846, 2006.  J. Veness, A. Blair, "Effective Use of
+Transposition Tables in Stochastic Game Tree Search", IEEE CIG 2007.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from starbench.search.alphabeta import AlphaBeta
+from starbench.search.alphabeta import LEAF, AlphaBeta
 
 
 class Star1(AlphaBeta):
     name = "star1"
     chance_capable = True
 
+    def __init__(self, tree: Any, *, tt_chance: bool = False, **kw: Any):
+        super().__init__(tree, **kw)
+        self.tt_chance = tt_chance
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {**super().params, "tt_chance": self.tt_chance}
+
     def _chance(self, node: Any, alpha: Any, beta: Any) -> Any:
         kids = self.tree.children(node)
         probs = self._probs(node)
+        lo, hi = self._initial_bounds(kids)
+        return self._search_phase(kids, probs, alpha, beta, lo, hi, None)
+
+    def _initial_bounds(self, kids: Any) -> tuple[list[Any], list[Any]]:
+        """Each outcome's bounds before any is searched: [L, U], or with ``tt_chance`` the
+        bounds the transposition table holds for it (Veness and Blair's use of the table at
+        chance nodes), which can decide the cut-off before any outcome is searched."""
         n = len(kids)
-        return self._search_phase(kids, probs, alpha, beta, [self.L] * n, [self.U] * n, None)
+        L, U = self.L, self.U
+        lo, hi = [L] * n, [U] * n
+        table = self.table
+        if table is None or not self.tt_chance:
+            return lo, hi
+        tree = self.tree
+        for i, child in enumerate(kids):
+            if tree.kind(child) == LEAF:
+                continue
+            key, depth = tree.transposition(child)
+            self.tt_probes += 1
+            e = table.probe(key, depth)
+            if e is not None:
+                self.tt_hits += 1
+                if e[2] > L:
+                    lo[i] = e[2]
+                if e[3] < U:
+                    hi[i] = e[3]
+        return lo, hi
 
     def _outcome(self, i: int, node: Any, a: Any, b: Any, states: Any) -> Any:
         """Search outcome ``i`` with window (a, b); Star2 overrides this to resume probes."""

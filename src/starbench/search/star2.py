@@ -86,6 +86,7 @@ class Star2(Star1):
     @property
     def params(self) -> dict[str, Any]:
         return {
+            **super().params,
             "k": self.k,
             "probing": self.probing_mode,
             "after_probe": self.after_probe,
@@ -101,8 +102,7 @@ class Star2(Star1):
         probs = self._probs(node)
         n = len(kids)
         L, U = self.L, self.U
-        lo = [L] * n
-        hi = [U] * n
+        lo, hi = self._initial_bounds(kids)
         states: list[Any] = [None] * n
         targets = [i for i in range(n) if tree.kind(kids[i]) in (MAX, MIN)]
         if targets and alpha < U and beta > L and (self.probe_full_window or alpha > L or beta < U):
@@ -136,6 +136,8 @@ class Star2(Star1):
         kind = self._enter(node)
         st = states[i]
         if st is None:
+            if self.table is not None:  # the table's best move first (a hint, not a probe)
+                self._hint = self.table.move(self.tree.transposition(node)[0])
             st = states[i] = self._state(node, kind)
         p = probs[i]
         L, U = self.L, self.U
@@ -167,11 +169,11 @@ class Star2(Star1):
             return sums[1]
         return None
 
-    def _initial_sums(self, probs: list[Any]) -> list[Any]:
+    def _initial_sums(self, probs: list[Any], lo: list[Any], hi: list[Any]) -> list[Any]:
         s_lo, s_hi = self.num(0), self.num(0)
-        for p in probs:
-            s_lo += p * self.L
-            s_hi += p * self.U
+        for p, a, b in zip(probs, lo, hi, strict=True):
+            s_lo += p * a
+            s_hi += p * b
         return [s_lo, s_hi]
 
     def _open(self, st: Any, i: int, lo: list[Any], hi: list[Any]) -> bool:
@@ -195,7 +197,7 @@ class Star2(Star1):
     ) -> Any:
         """Probe in the variant's order, testing the cut-off after every probe; the proven
         bound, or None when the probe phase decides nothing."""
-        sums = self._initial_sums(probs)
+        sums = self._initial_sums(probs, lo, hi)
         for i, stop in self._probe_order(targets, states, lo, hi):
             self._probe(i, kids, probs, alpha, beta, lo, hi, states, sums, stop)
             cut = self._decided(sums, alpha, beta)
@@ -236,4 +238,7 @@ class Star2(Star1):
         self._run_moves(st, a, b, len(st.children))
         if self.debug:
             self.check_bound(node, a, b, st.best)
+        if self.table is not None:
+            key, depth = self.tree.transposition(node)
+            self._store(key, depth, a, b, st.best, st.move(st.best_move))
         return st.best

@@ -17,6 +17,13 @@ Counters (the compiled engine counts identically; tests compare them counter for
   successor is a decision node and the window is open (``alpha < U`` and ``beta > L``).  A probe
   phase *succeeds* when it proves the chance node's cut-off by itself, so the probe success rate
   is ``probe_cutoffs / probes`` (Hauk et al.'s "probes succeed" figure counts the same event).
+* ``tt_probes``, ``tt_hits``, ``tt_cutoffs`` (a transposition table, ``tt > 0``; 0 without):
+  lookups of a node's entry (every inner node entered through the search, and with
+  ``tt_chance`` every inner outcome of a chance node before its bounds are set), lookups that
+  found an entry of the node's key and depth, and hits that answered the node without a search.
+  A node answered by the table is entered: it counts once in ``nodes`` and its kind's counter,
+  its subtree does not count.  Leaves are never looked up, so ``leaves`` stays the number of
+  evaluations.  Best-move lookups for move ordering are not probes.
 * ``resumed``: probed successors resumed (``after_probe=resume``) or re-searched
   (``after_probe=research``) in a search phase.
 """
@@ -41,6 +48,9 @@ class SearchStats:
     decision_cutoffs: int = 0
     resumed: int = 0
     probes: int = 0
+    tt_probes: int = 0
+    tt_hits: int = 0
+    tt_cutoffs: int = 0
 
     def __add__(self, other: SearchStats) -> SearchStats:
         return SearchStats(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))

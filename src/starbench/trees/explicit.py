@@ -182,6 +182,11 @@ class ExplicitTree:
             node = up
         return "root" + "".join(reversed(parts))
 
+    def transposition(self, node: int) -> tuple[int, int]:
+        """(key, depth) for a transposition table: a tree file's nodes are all distinct (its
+        number; depth 0), so a table only answers repeated searches of one node."""
+        return node, 0
+
     def describe(self, node: int) -> str:
         return f"{self.source}: {self.path(node)}"
 
