@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import replace
 from typing import Any
 
 from starbench.engines import Choice, choose
@@ -80,9 +81,66 @@ class Instance:
             self._compiled = CompiledTree.from_regular(s.tree, s.seed, self.instance)
         return self._compiled
 
+    def deepen(self, spec: AlgorithmSpec) -> tuple[Any, dict[str, Any], str | None]:
+        """Iterative deepening of a game cell (``tree.iterative``): like ``search``, with the
+        totals over every iteration as statistics and ``depth_completed``, ``iterations``
+        (``starbench.search.deepening``) and the summed ``order_evals`` as extra fields."""
+        import json
+
+        from starbench.search.deepening import deepen
+
+        s = self.settings
+        game = s.tree
+        assert isinstance(game, GameSpec)
+        at = game.sources(s.seed, self.instance, s.exact)
+        used: list[Any] = []
+
+        def tree_at(depth: int) -> Any:
+            used.append(at(depth))
+            return used[-1].tree
+
+        info = get_algorithm(spec.name)
+        params = dict(spec.params)
+
+        def make(tree: Any, **options: Any) -> Any:
+            return info.make(tree, params, exact=s.exact, debug=s.debug, **options)
+
+        try:
+            d = deepen(
+                tree_at,
+                make,
+                game.depth,
+                tt=int(params.get("tt") or 0),
+                node_budget=s.node_budget,
+                time_budget=s.time_budget,
+            )
+        except (StarbenchError, ArithmeticError, RecursionError) as e:
+            return None, {}, f"error: {type(e).__name__}: {e}"
+        self.game = used[-1]
+        self._python = self.game.tree
+        evals = [u.order_evals() for u in used]
+        extra = {
+            "depth_completed": d.depth_completed,
+            "iterations": json.dumps([it.as_dict() for it in d.iterations]),
+            "order_evals": sum(evals) if all(e is not None for e in evals) else None,
+            **d.stats.as_dict(),
+        }
+        if d.depth_completed < game.depth:
+            budget = "node" if s.node_budget is not None else "time"
+            return (
+                None,
+                extra,
+                f"budget_exceeded: {budget} budget exceeded at depth {d.depth_completed + 1} "
+                f"(depth_completed={d.depth_completed})",
+            )
+        assert d.result is not None
+        return replace(d.result, seconds=d.seconds, cpu_seconds=d.cpu_seconds), extra, None
+
     def search(self, spec: AlgorithmSpec, engine: str) -> tuple[Any, dict[str, int], str | None]:
         """(result or None, statistics, run status or None) of one search."""
         s = self.settings
+        if isinstance(s.tree, GameSpec) and s.tree.iterative:
+            return self.deepen(spec)
         if engine == "compiled":
             from starbench.compiled.engine import run
 
@@ -143,7 +201,7 @@ def compute_instance(
     rows = []
     for spec in todo:
         engine = engine_for(settings, spec)
-        result, stats, failure = inst.search(spec, engine)
+        result, stats, failure = inst.search(spec, engine)  # stats: with an error, or extra
         row: dict[str, Any] = {
             "instance": instance,
             "algorithm": spec.name,
@@ -162,7 +220,8 @@ def compute_instance(
                 best_move=result.best_move,
                 seconds=result.seconds,
                 cpu_seconds=result.cpu_seconds,
-                **result.stats.as_dict(),
+                # iterative deepening: totals over the iterations, depth_completed
+                **{**result.stats.as_dict(), **stats},
             )
         else:
             status, _, message = failure.partition(": ")
@@ -176,7 +235,10 @@ def compute_instance(
                 cpu_seconds=None,
                 **stats,
             )
-        row.update(inst.game_fields(row["best_move"]))
+        fields = inst.game_fields(row["best_move"])
+        if "order_evals" in stats:  # iterative deepening: summed over the iterations
+            fields["order_evals"] = stats["order_evals"]
+        row.update(fields)
         rows.append(row)
     L, U, levels, tseed = inst.bounds_and_levels()
     for row in rows:

@@ -55,6 +55,10 @@ FIELDS: tuple[str, ...] = (
     "dice",
     "best_action",
     "order_evals",
+    # iterative deepening (tree.iterative): the deepest depth finished, and per iteration
+    # [{depth, completed, nodes, leaves, cpu_seconds}, ...] as JSON text
+    "depth_completed",
+    "iterations",
 )
 
 #: The table's leading columns, in order (names fixed by the runner's contract).
@@ -226,6 +230,8 @@ REST = (
     "move_order",
     "best_action",
     "order_evals",
+    "depth_completed",
+    "iterations",
     "game_version",
     "cell",
     "pct_leaves",
@@ -283,7 +289,10 @@ def table_dtypes() -> dict[str, str]:
     kinds = {int: "Int64", float: "float64", bool: "boolean", str: "str"}
     dt = {c: "str" for c in (*COLUMNS, *REST)}
     dt.update(
-        dict.fromkeys(("k", "tt", "best_move", *STAT_FIELDS, "node_budget", "order_evals"), "Int64")
+        dict.fromkeys(
+            ("k", "tt", "best_move", *STAT_FIELDS, "node_budget", "order_evals", "depth_completed"),
+            "Int64",
+        )
     )
     dt.update(
         dict.fromkeys(

@@ -58,6 +58,13 @@ class GameSpec:
             "choices": ("none", "equity", "equity_inner"),
         },
     )
+    iterative: bool = field(
+        default=False,
+        metadata={
+            "help": "iterative deepening: search depth 1, 2, ... depth with one table "
+            "(budgets cover the whole search; rows get depth_completed)"
+        },
+    )
     #: the game library's version (filled in by ``validate``)
     version: str | None = None
 
@@ -74,6 +81,11 @@ class GameSpec:
             raise ConfigError(
                 f"{prefix}depth: must be an integer >= 1 (decision plies), got {self.depth!r}"
             )
+        iterative = self.iterative
+        if isinstance(iterative, str) and iterative.lower() in ("true", "false"):
+            iterative = iterative.lower() == "true"  # the schema's game keys are strings
+        if not isinstance(iterative, bool):
+            raise ConfigError(f"{prefix}iterative: must be true or false, got {iterative!r}")
         if self.dice is not None and not self.backgammon:
             raise ConfigError(f"{prefix}dice: only backgammon takes dice, not {self.game}")
         dice = None if self.dice == "drawn" else self.dice
@@ -91,7 +103,9 @@ class GameSpec:
             ):
                 msg = msg.replace(f"{flag}:", f"{prefix}{key}:")
             raise ConfigError(msg) from None
-        return replace(self, heuristic=source.heuristic, version=source.version)
+        return replace(
+            self, heuristic=source.heuristic, version=source.version, iterative=iterative
+        )
 
     def _source(self, position: str | None, dice: str | None, exact: bool) -> Any:
         from starbench.games.source import game_source
@@ -108,15 +122,27 @@ class GameSpec:
 
     def source(self, seed: int, instance: int, exact: bool) -> Any:
         """The ``GameSource`` of instance ``instance``."""
+        return self.sources(seed, instance, exact)(self.depth)
+
+    def sources(self, seed: int, instance: int, exact: bool) -> Any:
+        """depth -> the ``GameSource`` of instance ``instance`` searched to that depth (one
+        start position for every depth: iterative deepening)."""
         position, dice = self.position, self.dice
         if position is None or dice == "drawn":
             drawn, drawn_dice = playout_position(self, seed, instance)
             position = drawn if position is None else position
             dice = drawn_dice if dice == "drawn" else dice
-        return self._source(position, dice, exact)
+
+        def at(depth: int) -> Any:
+            return replace(self, depth=depth)._source(position, dice, exact)
+
+        return at
 
     def identity(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if not self.iterative:  # added later: absent when off, so stored cells keep their digest
+            del out["iterative"]
+        return out
 
     def name_parts(self) -> list[str]:
         """The readable part of a cell's folder name."""
@@ -127,6 +153,8 @@ class GameSpec:
         if self.dice:
             parts.append("dice-" + self.dice.replace(",", ""))
         parts.append("playouts" if self.position is None else "position")
+        if self.iterative:
+            parts.append("deepening")
         return parts
 
 

@@ -64,6 +64,7 @@ class Search:
         node_budget: int | None = None,
         time_budget: float | None = None,
         tt: int = 0,
+        table: TranspositionTable | None = None,
         **params: Any,
     ):
         if params:
@@ -114,7 +115,8 @@ class Search:
                     f"{self.name}: tt={tt}: {getattr(tree, 'source', 'this tree')} has no "
                     f"transposition keys (a tree needs a transposition(node) method)"
                 )
-            self.table = TranspositionTable(tt)
+            # ``table``: one kept from earlier searches of the same root (iterative deepening)
+            self.table = table if table is not None else TranspositionTable(tt)
             self._search_plain = self._search
             self._search = self._tt_search  # type: ignore[method-assign]
         if debug:
