@@ -57,6 +57,12 @@ def load_results(path: Path) -> pd.DataFrame:
             f"{bad.iloc[0]['algorithm']} on instance {bad.iloc[0]['instance']}: rerun or fix "
             f"before plotting"
         )
+    # columns added after tables were stored, at the value they had then
+    for col, default in (("pool", 0), ("tt", 0), ("tt_chance", False)):
+        if col not in df.columns:
+            df[col] = default
+        elif col != "pool" or "branching" in df.columns:
+            df[col] = df[col].fillna(default)
     if "skew_text" in df.columns:  # figures show skew as its exact text ("1/3", not 0.333)
         df["skew"] = df["skew_text"].where(df["skew_text"].notna(), df["skew"].astype(str))
     df["label"] = labels(df)

@@ -234,6 +234,11 @@ class Star2(Star1):
         self.resumed += 1
         if self.after_probe == "research":
             return self._child(node, a, b)
+        if self.table is not None:  # the table may answer it (a transposition searched since)
+            key, depth = self.tree.transposition(node)
+            answer = self._tt_answer(node, key, depth, a, b)[1]
+            if answer is not None:
+                return answer
         self._enter(node)
         self._run_moves(st, a, b, len(st.children))
         if self.debug:
