@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import replace
 from typing import Any
 
 from starbench.engines import Choice, choose
@@ -123,6 +122,8 @@ class Instance:
             "depth_completed": d.depth_completed,
             "iterations": json.dumps([it.as_dict() for it in d.iterations]),
             "order_evals": sum(evals) if all(e is not None for e in evals) else None,
+            "seconds": d.seconds,  # the whole search, unfinished iteration included
+            "cpu_seconds": d.cpu_seconds,
             **d.stats.as_dict(),
         }
         if d.depth_completed < game.depth:
@@ -134,7 +135,7 @@ class Instance:
                 f"(depth_completed={d.depth_completed})",
             )
         assert d.result is not None
-        return replace(d.result, seconds=d.seconds, cpu_seconds=d.cpu_seconds), extra, None
+        return d.result, extra, None
 
     def search(self, spec: AlgorithmSpec, engine: str) -> tuple[Any, dict[str, int], str | None]:
         """(result or None, statistics, run status or None) of one search."""
@@ -226,14 +227,16 @@ def compute_instance(
         else:
             status, _, message = failure.partition(": ")
             row.update(
-                run_status=status,
-                error=message,
-                value=None,
-                value_exact=None,
-                best_move=None,
-                seconds=None,
-                cpu_seconds=None,
-                **stats,
+                {
+                    "run_status": status,
+                    "error": message,
+                    "value": None,
+                    "value_exact": None,
+                    "best_move": None,
+                    "seconds": None,
+                    "cpu_seconds": None,
+                    **stats,  # iterative deepening: the time spent too
+                }
             )
         fields = inst.game_fields(row["best_move"])
         if "order_evals" in stats:  # iterative deepening: summed over the iterations
