@@ -34,3 +34,41 @@ def test_probing_sequential_k20_examines_star1s_leaves_on_every_committed_tree()
         star1 = search(RegularTree(spec, seed=0, instance=int(r.instance)), "star1")
         assert star1.stats.leaves == r.leaves, r.instance
         assert star1.stats.nodes < r.nodes, r.instance
+
+
+def test_transposition_readme_ranges_come_from_the_committed_results():
+    """experiments/transposition/README.md quotes ranges that its tables do not print."""
+    from starbench.analysis import load_results
+    from starbench.analysis import transposition as tp
+
+    df = load_results(ROOT / "results" / "transposition")
+    assert len(df) == 4800 and set(df["status"]) == {"ok"}
+    text = (ROOT / "experiments" / "transposition" / "README.md").read_text()
+    s = tp.savings(df)
+    mean = s.groupby(["pool", "algorithm"])["saved"].mean()
+    chance = s.groupby(["pool", "algorithm"])["chance_saved"].mean()
+
+    def span(values, digits=0):
+        lo, hi = min(values), max(values)
+        return f"{lo:.{digits}f}-{hi:.{digits}f}"
+
+    assert f"({span(mean.loc[1000])} %)" in text  # saved at 1,000 per level
+    at_most_30 = mean[[p for p in mean.index.get_level_values(0).unique() if 0 < p <= 30]]
+    assert f"{span(at_most_30)} % at 30 or fewer" in text
+    star2 = chance.xs("star2", level="algorithm").drop(index=0)
+    star1 = chance.xs("star1", level="algorithm").drop(index=0)
+    assert f"saves Star2 {span(star2, 1)[:-2]}" in text.replace("\n", " ")  # 0.7-14
+    assert f"(Star1: {span(star1)} %)" in text
+    d = df[df["status"] == "ok"].copy()
+    ex = d[(d.algorithm == "expectimax")].set_index(["pool", "tt", "instance"])["nodes"]
+    rel = {}
+    for (alg, tt), g in d[d.algorithm != "expectimax"].groupby(["algorithm", "tt"]):
+        g = g[~g["tt_chance"].fillna(False).astype(bool)]
+        ref = ex.reindex(list(zip(g["pool"], g["tt"], g["instance"], strict=True))).to_numpy()
+        g = g.assign(rel=100.0 * g["nodes"].to_numpy(float) / ref)
+        rel[(alg, tt)] = g[g["pool"] > 0].groupby("pool")["rel"].mean()
+        if tt == 0:
+            rel[(alg, tt)] = g.groupby("pool")["rel"].mean()
+    assert f"({span(rel[('star1', 16)])} %)" in text
+    assert f"({span(rel[('star2', 16)])} %)" in text
+    assert f"examine {span(list(rel[('star1', 0)]) + list(rel[('star2', 0)]))} %" in text

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from starbench.analysis import backgammon
+from starbench.analysis import backgammon, transposition
 from starbench.analysis.data import PlotError, percent_leaves, summarise
 from starbench.analysis.figures import _prepare
 
@@ -212,10 +212,17 @@ STUDY_TABLES = {
         ("deep-by-class.md", backgammon.deep_class_table),
         ("published-vs-ours.md", backgammon.published_table),
     ],
+    "transposition": [
+        ("by-pool.md", transposition.pool_table),
+        ("chance-nodes.md", transposition.chance_table),
+    ],
+    "hauk2004-deepening": [("depth-completed.md", transposition.deepening_table)],
+    "hauk2004-deepening-pig": [("depth-completed.md", transposition.deepening_table)],
 }
 
 #: study folder -> [(figure name, function(df, width) -> (figure, Markdown table))]: figures
 #: of one study beyond the generic ones (written to experiments/<folder>/figures/).
 STUDY_FIGURES = {
     "hauk2004-backgammon-deep": [("pct-leaves-by-depth", backgammon.depth_figure)],
+    "transposition": [("saved-by-pool", transposition.pool_figure)],
 }
