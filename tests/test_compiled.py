@@ -40,6 +40,19 @@ CONFIGS = [
 ]
 
 
+#: with a transposition table (tt = log2 entries; 2 forces replacements)
+TT_CONFIGS = [
+    ("expectimax", {"tt": 2}),
+    ("expectimax", {"tt": 12}),
+    ("star1", {"tt": 12}),
+    ("star1", {"tt": 3, "tt_chance": True}),
+    ("star2", {"tt": 12}),
+    ("star2", {"tt": 12, "tt_chance": True, "after_probe": "research"}),
+    ("star2.5-cyclic", {"k": 3, "tt": 2, "tt_chance": True}),
+    ("star2.5-sequential", {"k": 2, "tt": 12, "probe_full_window": False}),
+]
+
+
 def same(tree, ct, configs=CONFIGS):
     for name, params in configs:
         py = search(tree, name, **params)
@@ -95,6 +108,33 @@ def test_explicit_minimax_trees(obj):
 @given(specs, st.integers(0, 2**64 - 1), st.integers(0, 1000))
 def test_generated_trees(spec, seed, instance):
     same(RegularTree(spec, seed, instance), CompiledTree.from_regular(spec, seed, instance))
+
+
+@given(specs, st.integers(0, 2**64 - 1), st.integers(0, 1000))
+def test_generated_trees_with_a_table(spec, seed, instance):
+    ct = CompiledTree.from_regular(spec, seed, instance)
+    same(RegularTree(spec, seed, instance), ct, TT_CONFIGS)
+
+
+@given(tree_objects(max_depth=5, max_children=4, pattern="any"))
+def test_explicit_trees_with_a_table(obj):
+    t = parse_tree(obj)
+    same(t, CompiledTree.from_explicit(t), TT_CONFIGS)
+
+
+@pytest.mark.parametrize("pool", [1, 3, 20])
+def test_pooled_trees_with_a_table(pool):
+    spec = RegularTreeSpec(branching=4, chance_arity=4, depth=3, pool=pool, value_model="uniform")
+    for i in range(4):
+        ct = CompiledTree.from_regular(spec, 5, i)
+        same(RegularTree(spec, 5, i), ct, TT_CONFIGS)
+        assert run(ct, "expectimax", {"tt": 12}).stats.tt_cutoffs > 0
+
+
+@given(tree_objects(max_depth=5, max_children=3, pattern="minimax"))
+def test_minimax_trees_with_a_table(obj):
+    t = parse_tree(obj)
+    same(t, CompiledTree.from_explicit(t), [("alphabeta", {"tt": 4}), ("minimax", {"tt": 4})])
 
 
 @pytest.mark.parametrize(

@@ -94,6 +94,29 @@ def test_run_records_depth_completed(tmp_path):
     assert sum(i["nodes"] for i in its) == d["nodes"].iloc[0]
 
 
+def test_run_rows_of_finished_deepenings_are_verified(tmp_path):
+    args = [
+        EXE,
+        "run",
+        "tree=game",
+        "tree.game=pig",
+        "tree.depth=4",
+        "tree.iterative=true",
+        "algorithms=[expectimax,star1:tt=12,star2:tt=12,tt_chance=true]",
+        "trees=3",
+        "progress=false",
+        f"hydra.run.dir={tmp_path}/h",
+    ]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    d = pd.read_parquet(tmp_path / "h" / "table.parquet")
+    assert set(d["status"]) == {"ok"} and d["depth_completed"].eq(4).all()
+    for r in d.itertuples():
+        its = json.loads(r.iterations)
+        assert sum(i["nodes"] for i in its) == r.nodes
+        assert r.cpu_seconds >= sum(i["cpu_seconds"] for i in its) - 1e-3
+
+
 def test_iterative_is_for_games_only(tmp_path):
     out = subprocess.run(
         [EXE, "run", "+tree.iterative=true", f"hydra.run.dir={tmp_path}/h"],

@@ -116,13 +116,17 @@ def test_the_table_pays_on_dags_and_is_free_on_trees():
         assert b.stats.tt_hits == 0 and b.stats.nodes == a.stats.nodes and b.value == a.value
 
 
-def test_tt_is_checked_and_the_compiled_engine_declines_it():
-    tree = RegularTree(RegularTreeSpec(), 0, 0)
+def test_tt_is_checked_and_both_engines_count_alike():
+    tree = RegularTree(RegularTreeSpec(pool=2, depth=3), 0, 0)
     for bad in (-1, 31, "x"):
         with pytest.raises(InputError, match=r"tt must be an integer"):
             engine_search(tree, "star2", tt=bad)
-    with pytest.raises(InputError, match=r"compiled cannot serve transposition tables"):
-        engine_search(tree, "star2", engine="compiled", tt=4)
+    for engine in ("compiled", "python"):
+        r = engine_search(tree, "star2", engine=engine, tt=4)
+        assert r.stats.tt_cutoffs > 0
+    py = engine_search(tree, "star2", engine="python", tt=4, tt_chance=True)
+    co = engine_search(tree, "star2", engine="compiled", tt=4, tt_chance=True)
+    assert (py.value, py.best_move, py.stats) == (co.value, co.best_move, co.stats)
     with pytest.raises(InputError, match=r"unknown parameter 'tt_chance' for algorithm expectimax"):
         engine_search(tree, "expectimax", tt=4, tt_chance=True)
 
@@ -140,13 +144,12 @@ def test_run_keys_rows_by_tt_and_resumes(tmp_path):
     ]
     first = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0, first.stderr
-    assert "the compiled engine does not serve transposition tables" in first.stderr
     d = pd.read_parquet(tmp_path / "h" / "table.parquet")
     assert d["pool"].eq(2).all()
     assert len(d) == 15 and set(d["status"]) == {"ok"}
     assert sorted(d["tt"].unique()) == [0, 10]
     assert d.loc[d["tt"] == 0, "tt_probes"].eq(0).all()
-    assert d.loc[d["tt"] == 10, "engine"].eq("python").all()
+    assert d["engine"].eq("compiled").all()  # the table runs in the compiled kernel too
     with_table = d[(d["algorithm"] == "expectimax") & (d["tt"] == 10)]
     assert (with_table["pct_leaves"] < 100).all()  # against expectimax without a table
     assert d["tt_chance"].sum() == 3

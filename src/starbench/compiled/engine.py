@@ -57,8 +57,6 @@ def unsupported(
     params: dict[str, Any] | None = None,
 ) -> str | None:
     """Why the compiled engine cannot serve this request, or None if it can."""
-    if params and get_algorithm(name).resolve(params).get("tt", 0) > 0:
-        return "transposition tables (tt > 0)"
     if exact:
         return "exact mode"
     if debug:
@@ -88,6 +86,14 @@ _NO_ARRAYS = (
     np.zeros(1, np.int64),
     np.zeros(1),
     np.zeros(1),
+    np.zeros(1, np.uint64),
+)
+_NO_TABLE = (
+    np.zeros(1, np.uint64),
+    np.zeros(1, np.int64),
+    np.zeros(1),
+    np.zeros(1),
+    np.zeros(1, np.int64),
 )
 
 
@@ -265,6 +271,17 @@ def run(
     sequential = probing and full["probing"] == "sequential"
     research = probing and full["after_probe"] == "research"
     skip_full = probing and not full["probe_full_window"]
+    bits = int(full.get("tt", 0))
+    table = _NO_TABLE
+    if bits:  # the table's arrays: key, depth (-1: empty), lower, upper, move
+        size = 1 << bits
+        table = (
+            np.empty(size, np.uint64),
+            np.empty(size, np.int64),
+            np.empty(size),
+            np.empty(size),
+            np.empty(size, np.int64),
+        )
     stats = np.zeros(N_STATS, np.int64)
     root_vals = np.zeros(max(ct.max_arity, 1))
     budget = -1 if node_budget is None else int(node_budget)
@@ -298,10 +315,14 @@ def run(
         a[2],
         a[3],
         a[4],
+        a[5],
         ct.max_arity,
         ct.max_depth,
         stats,
         root_vals,
+        bits > 0,
+        bool(full.get("tt_chance", False)),
+        *table,
     )
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     st = SearchStats(*(int(x) for x in stats))
@@ -335,7 +356,7 @@ def warm_up() -> float:
 
     t0 = time.perf_counter()
     one = np.zeros(1, np.int64)
-    arrays = (np.array([3], np.int64), one, one, np.zeros(1), np.zeros(1))
+    arrays = (np.array([3], np.int64), one, one, np.zeros(1), np.zeros(1), np.zeros(1, np.uint64))
     search_kernel(
         0,
         0,
@@ -363,6 +384,9 @@ def warm_up() -> float:
         0,
         np.zeros(N_STATS, np.int64),
         np.zeros(1),
+        False,
+        False,
+        *_NO_TABLE,
     )
     return time.perf_counter() - t0
 

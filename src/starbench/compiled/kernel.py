@@ -24,6 +24,10 @@ kernel                 reference (``starbench.search``)
 ``start_chance``       ``star2.Star2._chance`` (``star1.Star1._chance`` when k = 0)
 ``probe_phase``        ``star2.Star2._probe_phase`` with ``_probe_order``, ``_probe``, ``_decided``
 ``search_phase``       ``star1.Star1._search_phase`` with ``star2.Star2._outcome``
+``tt_probe``,          ``base.Search._tt_answer``'s lookup, ``transposition``'s ``probe``,
+``tt_move``,           ``move`` and ``store`` (with ``base.Search._store``); the lookup and
+``tt_store``           the answer are in ``push_child``, the store where a frame finishes
+``by_hint``            ``base.DecisionState.move`` (the table's best move searched first)
 =====================  ===================================================================
 
 The state machine.  The stack holds a frame per node of the current path (arrays ``f_*``
@@ -83,6 +87,9 @@ from starbench.compiled.codes import (  # noqa: E402  (the kernel's named codes)
     S_PNODES,
     S_PROBES,
     S_RESUMED,
+    S_TTC,
+    S_TTH,
+    S_TTP,
     SEARCH_AFTER,
     SEARCH_INIT,
     SEARCH_STEP,
@@ -247,10 +254,18 @@ def search_kernel(
     a_nchild,
     a_prob,
     a_value,
+    a_key,
     max_arity,
     max_depth,
     stats,
     root_vals,
+    use_tt,
+    tt_chance,
+    t_key,
+    t_depth,
+    t_lo,
+    t_hi,
+    t_move,
 ):
     """Search the tree from its root with window (-inf, +inf).
 
@@ -296,6 +311,11 @@ def search_kernel(
     f_ai = np.zeros(D)
     f_bi = np.zeros(D)
     f_pre = np.zeros(D, np.int64)
+    # transposition table (``search/transposition.py``): the node's key, its order hint (the
+    # table's best move searched first, -1: none) and whether it stores its result when done
+    f_key = np.zeros(D, np.uint64)
+    f_hint = np.full(D, -1, np.int64)
+    f_tt = np.zeros(D, np.int64)
     # children of the node of each frame
     c_idx = np.zeros((D, A), np.int64)
     c_id = np.zeros((D, A), np.uint64)
@@ -310,6 +330,7 @@ def search_kernel(
     st_bm = np.zeros((D, A), np.int64)
     st_next = np.zeros((D, A), np.int64)
     st_n = np.zeros((D, A), np.int64)
+    st_hint = np.zeros((D, A), np.int64)
     targets = np.zeros((D, A), np.int64)
     # scratch for lazy children
     tmp_id = np.zeros(A, np.uint64)
@@ -320,6 +341,67 @@ def search_kernel(
 
     # the float tolerance 1e-9 * max(1, |L|, |U|), as starbench.search.arith.tolerance
     root_margin = 0.0 if algo == EXHAUSTIVE else 1e-9 * max(1.0, abs(L), abs(U))
+
+    mask = np.uint64(len(t_key) - 1)
+
+    def tt_depth(level):
+        """The levels below a node (0 in a tree file, whose nodes are all distinct)."""
+        return levels - level if levels > 0 else 0
+
+    def tt_move(key):
+        """``TranspositionTable.move``: the best move stored for ``key`` at any depth, or -1."""
+        s = key & mask
+        if t_depth[s] >= 0 and t_key[s] == key:
+            return t_move[s]
+        return -1
+
+    def tt_probe(key, depth):
+        """``TranspositionTable.probe`` counted (``Search._tt_answer``'s lookup): the slot of the
+        entry of ``key`` at ``depth``, or -1."""
+        stats[S_TTP] += 1
+        s = key & mask
+        if t_depth[s] == depth and t_key[s] == key:
+            stats[S_TTH] += 1
+            return np.int64(s)
+        return np.int64(-1)
+
+    def tt_store(key, depth, alpha, beta, v, move):
+        """``Search._store`` and ``TranspositionTable.store``: v searched with (alpha, beta) as
+        an upper bound, a lower bound or the exact value; merge or depth-preferred replace."""
+        lower = v
+        upper = v
+        if v <= alpha:
+            lower = L
+        elif v >= beta:
+            upper = U
+        s = key & mask
+        if t_depth[s] >= 0:
+            if t_key[s] == key and t_depth[s] == depth:
+                lo2 = lower if lower > t_lo[s] else t_lo[s]
+                hi2 = upper if upper < t_hi[s] else t_hi[s]
+                if lo2 <= hi2:
+                    lower = lo2
+                    upper = hi2
+                if move < 0:
+                    move = t_move[s]
+            elif t_depth[s] > depth:
+                return
+        t_key[s] = key
+        t_depth[s] = depth
+        t_lo[s] = lower
+        t_hi[s] = upper
+        t_move[s] = move
+
+    def by_hint(h, m):
+        """The child searched at position ``m`` when move ``h`` goes first (``DecisionState``'s
+        order: h, then the others in their order)."""
+        if h <= 0:
+            return m
+        if m == 0:
+            return h
+        if m <= h:
+            return m - 1
+        return m
 
     def request(d, m, alpha, beta, mode, stop):
         """Ask the main loop to search child ``m`` of frame ``d`` with window (alpha, beta), in
@@ -341,6 +423,8 @@ def search_kernel(
         (OK, d + 1, 0)."""
         e = d + 1
         m = f_owner[e]
+        if f_kind[d] != CHANCE:
+            m = by_hint(f_hint[d], m)  # the table's best move first
         ckind = c_kind[d, m]
         if lazy and f_pre[d] == 0:
             g = m
@@ -360,6 +444,33 @@ def search_kernel(
                 f_idx[e] = cidx
                 return BAD_EVAL, e, v
             return OK, d, v
+        f_tt[e] = 0
+        if use_tt:  # ``Search._tt_search`` (NORMAL) and ``Star2._outcome`` (RESUME)
+            ckey = cid if lazy else a_key[cidx]
+            f_key[e] = ckey
+            mode = f_mode[e]
+            if mode != PROBE:
+                s = tt_probe(ckey, tt_depth(f_level[d] + 1))
+                if s >= 0:
+                    lower = t_lo[s]
+                    upper = t_hi[s]
+                    answer = np.nan
+                    if lower == upper or lower >= f_beta[e]:
+                        answer = lower
+                    elif upper <= f_alpha[e]:
+                        answer = upper
+                    if answer == answer:  # the table answers: entered, counted, not searched
+                        stats[S_TTC] += 1
+                        if count(stats, ckind, inprobe == 1, budget):
+                            return BUDGET, d, np.nan
+                        return OK, d, answer
+                f_tt[e] = 1
+            if mode == NORMAL or st_has[d, m] == 0:
+                f_hint[e] = tt_move(ckey) if algo != EXHAUSTIVE and ckind != CHANCE else -1
+            else:
+                f_hint[e] = st_hint[d, m]
+        else:
+            f_hint[e] = -1
         f_kind[e] = ckind
         f_idx[e] = cidx
         f_id[e] = cid
@@ -440,6 +551,8 @@ def search_kernel(
             f_stop[d] = f_stop[d] if f_stop[d] < n else n
         else:
             f_stop[d] = n
+        if f_hint[d] >= n:  # ``Search._take_hint``: only a move of this node
+            f_hint[d] = -1
         f_pc[d] = DEC_LOOP
 
     def run_moves(d, ret):
@@ -490,6 +603,7 @@ def search_kernel(
             st_bm[d - 1, o] = f_bm[d]
             st_next[d - 1, o] = f_next[d]
             st_n[d - 1, o] = f_n[d]
+            st_hint[d - 1, o] = f_hint[d]
         return OK, d - 1, f_best[d]
 
     def expectimax(d, ret):
@@ -516,6 +630,23 @@ def search_kernel(
             lo[d, j] = L
             hi[d, j] = U
             st_has[d, j] = 0
+        if use_tt and tt_chance:  # ``Star1._initial_bounds``: the table's bounds per outcome
+            cdepth = tt_depth(f_level[d] + 1)
+            for j in range(n):
+                if c_kind[d, j] == LEAF:
+                    continue
+                if not lazy:
+                    ckey = a_key[c_idx[d, j]]
+                elif f_pre[d] == 1:
+                    ckey = c_id[d, j]
+                else:
+                    ckey = lazy_child(f_id[d], f_ps[d], j, tseed, incremental, r1)[0]
+                s = tt_probe(ckey, cdepth)
+                if s >= 0:
+                    if t_lo[s] > L:
+                        lo[d, j] = t_lo[s]
+                    if t_hi[s] < U:
+                        hi[d, j] = t_hi[s]
         if algo == PROBING and k > 0:
             nt = 0
             for j in range(n):
@@ -529,8 +660,8 @@ def search_kernel(
                 s_lo = 0.0  # Star2._initial_sums
                 s_hi = 0.0
                 for j in range(n):
-                    s_lo += c_prob[d, j] * L
-                    s_hi += c_prob[d, j] * U
+                    s_lo += c_prob[d, j] * lo[d, j]
+                    s_hi += c_prob[d, j] * hi[d, j]
                 f_slo[d] = s_lo
                 f_shi[d] = s_hi
                 f_t[d] = 0
@@ -710,6 +841,11 @@ def search_kernel(
     f_beta[0] = np.inf
     f_pc[0] = ENTER
     f_mode[0] = NORMAL
+    if use_tt:
+        for s in range(len(t_depth)):
+            t_depth[s] = -1  # an empty table
+        if f_kind[0] == CHANCE:
+            stats[S_TTP] += 1  # a chance root is searched through the table (always a miss)
     sp = 0
     ret = 0.0
     while sp >= 0:
@@ -730,6 +866,11 @@ def search_kernel(
             return BUDGET, np.nan, -1, -1
         if status == BAD_EVAL:
             return BAD_EVAL, ret, -1, f_idx[top]
+        if use_tt and top < sp and f_tt[sp] == 1:  # frame sp is done: store its result
+            move = -1
+            if f_kind[sp] != CHANCE and f_bm[sp] >= 0:
+                move = by_hint(f_hint[sp], f_bm[sp])
+            tt_store(f_key[sp], tt_depth(f_level[sp]), f_alpha[sp], f_beta[sp], ret, move)
         sp = top
     root_bm = f_bm[0] if f_kind[0] == MAX or f_kind[0] == MIN else -1
     return OK, ret, root_bm, -1

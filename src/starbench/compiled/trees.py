@@ -46,7 +46,7 @@ def materialize(
     noise_sd,
     pool,
 ):
-    """The whole tree as arrays (kind, first, nchild, prob, value) in searched order, with the
+    """The whole tree as arrays (kind, first, nchild, prob, value, key) in searched order, with the
     smallest and largest leaf.  ``pool > 0``: every level's ids come from a pool (a DAG, see
     ``starbench.trees.regular``), materialised as the tree it unfolds to."""
     W = np.ones(levels + 1, np.int64)
@@ -183,14 +183,17 @@ def materialize(
                 nxt += 1
     for t in range(off[levels], N):
         a_kind[t] = LEAF
+    a_key = np.empty(N, np.uint64)  # transposition keys: the node ids
     for t in range(N):
         a_prob[t] = gprob[src[t]]
         a_value[t] = gval[src[t]]
-    return a_kind, a_first, a_nchild, a_prob, a_value, lo_leaf, hi_leaf
+        a_key[t] = gid[src[t]]
+    return a_kind, a_first, a_nchild, a_prob, a_value, a_key, lo_leaf, hi_leaf
 
 
 def explicit_arrays(tree) -> tuple[np.ndarray, ...]:
-    """(kind, first, nchild, prob, value) of an ExplicitTree (numbered breadth first), floats."""
+    """(kind, first, nchild, prob, value, key) of an ExplicitTree (numbered breadth first),
+    floats; a node's transposition key is its number."""
     a_kind = np.frombuffer(tree.codes, np.uint8).astype(np.int64)
     a_first = np.array(tree.first, np.int64)
     a_nchild = np.array(tree.nchild, np.int64)
@@ -200,4 +203,4 @@ def explicit_arrays(tree) -> tuple[np.ndarray, ...]:
     else:
         a_prob = np.array(tree.probs, np.float64)
         a_value = np.array(tree.values, np.float64)
-    return a_kind, a_first, a_nchild, a_prob, a_value
+    return a_kind, a_first, a_nchild, a_prob, a_value, np.arange(len(a_kind), dtype=np.uint64)

@@ -214,15 +214,19 @@ def compute_instance(
         }
         if result is not None:
             row.update(
-                run_status="done",
-                error=None,
-                value=float(result.value),
-                value_exact=format_value(result.value, True) if settings.exact else None,
-                best_move=result.best_move,
-                seconds=result.seconds,
-                cpu_seconds=result.cpu_seconds,
-                # iterative deepening: totals over the iterations, depth_completed
-                **{**result.stats.as_dict(), **stats},
+                {
+                    "run_status": "done",
+                    "error": None,
+                    "value": float(result.value),
+                    "value_exact": format_value(result.value, True) if settings.exact else None,
+                    "best_move": result.best_move,
+                    "seconds": result.seconds,
+                    "cpu_seconds": result.cpu_seconds,
+                    **result.stats.as_dict(),
+                    # iterative deepening: totals over the iterations, the whole time,
+                    # depth_completed and the iterations
+                    **stats,
+                }
             )
         else:
             status, _, message = failure.partition(": ")
