@@ -69,8 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for study in studies:
         out = experiments / study.name
-        written = plot(study, out / "figures", warn=lambda line: None)
-        print(f"{study.name}: {len(written)} figure files")
+        try:
+            written = plot(study, out / "figures", warn=lambda line: None)
+            print(f"{study.name}: {len(written)} figure files")
+        except PlotError as e:  # e.g. every row stopped by its budget: only the study's own
+            print(f"{study.name}: no generic figures: {e}", file=sys.stderr)
         df = load_results(study)
         for name, table in STUDY_TABLES.get(study.name, []):
             try:

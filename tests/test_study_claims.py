@@ -72,3 +72,40 @@ def test_transposition_readme_ranges_come_from_the_committed_results():
     assert f"({span(rel[('star1', 16)])} %)" in text
     assert f"({span(rel[('star2', 16)])} %)" in text
     assert f"examine {span(list(rel[('star1', 0)]) + list(rel[('star2', 0)]))} %" in text
+
+
+def test_deepening_readme_claims_come_from_the_committed_results():
+    """experiments/hauk2004-deepening/README.md: the table's gain in plies, pig's one ply for
+    every algorithm, tt_chance's effect in backgammon, Star1's depths equal expectimax's."""
+    from starbench.analysis import load_results
+
+    text = (ROOT / "experiments" / "hauk2004-deepening" / "README.md").read_text()
+    bg = load_results(ROOT / "results" / "hauk2004-deepening")
+    pig = load_results(ROOT / "results" / "hauk2004-deepening-pig")
+    for d in (bg, pig):
+        d["tt_chance"] = d["tt_chance"].fillna(False).astype(bool)
+    key = ["algorithm", "instance"]
+
+    def depth(d, tt, chance=False):
+        g = d[(d["tt"] == tt) & (d["tt_chance"] == chance)]
+        return g.set_index(key)["depth_completed"].astype(int)
+
+    gain = (depth(bg, 20) - depth(bg, 0)).groupby("algorithm").sum()
+    assert set(gain) == {7} and len(bg["instance"].unique()) == 40
+    assert "it adds 7 completed depths over the 40 positions for each algorithm" in text
+    assert ((depth(pig, 20) - depth(pig, 0)) == 1).all()  # exactly one ply, every search
+    assert set(depth(pig, 0)) == {5, 6} and set(depth(pig, 20)) == {6, 7}
+    star2 = bg[bg["algorithm"] == "star2"]
+    with_chance = star2[star2["tt_chance"]].set_index("instance")
+    alone = star2[(star2["tt"] == 20) & ~star2["tt_chance"]].set_index("instance")
+    assert (with_chance["depth_completed"] == alone["depth_completed"]).all()
+    fewer = 100 * (alone["nodes"] - with_chance["nodes"]) / alone["nodes"]
+    assert (fewer >= 0).all() and (fewer > 0).sum() == 2
+    shown = sorted(f"{x:.2f}" for x in fewer[fewer > 0])
+    assert f"({shown[0]} and\n    {shown[1]} % fewer on the other two)" in text
+    b0 = depth(bg, 0)
+    assert (b0.xs("star1", level="algorithm") == b0.xs("expectimax", level="algorithm")).all()
+    b20 = depth(bg, 20)
+    assert (b20.xs("star1", level="algorithm") == b20.xs("expectimax", level="algorithm")).all()
+    done = pd.concat([bg, pig])
+    assert set(done.loc[done["status"] != "budget_exceeded", "status"]) <= {"ok"}

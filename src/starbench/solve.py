@@ -66,7 +66,10 @@ def solve(
         for name, params in parsed
     ]
     if log is not None:
-        labelled = [(name, c) for (name, _), c in zip(parsed, choices, strict=True)]
+        labelled = [
+            (f"{name}:{','.join(f'{k}={v}' for k, v in params.items())}" if params else name, c)
+            for (name, params), c in zip(parsed, choices, strict=True)
+        ]
         for line in python_engine_notes(labelled):
             log(line)
     kernel_tree = None

@@ -225,4 +225,6 @@ STUDY_TABLES = {
 STUDY_FIGURES = {
     "hauk2004-backgammon-deep": [("pct-leaves-by-depth", backgammon.depth_figure)],
     "transposition": [("saved-by-pool", transposition.pool_figure)],
+    "hauk2004-deepening": [("depth-completed", transposition.deepening_figure)],
+    "hauk2004-deepening-pig": [("depth-completed", transposition.deepening_figure)],
 }

@@ -161,8 +161,8 @@ def pool_figure(df: pd.DataFrame, width: float):
 
 def deepening_table(df: pd.DataFrame) -> str:
     """Per game, algorithm and table: searches, the depth completed under the node budget
-    (mean ± SE, and the share reaching each depth), and the nodes spent to complete each
-    depth, from the iterations (median over the searches that completed it)."""
+    (mean ± SE), and per depth the share of searches that completed it with the median nodes
+    they spent to get there (all iterations up to it, from ``iterations``)."""
     import json
 
     if "depth_completed" not in df.columns or df["depth_completed"].isna().all():
@@ -170,28 +170,73 @@ def deepening_table(df: pd.DataFrame) -> str:
     d = df[df["status"].isin(["ok", "unverified", "budget_exceeded"])].copy()
     d["tt"] = d["tt"].fillna(0).astype(int)
     d["tt_chance"] = d["tt_chance"].fillna(False).astype(bool)
-    depths = sorted(int(x) for x in d["depth_completed"].dropna().unique())
-    top = int(d["depth"].max())
-    reach = [x for x in range(1, top + 1) if x >= min(depths)]
-    head = " | ".join(f"reach {x}" for x in reach)
+    # every depth up to one past the deepest any search completed
+    top = min(int(d["depth"].max()), int(d["depth_completed"].max()) + 1)
+    reach = list(range(1, top + 1))
+    head = " | ".join(f"depth {x}: % (median nodes)" for x in reach)
     lines = [
-        f"| game | algorithm | table | searches | depth completed: mean ± SE | {head} | "
-        "nodes to complete the deepest depth all reach: median |",
-        "|---|---|---|---:|---:|" + "---:|" * len(reach) + "---:|",
+        f"| game | algorithm | table | searches | depth completed: mean ± SE | {head} |",
+        "|---|---|---|---:|---:|" + "---:|" * len(reach),
     ]
     for (game, alg, tt, chance), g in d.groupby(
         ["game", "algorithm", "tt", "tt_chance"], sort=True
     ):
         dc = g["depth_completed"].astype(float)
-        shares = " | ".join(f"{100 * (dc >= x).mean():.0f} %" for x in reach)
-        common = int(dc.min())
-        spent = []
+        spent: dict[int, list[int]] = {x: [] for x in reach}
         for text in g["iterations"]:
-            its = json.loads(text)
-            spent.append(sum(i["nodes"] for i in its if i["depth"] <= common))
+            total = 0
+            for it in json.loads(text):
+                total += it["nodes"]
+                if it["completed"]:
+                    spent[it["depth"]].append(total)
+        cells = []
+        for x in reach:
+            share = 100 * len(spent[x]) / len(g)
+            cells.append(
+                f"{share:.0f} % ({float(np.median(spent[x])):,.0f})" if spent[x] else "0 %"
+            )
         table = "none" if tt == 0 else f"2^{tt}" + (" + tt_chance" if chance else "")
         lines.append(
-            f"| {game} | {alg} | {table} | {len(g)} | {_mean_se(dc, 2)} | {shares} | "
-            f"{float(np.median(spent)):.0f} (depth {common}) |"
+            f"| {game} | {alg} | {table} | {len(g)} | {_mean_se(dc, 2)} | {' | '.join(cells)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def deepening_figure(df: pd.DataFrame, width: float):
+    """Mean depth completed under the budget per algorithm, one bar per table setting (95 %
+    interval over the positions, seaborn)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    if "depth_completed" not in df.columns or df["depth_completed"].isna().all():
+        raise PlotError("no iterative-deepening rows")
+    d = df[df["status"].isin(["ok", "unverified", "budget_exceeded"])].copy()
+    d["tt"] = d["tt"].fillna(0).astype(int)
+    d["tt_chance"] = d["tt_chance"].fillna(False).astype(bool)
+    d["table"] = [
+        "none" if t == 0 else f"2^{t}" + (" + tt_chance" if c else "")
+        for t, c in zip(d["tt"], d["tt_chance"], strict=True)
+    ]
+    d["depth_completed"] = d["depth_completed"].astype(float)
+    fig, ax = plt.subplots(figsize=(width, width * 0.62))
+    sns.barplot(
+        data=d,
+        x="algorithm",
+        y="depth_completed",
+        hue="table",
+        errorbar=("ci", 95),
+        seed=0,
+        ax=ax,
+    )
+    ax.set_ylabel("depth completed (decision plies)")
+    ax.set_xlabel("")
+    ax.legend(title="table", fontsize="small")
+    fig.tight_layout()
+    g = d.groupby(["algorithm", "table"])["depth_completed"].agg(["mean", "std", "count"])
+    lines = [
+        "| algorithm | table | depth completed: mean | SD | searches |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for (alg, table), r in g.iterrows():
+        lines.append(f"| {alg} | {table} | {r['mean']:.2f} | {r['std']:.2f} | {int(r['count'])} |")
+    return fig, "\n".join(lines) + "\n"
