@@ -3,6 +3,7 @@ and regeneration of the committed study tables."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 from pathlib import Path
@@ -164,7 +165,8 @@ def test_committed_study_tables_regenerate_from_committed_results(study, tmp_pat
         committed = ROOT / "experiments" / study / name
         assert committed.read_text() == table(df), f"{committed} is stale: run make_figures"
     # the figure tables too (a study's own figures, STUDY_FIGURES: test_study_tables)
-    plot(results, tmp_path, warn=lambda _: None)
+    with contextlib.suppress(PlotError):  # no generic figure (every row stopped by its budget)
+        plot(results, tmp_path, warn=lambda _: None)
     own = {f"{name}.md" for name, _ in STUDY_FIGURES.get(study, [])}
     for md in sorted((ROOT / "experiments" / study / "figures").glob("*.md")):
         if md.name not in own:

@@ -34,7 +34,7 @@ from starbench.experiment.settings import AlgorithmSpec, RunSettings
 from starbench.experiment.storage import CELL, TABLE, TABLE_CSV, Journal, atomic_write
 from starbench.experiment.storage import atomic_write_text as _atomic_write_text
 from starbench.experiment.tablefile import write_table
-from starbench.search.registry import key_values
+from starbench.search.registry import KEY_PARAMS, key_values
 
 check_folder = cellfolder.check_folder  # the pre-flight check (``starbench.run.plan``)
 Instances = dict[int, dict[tuple[Any, ...], Row]]  # instance -> (algorithm, k, after_probe) -> row
@@ -295,15 +295,18 @@ def _compute(
 
 def _worst_se(by_instance: Instances, n: int, keys: list[tuple[Any, ...]]) -> float:
     """The largest standard error (percentage points) of the mean percent of expectimax's
-    leaves over the first ``n`` instances, among the non-expectimax algorithms."""
+    leaves over the first ``n`` instances, among every algorithm but the reference (expectimax
+    without a transposition table)."""
     worst = 0.0
+    reference = ("expectimax", *(None,) * len(KEY_PARAMS))  # expectimax without a table
     for key in keys:
-        if key[0] == "expectimax":
+        if key == reference:
             continue
         pct = []
         for i in range(n):
             inst = by_instance.get(i, {})
-            r, ex = inst.get(key), inst.get(("expectimax", None, None, None))
+            r = inst.get(key)
+            ex = inst.get(reference)
             if r and ex and r.run_status == ex.run_status == "done" and ex.leaves:  # type: ignore[attr-defined]
                 pct.append(100.0 * r.leaves / ex.leaves)  # type: ignore[attr-defined]
         if len(pct) < 2:
