@@ -227,6 +227,69 @@ def leaf_value(lazy, incremental, tseed, r1, a_value, idx, nid, ps):
 
 
 @njit(cache=True)
+def tt_move(t_key, t_depth, t_move, key):
+    """``TranspositionTable.move``: the best move stored for ``key`` at any depth, or -1."""
+    s = key & np.uint64(len(t_key) - 1)
+    if t_depth[s] >= 0 and t_key[s] == key:
+        return t_move[s]
+    return -1
+
+
+@njit(cache=True)
+def tt_probe(t_key, t_depth, stats, key, depth):
+    """``TranspositionTable.probe`` counted (``Search._tt_answer``'s lookup): the slot of the
+    entry of ``key`` at ``depth``, or -1."""
+    stats[S_TTP] += 1
+    s = key & np.uint64(len(t_key) - 1)
+    if t_depth[s] == depth and t_key[s] == key:
+        stats[S_TTH] += 1
+        return np.int64(s)
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def tt_store(t_key, t_depth, t_lo, t_hi, t_move, key, depth, alpha, beta, v, move, L, U):
+    """``Search._store`` and ``TranspositionTable.store``: v searched with (alpha, beta) as an
+    upper bound, a lower bound or the exact value; merge or depth-preferred replace."""
+    lower = v
+    upper = v
+    if v <= alpha:
+        lower = L
+    elif v >= beta:
+        upper = U
+    s = key & np.uint64(len(t_key) - 1)
+    if t_depth[s] >= 0:
+        if t_key[s] == key and t_depth[s] == depth:
+            lo2 = lower if lower > t_lo[s] else t_lo[s]
+            hi2 = upper if upper < t_hi[s] else t_hi[s]
+            if lo2 <= hi2:
+                lower = lo2
+                upper = hi2
+            if move < 0:
+                move = t_move[s]
+        elif t_depth[s] > depth:
+            return
+    t_key[s] = key
+    t_depth[s] = depth
+    t_lo[s] = lower
+    t_hi[s] = upper
+    t_move[s] = move
+
+
+@njit(cache=True)
+def by_hint(h, m):
+    """The child searched at position ``m`` when move ``h`` goes first (``DecisionState``'s
+    order: h, then the others in their order)."""
+    if h <= 0:
+        return m
+    if m == 0:
+        return h
+    if m <= h:
+        return m - 1
+    return m
+
+
+@njit(cache=True)
 def search_kernel(
     algo,
     k,
@@ -342,66 +405,9 @@ def search_kernel(
     # the float tolerance 1e-9 * max(1, |L|, |U|), as starbench.search.arith.tolerance
     root_margin = 0.0 if algo == EXHAUSTIVE else 1e-9 * max(1.0, abs(L), abs(U))
 
-    mask = np.uint64(len(t_key) - 1)
-
     def tt_depth(level):
         """The levels below a node (0 in a tree file, whose nodes are all distinct)."""
         return levels - level if levels > 0 else 0
-
-    def tt_move(key):
-        """``TranspositionTable.move``: the best move stored for ``key`` at any depth, or -1."""
-        s = key & mask
-        if t_depth[s] >= 0 and t_key[s] == key:
-            return t_move[s]
-        return -1
-
-    def tt_probe(key, depth):
-        """``TranspositionTable.probe`` counted (``Search._tt_answer``'s lookup): the slot of the
-        entry of ``key`` at ``depth``, or -1."""
-        stats[S_TTP] += 1
-        s = key & mask
-        if t_depth[s] == depth and t_key[s] == key:
-            stats[S_TTH] += 1
-            return np.int64(s)
-        return np.int64(-1)
-
-    def tt_store(key, depth, alpha, beta, v, move):
-        """``Search._store`` and ``TranspositionTable.store``: v searched with (alpha, beta) as
-        an upper bound, a lower bound or the exact value; merge or depth-preferred replace."""
-        lower = v
-        upper = v
-        if v <= alpha:
-            lower = L
-        elif v >= beta:
-            upper = U
-        s = key & mask
-        if t_depth[s] >= 0:
-            if t_key[s] == key and t_depth[s] == depth:
-                lo2 = lower if lower > t_lo[s] else t_lo[s]
-                hi2 = upper if upper < t_hi[s] else t_hi[s]
-                if lo2 <= hi2:
-                    lower = lo2
-                    upper = hi2
-                if move < 0:
-                    move = t_move[s]
-            elif t_depth[s] > depth:
-                return
-        t_key[s] = key
-        t_depth[s] = depth
-        t_lo[s] = lower
-        t_hi[s] = upper
-        t_move[s] = move
-
-    def by_hint(h, m):
-        """The child searched at position ``m`` when move ``h`` goes first (``DecisionState``'s
-        order: h, then the others in their order)."""
-        if h <= 0:
-            return m
-        if m == 0:
-            return h
-        if m <= h:
-            return m - 1
-        return m
 
     def request(d, m, alpha, beta, mode, stop):
         """Ask the main loop to search child ``m`` of frame ``d`` with window (alpha, beta), in
@@ -450,7 +456,7 @@ def search_kernel(
             f_key[e] = ckey
             mode = f_mode[e]
             if mode != PROBE:
-                s = tt_probe(ckey, tt_depth(f_level[d] + 1))
+                s = tt_probe(t_key, t_depth, stats, ckey, tt_depth(f_level[d] + 1))
                 if s >= 0:
                     lower = t_lo[s]
                     upper = t_hi[s]
@@ -466,7 +472,9 @@ def search_kernel(
                         return OK, d, answer
                 f_tt[e] = 1
             if mode == NORMAL or st_has[d, m] == 0:
-                f_hint[e] = tt_move(ckey) if algo != EXHAUSTIVE and ckind != CHANCE else -1
+                f_hint[e] = -1
+                if algo != EXHAUSTIVE and ckind != CHANCE:
+                    f_hint[e] = tt_move(t_key, t_depth, t_move, ckey)
             else:
                 f_hint[e] = st_hint[d, m]
         else:
@@ -641,7 +649,7 @@ def search_kernel(
                     ckey = c_id[d, j]
                 else:
                     ckey = lazy_child(f_id[d], f_ps[d], j, tseed, incremental, r1)[0]
-                s = tt_probe(ckey, cdepth)
+                s = tt_probe(t_key, t_depth, stats, ckey, cdepth)
                 if s >= 0:
                     if t_lo[s] > L:
                         lo[d, j] = t_lo[s]
@@ -870,7 +878,21 @@ def search_kernel(
             move = -1
             if f_kind[sp] != CHANCE and f_bm[sp] >= 0:
                 move = by_hint(f_hint[sp], f_bm[sp])
-            tt_store(f_key[sp], tt_depth(f_level[sp]), f_alpha[sp], f_beta[sp], ret, move)
+            tt_store(
+                t_key,
+                t_depth,
+                t_lo,
+                t_hi,
+                t_move,
+                f_key[sp],
+                tt_depth(f_level[sp]),
+                f_alpha[sp],
+                f_beta[sp],
+                ret,
+                move,
+                L,
+                U,
+            )
         sp = top
     root_bm = f_bm[0] if f_kind[0] == MAX or f_kind[0] == MIN else -1
     return OK, ret, root_bm, -1
