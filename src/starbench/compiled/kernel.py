@@ -429,7 +429,7 @@ def search_kernel(
         (OK, d + 1, 0)."""
         e = d + 1
         m = f_owner[e]
-        if f_kind[d] != CHANCE:
+        if f_hint[d] > 0 and f_kind[d] != CHANCE:
             m = by_hint(f_hint[d], m)  # the table's best move first
         ckind = c_kind[d, m]
         if lazy and f_pre[d] == 0:
