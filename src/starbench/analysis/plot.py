@@ -32,11 +32,13 @@ def plot(
     names: list[str] | None = None,
     warn: Callable[[str], None] = print,
     pooled: list[str] | None = None,
+    images: bool = True,
 ) -> list[Path]:
     """Draw the figures (all, or ``names``) from the tables under ``results`` into ``out``.
 
     Every condition that varies in the tables is on a figure's axis or a panel; ``pooled``
-    names conditions to average over instead, and the figures and tables say so."""
+    names conditions to average over instead, and the figures and tables say so.
+    ``images=False`` writes only each figure's tables (.md, .tex, .csv), not its PDF and PNG."""
     unknown = [n for n in names or [] if n not in FIGURES]
     if unknown:
         raise PlotError(f"--figure {unknown[0]}: no such figure (valid: {', '.join(FIGURES)})")
@@ -56,6 +58,9 @@ def plot(
                     drawn = draw(df, width)
                     if note:
                         drawn.figure.suptitle(note, fontsize="small")
+                    if not images:
+                        plt.close(drawn.figure)
+                        break  # the tables do not depend on the width
                     for ext in ("pdf", "png"):
                         path = out / f"{name}-{width_name}.{ext}"
                         save(drawn.figure, path)
