@@ -70,23 +70,25 @@ def test_a_node_budget_stops_at_a_depth():
     assert d.stats.nodes == 20_001  # stopped by the node that broke the budget
 
 
+def run_deepening(tmp_path, *overrides):
+    """``starbench run tree=game tree.iterative=true`` with ``overrides``; its table."""
+    args = [EXE, "run", "tree=game", "tree.iterative=true", *overrides, "progress=false"]
+    out = subprocess.run(
+        [*args, f"hydra.run.dir={tmp_path}/h"], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    return pd.read_parquet(tmp_path / "h" / "table.parquet")
+
+
 def test_run_records_depth_completed(tmp_path):
-    args = [
-        EXE,
-        "run",
-        "tree=game",
+    d = run_deepening(
+        tmp_path,
         "tree.game='pig(winscore=10)'",
         "tree.depth=8",
-        "tree.iterative=true",
         "algorithms=[expectimax,star2:tt=16]",
         "trees=2",
         "node_budget=30000",
-        "progress=false",
-        f"hydra.run.dir={tmp_path}/h",
-    ]
-    out = subprocess.run(args, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    d = pd.read_parquet(tmp_path / "h" / "table.parquet")
+    )
     assert set(d["status"]) == {"budget_exceeded"}
     assert (d["depth_completed"] < 8).all() and (d["depth_completed"] >= 1).all()
     its = json.loads(d["iterations"].iloc[0])
@@ -95,21 +97,13 @@ def test_run_records_depth_completed(tmp_path):
 
 
 def test_run_rows_of_finished_deepenings_are_verified(tmp_path):
-    args = [
-        EXE,
-        "run",
-        "tree=game",
+    d = run_deepening(
+        tmp_path,
         "tree.game=pig",
         "tree.depth=4",
-        "tree.iterative=true",
         "algorithms=[expectimax,star1:tt=12,star2:tt=12,tt_chance=true]",
         "trees=3",
-        "progress=false",
-        f"hydra.run.dir={tmp_path}/h",
-    ]
-    out = subprocess.run(args, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    d = pd.read_parquet(tmp_path / "h" / "table.parquet")
+    )
     assert set(d["status"]) == {"ok"} and d["depth_completed"].eq(4).all()
     for r in d.itertuples():
         its = json.loads(r.iterations)

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from starbench.analysis.data import PlotError, percent_leaves, summarise
+from starbench.analysis.data import PlotError, mean_se, percent_leaves, summarise
 
 #: Hauk et al. (2004): Star2 with move ordering and probing at depth 5 (their unit).
 HAUK_SAVED_DEPTH5 = (75, 95)  # percent of nodes and of time saved against expectimax
@@ -34,9 +33,7 @@ def hauk_depth(depth: int) -> int:
 
 
 def _mean_se(v: pd.Series) -> str:
-    v = v.astype(float)
-    se = v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else float("nan")
-    return f"{v.mean():.1f} ± {se:.2f}"
+    return mean_se(v, 1, 2)
 
 
 def _pooled(h: pd.DataFrame) -> str:

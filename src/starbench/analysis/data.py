@@ -161,6 +161,16 @@ def bootstrap_ci(values: np.ndarray, seed: int = BOOTSTRAP_SEED) -> tuple[float,
     return float(lo), float(hi)
 
 
+def mean_se(v: pd.Series, digits: int = 1, se_digits: int | None = None) -> str:
+    """``mean ± standard error`` of ``v`` as text (``-`` when empty; the SE is nan for one
+    value), with ``digits`` decimals (``se_digits`` for the SE, default the same)."""
+    v = v.astype(float)
+    if not len(v):
+        return "-"
+    se = v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else float("nan")
+    return f"{v.mean():.{digits}f} ± {se:.{digits if se_digits is None else se_digits}f}"
+
+
 def summarise(m: pd.DataFrame, by: list[str], value: str = "pct_leaves") -> pd.DataFrame:
     """Mean, standard error, n and bootstrap interval of ``value`` per group."""
     rows = []

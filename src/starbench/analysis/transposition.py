@@ -13,10 +13,12 @@ Tables in Stochastic Game Tree Search", IEEE CIG 2007) is a constant here, set b
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
-from starbench.analysis.data import PlotError
+from starbench.analysis.data import PlotError, mean_se
 
 VB_CHANCE_SAVING = 37  # percent of Star2's work saved by using the table at chance nodes
 POOL_ORDER_TREE = "tree"  # pool 0, shown last: no transposition
@@ -34,16 +36,13 @@ def _finished(df: pd.DataFrame) -> pd.DataFrame:
     return d
 
 
-def _mean_se(v: pd.Series, digits: int = 1) -> str:
-    v = v.astype(float)
-    if not len(v):
-        return "-"
-    se = v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else float("nan")
-    return f"{v.mean():.{digits}f} ± {se:.{digits}f}"
-
-
 def _pool_name(p: int) -> str:
     return POOL_ORDER_TREE if int(p) == 0 else str(int(p))
+
+
+def _pools(values: pd.Series) -> list[Any]:
+    """The pool sizes present, ascending, the tree (pool 0) last."""
+    return sorted(values.unique(), key=lambda p: (int(p) == 0, int(p)))
 
 
 def _paired(d: pd.DataFrame, variant: str, against: str) -> pd.DataFrame:
@@ -82,8 +81,7 @@ def pool_table(df: pd.DataFrame) -> str:
         "table | % saved by the table | % of expectimax's nodes, no table | with table |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
-    pools = sorted(d["pool"].unique(), key=lambda p: (int(p) == 0, int(p)))
-    for p in pools:
+    for p in _pools(d["pool"]):
         for alg in ("expectimax", "star1", "star2", "star2.5-cyclic", "star2.5-sequential"):
             g = s[(s["pool"] == p) & (s["algorithm"] == alg)]
             if not len(g):
@@ -94,10 +92,10 @@ def pool_table(df: pd.DataFrame) -> str:
                 ref = ex.reindex(
                     list(zip(h["pool"], h["variant"], h["instance"], strict=True))
                 ).to_numpy(float)
-                rel.append(_mean_se(pd.Series(100.0 * h["nodes"].to_numpy(float) / ref)))
+                rel.append(mean_se(pd.Series(100.0 * h["nodes"].to_numpy(float) / ref)))
             lines.append(
                 f"| {_pool_name(p)} | {alg} | {len(g)} | {g['nodes_ref'].astype(float).mean():.0f}"
-                f" | {g['nodes'].astype(float).mean():.0f} | {_mean_se(g['saved'])} | "
+                f" | {g['nodes'].astype(float).mean():.0f} | {mean_se(g['saved'])} | "
                 f"{rel[0] if alg != 'expectimax' else '100'} | "
                 f"{rel[1] if alg != 'expectimax' else '100'} |"
             )
@@ -115,12 +113,11 @@ def chance_table(df: pd.DataFrame) -> str:
         "Veness and Blair (Star2, a dice game) |",
         "|---|---|---:|---:|---:|",
     ]
-    pools = sorted(s["pool"].unique(), key=lambda p: (int(p) == 0, int(p)))
-    for p in pools:
+    for p in _pools(s["pool"]):
         for alg, g in s[s["pool"] == p].groupby("algorithm", sort=True):
             vb = f"{VB_CHANCE_SAVING}" if alg == "star2" else ""
             lines.append(
-                f"| {_pool_name(p)} | {alg} | {len(g)} | {_mean_se(g['chance_saved'])} | {vb} |"
+                f"| {_pool_name(p)} | {alg} | {len(g)} | {mean_se(g['chance_saved'])} | {vb} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -197,7 +194,7 @@ def deepening_table(df: pd.DataFrame) -> str:
             )
         table = "none" if tt == 0 else f"2^{tt}" + (" + tt_chance" if chance else "")
         lines.append(
-            f"| {game} | {alg} | {table} | {len(g)} | {_mean_se(dc, 2)} | {' | '.join(cells)} |"
+            f"| {game} | {alg} | {table} | {len(g)} | {mean_se(dc, 2)} | {' | '.join(cells)} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -24,7 +24,7 @@ from starbench.experiment.settings import AlgorithmSpec, RunSettings
 from starbench.games.spec import GameSpec
 from starbench.search import get_algorithm
 from starbench.search.arith import format_value
-from starbench.search.registry import key_values
+from starbench.search.registry import KEY_PARAMS, key_values
 from starbench.trees.regular import RegularTree
 
 
@@ -206,10 +206,7 @@ def compute_instance(
         row: dict[str, Any] = {
             "instance": instance,
             "algorithm": spec.name,
-            "k": spec.k,
-            "after_probe": spec.after_probe,
-            "probe_full_window": spec.probe_full_window,
-            **dict(zip(("tt", "tt_chance"), key_values(dict(spec.params))[3:], strict=True)),
+            **dict(zip(KEY_PARAMS, key_values(dict(spec.params)), strict=True)),
             "engine": engine,
         }
         if result is not None:

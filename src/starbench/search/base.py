@@ -139,25 +139,23 @@ class Search:
         table = self.table
         assert table is not None
         key, depth = tree.transposition(node)
-        e, answer = self._tt_answer(node, key, depth, alpha, beta)
-        if e is not None and answer is not None:
+        answer = self._tt_answer(node, key, depth, alpha, beta)
+        if answer is not None:
             return answer
         if kind != CHANCE:
-            self._hint = None if e is None else e[4]
-            if self._hint is None:
-                self._hint = table.move(key)  # another depth's best move (iterative deepening)
+            self._hint = table.move(key)  # its best move at this or another depth
         v = self._search_plain(node, alpha, beta)
         self._store(key, depth, alpha, beta, v, None if kind == CHANCE else self._last_move)
         return v
 
-    def _tt_answer(self, node: Any, key: int, depth: int, alpha: Any, beta: Any) -> tuple[Any, Any]:
-        """Look ``node`` up (a probe): (its entry or None, the value the table answers for the
-        window or None).  An answered node is entered (counted) here."""
+    def _tt_answer(self, node: Any, key: int, depth: int, alpha: Any, beta: Any) -> Any:
+        """Look ``node`` up (a probe): the value the table answers for the window, or None.
+        An answered node is entered (counted) here."""
         assert self.table is not None
         self.tt_probes += 1
         e = self.table.probe(key, depth)
         if e is None:
-            return None, None
+            return None
         self.tt_hits += 1
         lower, upper = e[2], e[3]
         if lower == upper or (beta is not None and lower >= beta):
@@ -165,10 +163,10 @@ class Search:
         elif alpha is not None and upper <= alpha:
             answer = upper
         else:
-            return e, None
+            return None
         self.tt_cutoffs += 1
         self._enter(node)
-        return e, answer
+        return answer
 
     def _store(self, key: int, depth: int, alpha: Any, beta: Any, v: Any, move: Any) -> None:
         """Store ``v``, the result of a search with window (alpha, beta), as bounds."""

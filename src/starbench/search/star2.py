@@ -236,7 +236,7 @@ class Star2(Star1):
             return self._child(node, a, b)
         if self.table is not None:  # the table may answer it (a transposition searched since)
             key, depth = self.tree.transposition(node)
-            answer = self._tt_answer(node, key, depth, a, b)[1]
+            answer = self._tt_answer(node, key, depth, a, b)
             if answer is not None:
                 return answer
         self._enter(node)
