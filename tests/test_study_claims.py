@@ -109,3 +109,66 @@ def test_deepening_readme_claims_come_from_the_committed_results():
     assert (b20.xs("star1", level="algorithm") == b20.xs("expectimax", level="algorithm")).all()
     done = pd.concat([bg, pig])
     assert set(done.loc[done["status"] != "budget_exceeded", "status"]) <= {"ok"}
+
+
+def test_ballard_discrepancy_claims_come_from_the_committed_results():
+    """experiments/ballard1983/README.md, "Discrepancies": every number the prose quotes is the
+    committed hypotheses study's, and its baseline cells are the ballard1983 study's own rows."""
+    from starbench.analysis import load_results
+    from starbench.analysis.data import percent_leaves, summarise
+    from starbench.analysis.figures import _prepare
+    from starbench.analysis.studies import _hypothesis
+
+    df = load_results(ROOT / "results" / "ballard1983-hypotheses")
+    m = percent_leaves(_prepare(df))
+    m["hypothesis"] = _hypothesis(m)
+    s = summarise(m, ["hypothesis", "order", "levels", "branching", "label"]).set_index(
+        ["hypothesis", "order", "levels", "branching", "label"]
+    )["mean"]
+    rand, opt, static = "random (as generated)", "optimal", "static (path sum)"
+
+    def at(h, label, levels=3, n=4, order=rand):
+        return round(float(s.loc[(h, order, levels, n, label)]), 1)
+
+    text = " ".join((ROOT / "experiments" / "ballard1983" / "README.md").read_text().split())
+    quoted = {
+        "C1 at 5 and 6 levels": (at("baseline", "star2", 5, 10), at("baseline", "star2", 6, 10)),
+        "C1 at N = 4": (at("baseline", "star2"),),
+        "research at N = 4": (at("baseline", "star2 research"),),
+        "C2 at N = 4": (at("baseline", "star2 research no-full-probe"),),
+        "declared bounds at N = 4": (at("declared bounds", "star2"),),
+        "coarse values at N = 4": (at("coarse values", "star2"),),
+        "static at 5, 6 levels": (
+            at("static ordering", "star2", 5, 10, static),
+            at("static ordering", "star2", 6, 10, static),
+            at("static ordering", "star2 research", 5, 10, static),
+            at("static ordering", "star2 research", 6, 10, static),
+        ),
+        "static at N = 4": (at("static ordering", "star2", order=static),),
+    }
+    for claim, values in quoted.items():
+        for v in values:
+            assert f"{v:.1f}" in text, (claim, v)
+    assert f"ours {quoted['C1 at 5 and 6 levels'][0]:.1f} and " in text
+    assert f"to {quoted['research at N = 4'][0]:.1f}, far past" in text
+    # C2: from 5.2 below to 4.7 above the published 75.4; N = 10..40 within 1.4; best case = C1
+    c2 = "star2 research no-full-probe"
+    assert round(75.4 - at("baseline", "star2"), 1) == 5.2
+    assert round(at("baseline", c2) - 75.4, 1) == 4.7
+    published = {10: 53.1, 20: 41.8, 40: 35.0}
+    assert max(abs(at("baseline", c2, n=n) - p) for n, p in published.items()) <= 1.4
+    for n in (4, 10, 20, 40):
+        assert at("baseline", c2, n=n, order=opt) == at("baseline", "star2", n=n, order=opt)
+    # the baseline cells are the study's own trees: identical leaves, tree for tree
+    own = load_results(ROOT / "results" / "ballard1983")
+    key = ["depth", "trailing_chance", "branching", "ordering", "algorithm", "after_probe"]
+    key += ["probe_full_window", "instance"]
+    base = df[
+        (df.value_model == "incremental")
+        & (df.bounds == "tree")
+        & (df.resolution == own.resolution.iloc[0])
+        & (df.ordering != "static")
+    ]
+    both = base.merge(own, on=key, suffixes=("", "_own"))
+    assert len(both) == len(own) == len(base)
+    assert (both["leaves"] == both["leaves_own"]).all()

@@ -28,6 +28,21 @@ BALLARD_PROBING = {
 }
 
 
+#: Star2's counting conventions, by the label of its row: C1 resumes probed successors (each
+#: leaf counted once); ``research`` searches them again; C2 is ``research`` and no probe phase
+#: where the window is the full [L, U] (``probe_full_window=false``).
+STAR2_COUNTINGS = {
+    "star2": "C1",
+    "star2 research": "research",
+    "star2 research no-full-probe": "C2",
+}
+COUNTING_NAMES = {
+    "star2": "star2 (C1: resume)",
+    "star2 research": "star2 (after_probe=research)",
+    "star2 research no-full-probe": "star2 (C2: research, no full-window probe)",
+}
+
+
 def _fmt(mean: float, se: float, n: int) -> str:
     return f"{mean:.1f} ± {se:.2f} (n={n})"
 
@@ -48,7 +63,7 @@ def _beside(s: pd.DataFrame, key: str, published: dict, labels: tuple[str, ...],
                 continue
             r = row.iloc[0]
             pub = pubs[0] if label == "star1" else pubs[1]
-            shown = label if label != "star2 research" else "star2 (after_probe=research)"
+            shown = COUNTING_NAMES.get(label, label)
             text = "-" if pub is None else f"{pub:.1f}" if isinstance(pub, float) else str(pub)
             diff = "-" if pub is None else f"{r['mean'] - pub:+.1f}"
             lines.append(
@@ -66,7 +81,7 @@ def ballard_table(df: pd.DataFrame) -> str:
         summarise(m, ["branching", "label"]),
         "branching",
         BALLARD_AVERAGE,
-        ("star1", "star2", "star2 research"),
+        ("star1", *STAR2_COUNTINGS),
         "| N | algorithm | published | ours: mean ± SE (n) | ours − published |",
     )
 
@@ -81,7 +96,7 @@ def best_case_table(df: pd.DataFrame) -> str:
         summarise(m, ["branching", "label"]),
         "branching",
         BALLARD_BEST,
-        ("star1", "star2"),
+        ("star1", *STAR2_COUNTINGS),
         "| N | algorithm | published (best case) | ours, optimal ordering: mean ± SE (n) | "
         "ours − published |",
     )
@@ -97,9 +112,93 @@ def deeper_table(df: pd.DataFrame) -> str:
         summarise(m, ["levels", "label"]),
         "levels",
         BALLARD_DEEPER,
-        ("star1", "star2"),
+        ("star1", *STAR2_COUNTINGS),
         "| levels | algorithm | published | ours: mean ± SE (n) | ours − published |",
     )
+
+
+#: Hypotheses for the discrepancies (the ``ballard1983-hypotheses`` experiment) in the order
+#: they are listed: name, what changes from the study's model, and which rows it made (a
+#: prepared table -> boolean mask; the baseline is every row no other hypothesis claims).
+HYPOTHESES = (
+    ("baseline", "the study's model", None),
+    ("declared bounds", "L, U = 0 and R x levels", lambda m: m["bounds"] == "declared"),
+    (
+        "static ordering",
+        "moves by path sum at every level",
+        lambda m: m["order"] == "static (path sum)",
+    ),
+    (
+        "coarse values",
+        "increments in 0..10 (ties)",
+        lambda m: m["resolution"] < m["resolution"].max(),
+    ),
+    ("uniform values", "independent uniform leaves", lambda m: m["value_model"] == "uniform"),
+)
+
+
+def _hypothesis(m: pd.DataFrame) -> pd.Series:
+    """The hypothesis a row's tree belongs to (each changes exactly one thing)."""
+    out = pd.Series("baseline", index=m.index)
+    for name, _, made in HYPOTHESES[1:]:
+        out[made(m)] = name
+    return out
+
+
+def hypotheses_table(df: pd.DataFrame) -> str:
+    """Per hypothesis and Star2 counting convention: the discrepant cells (Star2 at N = 4 and
+    at 5 and 6 levels) and the largest deviation from each of Ballard's three tables (Star1
+    and that Star2), so a change that mends one table and breaks another shows at once."""
+    m = percent_leaves(_prepare(df))
+    m = m[m["label"].isin(["star1", *STAR2_COUNTINGS])].copy()
+    if not len(m):
+        raise PlotError("no Star1 or Star2 rows")
+    m["hypothesis"] = _hypothesis(m)
+    s = summarise(m, ["hypothesis", "order", "levels", "branching", "label"])
+    rand, best = s["order"] == "random (as generated)", s["order"] == "optimal"
+    if (s["order"] == "static (path sum)").any():
+        rand |= s["order"] == "static (path sum)"
+
+    def cell(h: str, where: pd.Series, label: str) -> pd.Series | None:
+        row = s[(s["hypothesis"] == h) & where & (s["label"] == label)]
+        return row.iloc[0] if len(row) else None
+
+    def worst(h: str, where: pd.Series, key: str, published: dict, label: str) -> str:
+        devs = []
+        for value, (p1, p2) in published.items():
+            for lab, pub in (("star1", p1), (label, p2)):
+                r = cell(h, where & (s[key] == value), lab)
+                if r is not None and pub is not None:
+                    devs.append(abs(r["mean"] - pub))
+        return f"{max(devs):.1f}" if devs else "-"
+
+    def shown(r: pd.Series | None) -> str:
+        return "-" if r is None else f"{r['mean']:.1f} ± {r['se']:.2f}"
+
+    lines = [
+        "| hypothesis | Star2 counting | Star2, N = 4 (published 75.4) | Star2, 5 levels (22) | "
+        "Star2, 6 levels (12) | average table: max abs. deviation | "
+        "best case: max abs. deviation | deeper: max abs. deviation |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    three, ten = s["levels"] == 3, s["branching"] == 10
+    for h, what, _ in HYPOTHESES:
+        if not (s["hypothesis"] == h).any():
+            continue
+        for label, counting in STAR2_COUNTINGS.items():
+            if cell(h, three, label) is None:
+                continue
+            best_dev = worst(h, best & three, "branching", BALLARD_BEST, label)
+            lines.append(
+                f"| {h} ({what}) | {counting} | "
+                f"{shown(cell(h, rand & three & (s['branching'] == 4), label))} | "
+                f"{shown(cell(h, rand & ten & (s['levels'] == 5), label))} | "
+                f"{shown(cell(h, rand & ten & (s['levels'] == 6), label))} | "
+                f"{worst(h, rand & three, 'branching', BALLARD_AVERAGE, label)} | "
+                f"{best_dev if best_dev != '-' else 'unchanged'} | "
+                f"{worst(h, rand & ten, 'levels', BALLARD_DEEPER, label)} |"
+            )
+    return "\n".join(lines) + "\n"
 
 
 def probing_table(df: pd.DataFrame) -> str:
@@ -203,6 +302,7 @@ STUDY_TABLES = {
         ("deeper-vs-ours.md", deeper_table),
     ],
     "ballard1983-uniform": [("published-vs-ours.md", ballard_table)],
+    "ballard1983-hypotheses": [("hypotheses.md", hypotheses_table)],
     "ballard1983-probing": [("published-vs-ours.md", probing_table)],
     "hauk2004": [("depth-under-budget.md", budget_table)],
     "heyden2009": [("best-k.md", best_k_table)],
