@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Recompute every committed study under results/ from scratch, at one clean commit.
 
-Each study's command (the list below, the same commands as the study READMEs) runs into a
-fresh ``results/<study>/`` (an existing folder is moved aside to ``results/<study>.old-<time>``
-first, never mixed with new rows); the row journals (``rows.jsonl``, ``run.log``) are then
-removed, as the committed results keep only the tables.  For each study it writes
-``experiments/<study>/runtime.md``: the command, its wall and CPU time, the machine, its load
-and the commit.  Every row records ``git_commit`` and ``git_dirty`` itself; the script refuses
-to start on a tree with uncommitted changes (``--allow-dirty`` to override, for trials).
+Each study's command (the list below, the same commands as the study READMEs) runs from scratch
+into a staging folder ``results/.regen/<study>`` (ignored by git), so the tracked results stay
+untouched and the tree clean while every study runs: each row's ``git_dirty`` is then false.
+Only when every study has finished are the new folders swapped in (an existing
+``results/<study>`` is moved aside to ``results/<study>.old-<time>``, never mixed with new rows)
+and the row journals (``rows.jsonl``, ``run.log``) removed, as the committed results keep only
+the tables.  For each study it writes ``experiments/<study>/runtime.md``: the command, its wall
+and CPU time, the machine, its load and the commit.  It refuses to start on a tree with
+uncommitted changes (``--allow-dirty`` to override, for trials).
 
     python scripts/regenerate_results.py [--only STUDY ...] [--skip STUDY ...] [--n-jobs 2]
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -28,8 +31,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: study folder -> the command's arguments after ``starbench`` (n_jobs is added), in run order.
+#: study folder -> the command's arguments after ``starbench`` (n_jobs and the output folder are
+#: added), in run order (the longest first); ``{out}`` is the study's output folder,
+#: ``{out:STUDY}`` another study's.
 STUDIES: dict[str, list[list[str]]] = {
+    "hauk2004-backgammon": [["run", "experiment=hauk2004-backgammon"]],
+    "hauk2004-backgammon-deep": [
+        ["run", "experiment=hauk2004-backgammon-deep"],
+        [
+            "script",
+            "scripts/count_backgammon_trees.py",
+            "{out}",
+            "--check",
+            "{out:hauk2004-backgammon}",
+        ],
+    ],
     "ballard1983": [["run", "experiment=ballard1983"]],
     "ballard1983-uniform": [
         ["run", "experiment=ballard1983", "tree.value_model=uniform", "name=ballard1983-uniform"]
@@ -50,17 +66,6 @@ STUDIES: dict[str, list[list[str]]] = {
             "name=hauk2004-deepening-pig",
             "trees=100",
         ]
-    ],
-    "hauk2004-backgammon": [["run", "experiment=hauk2004-backgammon"]],
-    "hauk2004-backgammon-deep": [
-        ["run", "experiment=hauk2004-backgammon-deep"],
-        [
-            "script",
-            "scripts/count_backgammon_trees.py",
-            "results/hauk2004-backgammon-deep",
-            "--check",
-            "results/hauk2004-backgammon",
-        ],
     ],
 }
 
@@ -83,13 +88,31 @@ def _commit() -> str:
     return out.stdout.strip()[:12] or "unknown"
 
 
-def _argv(step: list[str], n_jobs: int) -> tuple[list[str], str]:
-    """The process to run and the command as a reader types it."""
-    bindir = Path(sys.executable).parent
+def _staged(study: str) -> Path:
+    return ROOT / "results" / ".regen" / study
+
+
+def _argv(step: list[str], n_jobs: int, study: str) -> tuple[list[str], str]:
+    """The process to run and the command as a reader types it (with the final folders)."""
+
+    def place(arg: str, staged: bool) -> str:
+        if arg == "{out}":
+            return str(_staged(study)) if staged else f"results/{study}"
+        if arg.startswith("{out:"):
+            other = arg[5:-1]
+            fresh = staged and _staged(other).exists()  # regenerated in this run too
+            return str(_staged(other)) if fresh else f"results/{other}"
+        return arg
+
     if step[0] == "script":
-        return [sys.executable, *step[1:]], "python " + " ".join(step[1:])
+        shown = "python " + " ".join(place(a, False) for a in step[1:])
+        return [sys.executable, *(place(a, True) for a in step[1:])], shown
     args = [*step, f"n_jobs={n_jobs}"]
-    return [str(bindir / "starbench"), *args, "progress=false"], "starbench " + " ".join(args)
+    out = _staged(study)
+    where = [f"hydra.sweep.dir={out}", f"hydra.run.dir={out}/${{sb_cell:}}", "progress=false"]
+    return [str(Path(sys.executable).parent / "starbench"), *args, *where], "starbench " + " ".join(
+        args
+    )
 
 
 def _clock(seconds: float) -> str:
@@ -99,18 +122,17 @@ def _clock(seconds: float) -> str:
 
 
 def regenerate(study: str, n_jobs: int) -> int:
+    """Run one study into its staging folder; write its runtime.md."""
     from starbench.experiment.metadata import cpu_model
     from starbench.experiment.storage import atomic_write_text
 
-    folder = ROOT / "results" / study
-    if folder.exists():
-        aside = folder.with_name(f"{study}.old-{time.strftime('%Y%m%d-%H%M%S')}")
-        folder.rename(aside)
-        print(f"{study}: previous results moved to {aside.name}", flush=True)
+    staged = _staged(study)
+    if staged.exists():
+        shutil.rmtree(staged)
     shown, cpu0 = [], resource.getrusage(resource.RUSAGE_CHILDREN)
     load0, t0 = os.getloadavg(), time.perf_counter()
     for step in STUDIES[study]:
-        argv, text = _argv(step, n_jobs)
+        argv, text = _argv(step, n_jobs, study)
         shown.append(text)
         print(f"{study}: {text}", flush=True)
         p = subprocess.run(argv, cwd=ROOT)
@@ -120,8 +142,6 @@ def regenerate(study: str, n_jobs: int) -> int:
     wall = time.perf_counter() - t0
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
-    for journal in [*folder.rglob("rows.jsonl"), *folder.rglob("run.log")]:
-        journal.unlink()
     commands = " then ".join(f"`{c}`" for c in shown)
     text = (
         f"{commands} produced the committed results from scratch in **{_clock(wall)}** of wall "
@@ -132,6 +152,18 @@ def regenerate(study: str, n_jobs: int) -> int:
     atomic_write_text(ROOT / "experiments" / study / "runtime.md", text)
     print(text, end="", flush=True)
     return 0
+
+
+def swap_in(study: str) -> None:
+    """Move the staged results into results/<study> (the old folder aside), journals removed."""
+    staged, folder = _staged(study), ROOT / "results" / study
+    for journal in [*staged.rglob("rows.jsonl"), *staged.rglob("run.log")]:
+        journal.unlink()
+    if folder.exists():
+        aside = folder.with_name(f"{study}.old-{time.strftime('%Y%m%d-%H%M%S')}")
+        folder.rename(aside)
+        print(f"{study}: previous results moved to {aside.name}", flush=True)
+    staged.rename(folder)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,12 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     if reason and not args.allow_dirty:
         print(f"regenerate_results: refusing to run: {reason.splitlines()[0]}", file=sys.stderr)
         return 2
-    for study in args.only or list(STUDIES):
-        if study in args.skip:
-            continue
+    studies = [s for s in args.only or list(STUDIES) if s not in args.skip]
+    for study in studies:  # every study runs while the tracked results are untouched
         code = regenerate(study, args.n_jobs)
         if code:
             return code
+    for study in studies:
+        swap_in(study)
     return 0
 
 

@@ -130,7 +130,7 @@ HYPOTHESES = (
     ),
     (
         "coarse values",
-        "increments in 0..10 (ties)",
+        "increments in 0..10, many ties",
         lambda m: m["resolution"] < m["resolution"].max(),
     ),
     ("uniform values", "independent uniform leaves", lambda m: m["value_model"] == "uniform"),
