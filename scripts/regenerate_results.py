@@ -7,9 +7,10 @@ untouched and the tree clean while every study runs: each row's ``git_dirty`` is
 Only when every study has finished are the new folders swapped in (an existing
 ``results/<study>`` is moved aside to ``results/<study>.old-<time>``, never mixed with new rows)
 and the row journals (``rows.jsonl``, ``run.log``) removed, as the committed results keep only
-the tables.  For each study it writes ``experiments/<study>/runtime.md``: the command, its wall
-and CPU time, the machine, its load and the commit.  It refuses to start on a tree with
-uncommitted changes (``--allow-dirty`` to override, for trials).
+the tables; then each study's ``experiments/<study>/runtime.md`` is written (the command, its
+wall and CPU time, the machine, its load and the commit; kept in the staging folder until then,
+since a tracked file rewritten earlier would make the tree dirty for the studies after it).  It
+refuses to start on a tree with uncommitted changes (``--allow-dirty`` to override, for trials).
 
     python scripts/regenerate_results.py [--only STUDY ...] [--skip STUDY ...] [--n-jobs 2]
 
@@ -122,7 +123,7 @@ def _clock(seconds: float) -> str:
 
 
 def regenerate(study: str, n_jobs: int) -> int:
-    """Run one study into its staging folder; write its runtime.md."""
+    """Run one study into its staging folder; keep its run time beside it for the swap."""
     from starbench.experiment.metadata import cpu_model
     from starbench.experiment.storage import atomic_write_text
 
@@ -149,14 +150,22 @@ def regenerate(study: str, n_jobs: int) -> int:
         f"{load0[0]:.2f} at the start, at commit {_commit()} on {time.strftime('%Y-%m-%d')} "
         f"(`python scripts/regenerate_results.py --only {study}`).\n"
     )
-    atomic_write_text(ROOT / "experiments" / study / "runtime.md", text)
+    # kept beside the staged results until the swap: a tracked runtime.md rewritten now would
+    # make the tree dirty for the studies that run after this one
+    atomic_write_text(staged.with_name(f"{study}.runtime.md"), text)
     print(text, end="", flush=True)
     return 0
 
 
 def swap_in(study: str) -> None:
-    """Move the staged results into results/<study> (the old folder aside), journals removed."""
+    """Move the staged results into results/<study> (the old folder aside), journals removed,
+    and its run time into experiments/<study>/runtime.md."""
+    from starbench.experiment.storage import atomic_write_text
+
     staged, folder = _staged(study), ROOT / "results" / study
+    runtime = staged.with_name(f"{study}.runtime.md")
+    atomic_write_text(ROOT / "experiments" / study / "runtime.md", runtime.read_text())
+    runtime.unlink()
     for journal in [*staged.rglob("rows.jsonl"), *staged.rglob("run.log")]:
         journal.unlink()
     if folder.exists():
