@@ -712,7 +712,7 @@ def test_help_lists_every_key_from_the_schemas(capsys):
 
 
 HELPFUL = [
-    (["experiment=nosuch"], "(available: ballard1983, ballard1983-probing"),
+    (["experiment=nosuch"], "(available: ballard1983, ballard1983-hypotheses, ballard1983-probing"),
     (["order=best"], "(available: optimal, random)"),
     (["tres=4"], "(did you mean trees?)"),
     (["tree.branchng=3"], "(did you mean tree.branching?)"),
