@@ -71,24 +71,6 @@ STUDIES: dict[str, list[list[str]]] = {
 }
 
 
-def _clean() -> str | None:
-    """The reason the working tree is not clean, or None."""
-    p = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=no"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    if p.returncode != 0:
-        return "not a git checkout"
-    return f"uncommitted changes:\n{p.stdout}" if p.stdout.strip() else None
-
-
-def _commit() -> str:
-    out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    return out.stdout.strip()[:12] or "unknown"
-
-
 def _staged(study: str) -> Path:
     return ROOT / "results" / ".regen" / study
 
@@ -124,7 +106,7 @@ def _clock(seconds: float) -> str:
 
 def regenerate(study: str, n_jobs: int) -> int:
     """Run one study into its staging folder; keep its run time beside it for the swap."""
-    from starbench.experiment.metadata import cpu_model
+    from starbench.experiment.metadata import cpu_model, git_state
     from starbench.experiment.storage import atomic_write_text
 
     staged = _staged(study)
@@ -144,10 +126,11 @@ def regenerate(study: str, n_jobs: int) -> int:
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     commands = " then ".join(f"`{c}`" for c in shown)
+    commit = (git_state()[0] or "unknown")[:12]
     text = (
         f"{commands} produced the committed results from scratch in **{_clock(wall)}** of wall "
         f"time ({_clock(cpu)} of CPU) on {os.cpu_count()} cores ({cpu_model()}), load average "
-        f"{load0[0]:.2f} at the start, at commit {_commit()} on {time.strftime('%Y-%m-%d')} "
+        f"{load0[0]:.2f} at the start, at commit {commit} on {time.strftime('%Y-%m-%d')} "
         f"(`python scripts/regenerate_results.py --only {study}`).\n"
     )
     # kept beside the staged results until the swap: a tracked runtime.md rewritten now would
@@ -182,9 +165,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--allow-dirty", action="store_true")
     args = ap.parse_args(argv)
-    reason = _clean()
-    if reason and not args.allow_dirty:
-        print(f"regenerate_results: refusing to run: {reason.splitlines()[0]}", file=sys.stderr)
+    from starbench.experiment.metadata import git_state  # the state every row records
+
+    commit, dirty = git_state()
+    if (commit is None or dirty) and not args.allow_dirty:
+        why = "not a git checkout" if commit is None else "uncommitted changes"
+        print(f"regenerate_results: refusing to run: {why}", file=sys.stderr)
         return 2
     studies = [s for s in args.only or list(STUDIES) if s not in args.skip]
     for study in studies:  # every study runs while the tracked results are untouched

@@ -28,18 +28,14 @@ BALLARD_PROBING = {
 }
 
 
-#: Star2's counting conventions, by the label of its row: C1 resumes probed successors (each
-#: leaf counted once); ``research`` searches them again; C2 is ``research`` and no probe phase
-#: where the window is the full [L, U] (``probe_full_window=false``).
+#: Star2's counting conventions, by the label of its row -> (short name, what it is): C1
+#: resumes probed successors (each leaf counted once); ``research`` searches them again; C2 is
+#: ``research`` and no probe phase where the window is the full [L, U]
+#: (``probe_full_window=false``).
 STAR2_COUNTINGS = {
-    "star2": "C1",
-    "star2 research": "research",
-    "star2 research no-full-probe": "C2",
-}
-COUNTING_NAMES = {
-    "star2": "star2 (C1: resume)",
-    "star2 research": "star2 (after_probe=research)",
-    "star2 research no-full-probe": "star2 (C2: research, no full-window probe)",
+    "star2": ("C1", "C1: resume"),
+    "star2 research": ("research", "after_probe=research"),
+    "star2 research no-full-probe": ("C2", "C2: research, no full-window probe"),
 }
 
 
@@ -63,7 +59,7 @@ def _beside(s: pd.DataFrame, key: str, published: dict, labels: tuple[str, ...],
                 continue
             r = row.iloc[0]
             pub = pubs[0] if label == "star1" else pubs[1]
-            shown = COUNTING_NAMES.get(label, label)
+            shown = f"star2 ({STAR2_COUNTINGS[label][1]})" if label in STAR2_COUNTINGS else label
             text = "-" if pub is None else f"{pub:.1f}" if isinstance(pub, float) else str(pub)
             diff = "-" if pub is None else f"{r['mean'] - pub:+.1f}"
             lines.append(
@@ -155,9 +151,8 @@ def hypotheses_table(df: pd.DataFrame) -> str:
         raise PlotError("no Star1 or Star2 rows")
     m["hypothesis"] = _hypothesis(m)
     s = summarise(m, ["hypothesis", "order", "levels", "branching", "label"])
-    rand, best = s["order"] == "random (as generated)", s["order"] == "optimal"
-    if (s["order"] == "static (path sum)").any():
-        rand |= s["order"] == "static (path sum)"
+    rand = s["order"].isin(["random (as generated)", "static (path sum)"])
+    best = s["order"] == "optimal"
 
     def cell(h: str, where: pd.Series, label: str) -> pd.Series | None:
         row = s[(s["hypothesis"] == h) & where & (s["label"] == label)]
@@ -185,7 +180,7 @@ def hypotheses_table(df: pd.DataFrame) -> str:
     for h, what, _ in HYPOTHESES:
         if not (s["hypothesis"] == h).any():
             continue
-        for label, counting in STAR2_COUNTINGS.items():
+        for label, (counting, _) in STAR2_COUNTINGS.items():
             if cell(h, three, label) is None:
                 continue
             best_dev = worst(h, best & three, "branching", BALLARD_BEST, label)
