@@ -172,3 +172,124 @@ def test_ballard_discrepancy_claims_come_from_the_committed_results():
     both = base.merge(own, on=key, suffixes=("", "_own"))
     assert len(both) == len(own) == len(base)
     assert (both["leaves"] == both["leaves_own"]).all()
+
+
+def _md(table: str) -> pd.DataFrame:
+    """A generated markdown table as strings, one column per header."""
+    lines = [ln for ln in table.strip().splitlines() if ln.startswith("|")]
+    cells = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
+    return pd.DataFrame(cells[2:], columns=cells[0])
+
+
+def test_backgammon_readme_claims_come_from_the_committed_results():
+    """experiments/hauk2004-backgammon/README.md, "What was reproduced": every number the prose
+    quotes, derived from the study's tables as make_figures computes them from the committed
+    results (timings included: they change when the study is rerun)."""
+    from starbench.analysis import backgammon as bg
+    from starbench.analysis import load_results
+
+    main = load_results(ROOT / "results" / "hauk2004-backgammon")
+    deep = load_results(ROOT / "results" / "hauk2004-backgammon-deep")
+    t2 = _md(bg.backgammon_table(main))
+    t2 = t2[t2["depth: ours (Hauk's)"] == "2 (3)"].set_index(["move order", "algorithm"])
+    t3 = _md(bg.deep_table(deep)).set_index(["move order", "algorithm"])
+    cls = _md(bg.deep_class_table(deep)).set_index(["move order", "position class"])
+    pub = _md(bg.published_table(deep)).set_index(
+        "at Hauk's depth 5 (our 3 decision plies), 0-ply ordering"
+    )["ours"]
+    eq, inner, none = "0-ply equity", "0-ply, not last", "none (gnubg's)"
+    text = " ".join(
+        (ROOT / "experiments" / "hauk2004-backgammon" / "README.md").read_text().split()
+    )
+
+    def span(values, fmt="{:.1f}"):
+        xs = sorted(float(v.split(" ")[0]) for v in values)
+        return f"{fmt.format(xs[0])}-{fmt.format(xs[-1])}"
+
+    pct = "% of expectimax's leaves: mean ± SE"
+    star1 = t2.xs("star1", level="algorithm")
+    se = [v.split("± ")[1] for v in star1[pct]]
+    n = sorted(int(v) for v in star1["positions"])
+    cpu1 = star1["% of its CPU s"]
+    assert (
+        f"Star1 examines {span(star1[pct])} "
+        f"% of expectimax's leaves (mean over {n[0]:,}-{n[-1]:,} positions, standard error "
+        f"{span(se, '{:.2f}')}) and takes {span(cpu1, '{:.0f}')} % of its CPU time"
+    ) in text
+    # Star2 at depth 5 with 0-ply ordering: pooled and per position, nodes and leaves
+    nodes_saved = pub["Star2: nodes saved against expectimax"]
+    leaves_saved = pub["Star2: leaves (evaluations) saved"]
+    pooled_n = nodes_saved.split(", ")[1].split(" ")[0]
+    pooled_l = leaves_saved.split(", ")[1].split(" ")[0]
+    per_n, per_l = nodes_saved.split(" ")[0], leaves_saved.split(" ")[0]
+    assert (
+        f"Star2 visits {100 - float(pooled_n):.1f} % of expectimax's nodes and evaluates "
+        f"{100 - float(pooled_l):.1f} % of its leaves pooled over the positions, a saving of "
+        f"{pooled_n} % and {pooled_l} %"
+    ) in text
+    assert f"({per_n} % of the nodes and {per_l} % of the leaves saved)" in text
+    small = [
+        cls.loc[(eq, c), "Star2, % of expectimax's leaves: mean ± SE"] for c in cls.loc[eq].index
+    ]
+    small = [v for c, v in zip(cls.loc[eq].index, small, strict=True) if c != "contact"]
+    contact = cls.loc[(eq, "contact"), "Star2, % of expectimax's leaves: mean ± SE"].split(" ")[0]
+    assert (
+        f"(Star2 examines {span(small)} % of their leaves on average, against {contact} %" in text
+    )
+    s2none = t3.loc[(none, "star2")]
+    assert (
+        f"Without ordering Star2 still saves {100 - float(s2none['% pooled over positions']):.1f} "
+        f"% of the leaves pooled ({s2none['% saved']} % per position)"
+    ) in text
+    # depth 3 (2 decision plies): Star2's time against its leaves
+    s2 = t2.xs("star2", level="algorithm")
+    assert (
+        f"Star2's CPU time is {span(s2['% of its CPU s'], '{:.0f}')} % of expectimax's while it "
+        f"evaluates {span(s2['% pooled over positions'], '{:.0f}')} % of the leaves pooled"
+    ) in text
+    d2 = main[(main["depth"] == 2) & (main["move_order"] == "equity") & (main["status"] == "ok")]
+    leaves = d2.groupby("algorithm")["leaves"].mean()
+    assert (
+        f"Star2 then makes {int(t2.loc[(eq, 'star2'), 'ordering evals / search']):,} ordering "
+        f"evaluations per search on average for {leaves['star2']:,.0f} leaves, where expectimax "
+        f"evaluates {leaves['expectimax']:,.0f} leaves"
+    ) in text
+    assert (
+        f"({t3.loc[(inner, 'star2'), '% pooled over positions']} % of the leaves pooled at depth "
+        f"5, against {t3.loc[(eq, 'star2'), '% pooled over positions']} %)"
+    ) in text
+    # probe success
+    ps = "probe success %"
+    assert (
+        f"Star2's probe success at depth 5 is {t3.loc[(eq, 'star2'), ps]} % with 0-ply ordering, "
+        f"{t3.loc[(inner, 'star2'), ps]} % with `equity_inner` and {t3.loc[(none, 'star2'), ps]} % "
+        f"without ordering; at depth 3 with 0-ply ordering at every node it is "
+        f"{t2.loc[(eq, 'star2'), ps]} %"
+    ) in text
+    assert f"(k = 2) reaches {t3.loc[(eq, 'star2.5-sequential k=2'), ps]} % at depth 5" in text
+    # seconds per move at depth 5
+    cpu = "CPU s / search: mean (max)"
+    mean, most = t3.loc[(eq, "star2"), cpu].split(" ")
+    median = pub["Star2: seconds per move (search only)"].split("(mean), ")[1].split(" ")[0]
+    assert (
+        f"Star2 at depth 5 takes {float(mean):.2f} s of CPU per move on average ({median} s "
+        f"median, {most.strip('()')} s at most)"
+    ) in text
+    over = deep[deep["status"] == "budget_exceeded"]
+    assert len(over) == 1 and over["move_order"].iloc[0] == "none"
+    assert "one search of 200 (without ordering) went over the 5 million node budget" in text
+    # Star2.5: cyclic saves about 3 points at depth 3 where the horizon is unordered
+    for order in (inner, none):
+        gain = float(t2.loc[(order, "star2"), pct].split(" ")[0]) - float(
+            t2.loc[(order, "star2.5-cyclic k=2"), pct].split(" ")[0]
+        )
+        assert round(gain) == 3, (order, gain)
+    seq, pct3 = "star2.5-sequential k=2", "% of them: mean ± SE"
+
+    def mean_of(t, order, alg, col):
+        return t.loc[(order, alg), col].split(" ")[0]
+
+    assert (
+        f"({mean_of(t2, eq, seq, pct)} against {mean_of(t2, eq, 'star2', pct)} % at depth 3, "
+        f"{mean_of(t3, eq, seq, pct3)} against {mean_of(t3, eq, 'star2', pct3)} % at depth 5)"
+    ) in text
