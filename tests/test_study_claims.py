@@ -293,3 +293,69 @@ def test_backgammon_readme_claims_come_from_the_committed_results():
         f"({mean_of(t2, eq, seq, pct)} against {mean_of(t2, eq, 'star2', pct)} % at depth 3, "
         f"{mean_of(t3, eq, seq, pct3)} against {mean_of(t3, eq, 'star2', pct3)} % at depth 5)"
     ) in text
+
+
+def test_hauk2004_and_heyden2009_readme_claims_come_from_the_committed_results():
+    """The prose of experiments/hauk2004 and experiments/heyden2009 and Ballard's best-case
+    sentence, against the tables make_figures computes from the committed results."""
+    from starbench.analysis import load_results
+    from starbench.analysis.studies import best_case_table, best_k_table, budget_table
+
+    def read(study):
+        return " ".join((ROOT / "experiments" / study / "README.md").read_text().split())
+
+    # hauk2004: depths completed under the budget, Star2's growth, the ordering effect
+    b = _md(budget_table(load_results(ROOT / "results" / "hauk2004")))
+    b = b.set_index(["ordering", "algorithm", "depth (plies)"])
+    static, rand = "static (path sum)", "random (as generated)"
+    nodes = "nodes: mean ± SE"
+
+    def mean(order, alg, depth):
+        return float(b.loc[(order, alg, str(depth)), nodes].split(" ")[0])
+
+    done = "finished / searches"
+    for order in (static, rand):
+        for alg in ("expectimax", "star1"):
+            assert b.loc[(order, alg, "3"), done] == "20 / 20"
+            assert b.loc[(order, alg, "4"), done].startswith("0 / ")
+    assert b.loc[(rand, "star2", "4"), done].startswith("0 / ")
+    assert b.loc[(static, "star2", "4"), done] == "20 / 20"
+    assert all(b.loc[(o, a, "5"), done].startswith("0 / ") for o, a, d in b.index if d == "5")
+    text = read("hauk2004")
+    assert f"({mean(rand, 'expectimax', 3) / 1e6:.1f} million nodes for expectimax)" in text
+    assert f"(about {mean(static, 'star2', 4) / 1e6:.0f} million nodes)" in text
+    lo, hi = mean(static, "star2", 3), mean(static, "star2", 4)
+    assert f"({lo:.2e} to {hi:.2e}, `nodes_by_depth.md`)" in text
+    assert round(hi / lo, -1) == 90 and "grow about 90-fold" in text
+    assert round(hi * (hi / lo) / 50e6, -1) == 30 and "roughly 30 times the budget" in text
+    effect = (ROOT / "experiments" / "hauk2004" / "figures" / "ordering_effect.md").read_text()
+    e = _md(effect).set_index(["levels", "ordering", "label"])
+    col = "percent of expectimax's leaves: mean ± SE (n)"
+    s, r = (e.loc[("5", o, "star2"), col].split(" ")[0] for o in (static, rand))
+    assert f"at depth 3 it examines {s}% of expectimax's leaves with the static ordering " in text
+    assert f"against {r}% without" in text
+    # heyden2009: geometric outcomes at 5 levels, and the sequential best k's ties
+    k = _md(best_k_table(load_results(ROOT / "results" / "heyden2009")))
+    k = k.set_index(["outcomes", "depth (plies)", "variant", "k"])
+    leaves, knodes = "% leaves: mean ± SE (n)", "% nodes: mean ± SE"
+    star1 = k.loc[("geometric", "3", "cyclic", "0"), leaves].split(" ")[0]
+    star2 = k.loc[("geometric", "3", "cyclic", "1"), leaves].split(" ")[0]
+    assert float(star2) > float(star1)
+    text = read("heyden2009")
+    claim = f"(cyclic, k = 1) examines more leaves than Star1 (k = 0): {star2} against {star1} %"
+    assert claim in text
+    seq = k.xs(("geometric", "2", "sequential"), level=[0, 1, 2])  # 2 plies: 3 levels
+    best = seq[seq["best k (fewest nodes)"] == "**best**"]
+    assert list(best.index) == ["8"]
+    at8 = best[knodes].iloc[0].split(" ")[0]
+    assert f'"best k" marked at 3 levels (k = 8, {at8} % of the nodes) ties k = 6 and 7' in text
+    assert all(seq.loc[j, knodes].split(" ")[0] == at8 for j in ("6", "7"))
+    # ballard1983: the best case is within 0.6 points of every published cell
+    t = _md(best_case_table(load_results(ROOT / "results" / "ballard1983")))
+    diff = t.iloc[:, -1].astype(float).abs()
+    research = t["algorithm"].str.contains("after_probe=research")
+    text = read("ballard1983")
+    assert diff[~research].max() == 0.6
+    assert "Star1 and Star2 under C1 and C2 are within 0.6 points of every published cell" in text
+    assert f"is up to {diff[research].max():.1f} points above (at N = 4)" in text
+    assert t.loc[diff[research].idxmax(), "N"] == "4"
