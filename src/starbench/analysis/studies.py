@@ -13,6 +13,7 @@ import pandas as pd
 from starbench.analysis import backgammon, transposition
 from starbench.analysis.data import PlotError, percent_leaves, summarise
 from starbench.analysis.figures import _prepare
+from starbench.trees.regular import RegularTreeSpec
 
 #: Ballard (1983), 2-ply (3 levels) trees, random ordering: N -> (Star1, Star2) percent of leaves.
 BALLARD_AVERAGE = {4: (84.1, 75.4), 10: (81.1, 53.1), 20: (79.9, 41.8), 40: (78.8, 35.0)}
@@ -127,7 +128,7 @@ HYPOTHESES = (
     (
         "coarse values",
         "increments in 0..10, many ties",
-        lambda m: m["resolution"] < m["resolution"].max(),
+        lambda m: m["resolution"] < RegularTreeSpec().resolution,  # below the default
     ),
     ("uniform values", "independent uniform leaves", lambda m: m["value_model"] == "uniform"),
 )
