@@ -130,7 +130,8 @@ def regenerate(study: str, n_jobs: int) -> int:
     text = (
         f"{commands} produced the committed results from scratch in **{_clock(wall)}** of wall "
         f"time ({_clock(cpu)} of CPU) on {os.cpu_count()} cores ({cpu_model()}), load average "
-        f"{load0[0]:.2f} at the start, at commit {commit} on {time.strftime('%Y-%m-%d')} "
+        f"{load0[0]:.2f} at the start and {os.getloadavg()[0]:.2f} at the end, at commit {commit} "
+        f"on {time.strftime('%Y-%m-%d')} "
         f"(`python scripts/regenerate_results.py --only {study}`).\n"
     )
     # kept beside the staged results until the swap: a tracked runtime.md rewritten now would
