@@ -24,6 +24,7 @@ from pathlib import Path
 
 from open_spiel.python.algorithms import minimax
 
+from starbench.bench import source_state
 from starbench.games.source import game_source
 from starbench.search import search
 
@@ -101,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
             f"starbench expectimax (Python engine) vs OpenSpiel's Python `expectiminimax` on the "
             f"same searches: CPU seconds per search, median of {args.repeats} interleaved repeats; "
             f"ratio = starbench / OpenSpiel (median over repeats, range in brackets); same value, "
-            f"best action and node count checked in every repeat.  Load average (1/5/15 min) "
+            f"best action and node count checked in every repeat.  At {source_state()}; "
+            f"load average (1/5/15 min) "
             f"{'/'.join(f'{x:.2f}' for x in load_before)} before, "
             f"{'/'.join(f'{x:.2f}' for x in load_after)} after.",
             "",

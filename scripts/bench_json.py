@@ -41,6 +41,7 @@ def main() -> int:
 
     import numpy  # noqa: F401  (imported before measuring memory)
 
+    from starbench.bench import source_state
     from starbench.trees import RegularTree, RegularTreeSpec, load_tree
     from starbench.trees.explicit import tree_to_json
 
@@ -62,7 +63,7 @@ def main() -> int:
     cpu = statistics.median(r[0] for r in runs)
     wall = statistics.median(r[1] for r in runs)
     lines = [
-        f"Tree: {spec.size:,} nodes, {size_mb:.1f} MB of JSON; load average "
+        f"Tree: {spec.size:,} nodes, {size_mb:.1f} MB of JSON; {source_state()}; load average "
         f"{os.getloadavg()[0]:.2f}; median of {args.repeats} fresh processes.",
         "",
         "| measure | value |",

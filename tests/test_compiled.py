@@ -314,6 +314,12 @@ def test_bench_writes_markdown_and_json(tmp_path):
             assert v["ratio_min"] <= v["ratio"] <= v["ratio_max"]
     assert "| tiny | recursive ceiling |" in md
     assert len(data["load"]["before"]) == 3
+    from starbench.experiment.metadata import git_state
+
+    commit, dirty = git_state()  # the code it measured, in the report
+    shown = "not a git checkout" if commit is None else f"commit {commit[:12]} ("
+    assert data["source"].startswith(shown) and data["source"] in md
+    assert ("uncommitted changes" in md) == bool(dirty)
 
 
 def test_both_ceilings_do_the_same_work():

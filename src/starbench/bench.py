@@ -469,6 +469,17 @@ def _load() -> list[float] | None:
         return None
 
 
+def source_state() -> str:
+    """The code a benchmark measured, for its report: ``commit 0123456789ab (clean tree)``, or
+    ``(uncommitted changes)``, or ``not a git checkout``."""
+    from starbench.experiment.metadata import git_state
+
+    commit, dirty = git_state()
+    if commit is None:
+        return "not a git checkout"
+    return f"commit {commit[:12]} ({'uncommitted changes' if dirty else 'clean tree'})"
+
+
 def bench(
     out: Path,
     instances: int = 5,
@@ -492,6 +503,7 @@ def bench(
         "repeats": repeats,
         "rows": rows,
         "date": time.strftime("%Y-%m-%d"),
+        "source": source_state(),
     }
     if compile_and_memory:
         result["compile"] = measure_compile()
@@ -514,7 +526,8 @@ def markdown(result: dict[str, Any]) -> str:
     shown = {k: "/".join(f"{x:.2f}" for x in v) for k, v in load.items() if v}
     lines = [
         f"Machine: {m['cpu_model']}, {m['cores']} cores ({m['affinity']}), Python "
-        f"{m['python']}, numpy {m['numpy']}, numba {m['numba']}; {result['date']}; load average "
+        f"{m['python']}, numpy {m['numpy']}, numba {m['numba']}; {result['date']}; "
+        f"{result.get('source', 'source not recorded')}; load average "
         f"(1/5/15 min) {shown.get('before', '?')} before, {shown.get('after', '?')} after.",
         f"Nodes per CPU second, median of {result['repeats']} repeats over "
         f"{result['instances']} instances; contenders interleaved in every repeat.  `% ceiling`: "
