@@ -25,18 +25,11 @@ def _tables() -> dict[str, pd.DataFrame]:
     return out
 
 
-#: Studies not yet recomputed at the common commit (each still from one clean commit of its
-#: own); the regeneration ran out of session time before them.  Empty when all are regenerated.
-NOT_YET_REGENERATED = {"hauk2004-backgammon-deep"}
-
-
 def test_every_committed_table_comes_from_one_clean_commit():
     tables = _tables()
     assert len(tables) >= 10
     commits = {s: set(t["git_commit"]) for s, t in tables.items()}
-    assert all(len(c) == 1 for c in commits.values()), commits  # one commit per study
-    common = {s: c for s, c in commits.items() if s not in NOT_YET_REGENERATED}
-    assert len(set.union(*common.values())) == 1, common  # and one commit for all
+    assert len(set.union(*commits.values())) == 1, commits  # one commit for every study
     dirty = {s: bool(t["git_dirty"].any()) for s, t in tables.items()}
     assert not any(dirty.values()), dirty
 
