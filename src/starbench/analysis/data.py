@@ -98,27 +98,25 @@ def pool(
 
 
 def labels(df: pd.DataFrame) -> pd.Series:
-    """``star2.5-cyclic k=2``, ``star2 research``: the algorithm with its non-default params."""
+    """``star2.5-cyclic k=2``, ``star2 research``: the algorithm with its non-default params
+    (``k`` where set, ``research``, ``no-full-probe``, ``tt=N`` and ``tt-chance`` where on)."""
+    if not len(df):
+        return pd.Series(dtype=str)
+    missing = pd.Series(None, index=df.index, dtype=object)
 
-    def one(row: pd.Series) -> str:
-        s = row["algorithm"]
-        k = row.get("k")
-        if k is not None and not pd.isna(k):
-            s += f" k={int(k)}"
-        if row.get("after_probe") == "research":
-            s += " research"
-        full = row.get("probe_full_window")
-        if full is not None and not pd.isna(full) and not full:
-            s += " no-full-probe"
-        tt = row.get("tt")
-        if tt is not None and not pd.isna(tt) and tt:
-            s += f" tt={int(tt)}"
-        chance = row.get("tt_chance")
-        if chance is not None and not pd.isna(chance) and chance:
-            s += " tt-chance"
-        return s
+    def column(name: str) -> pd.Series:
+        return df[name] if name in df.columns else missing
 
-    return df.apply(one, axis=1) if len(df) else pd.Series(dtype=str)
+    out = df["algorithm"].astype(str)
+    k = pd.to_numeric(column("k"))
+    out = out.where(k.isna(), out + " k=" + k.fillna(0).astype(int).astype(str))
+    out = out.where(column("after_probe") != "research", out + " research")
+    full = column("probe_full_window")
+    out = out.where(full.isna() | full.fillna(True).astype(bool), out + " no-full-probe")
+    tt = pd.to_numeric(column("tt"))
+    out = out.where(tt.isna() | (tt == 0), out + " tt=" + tt.fillna(0).astype(int).astype(str))
+    chance = column("tt_chance")
+    return out.where(chance.isna() | ~chance.fillna(False).astype(bool), out + " tt-chance")
 
 
 def require(df: pd.DataFrame, *columns: str) -> None:

@@ -9,6 +9,7 @@ vary in the data (besides the figure's own x axis), so one function serves every
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +72,12 @@ NAMES = {
     "value_model": "values",
     "noise_sd": "noise",
 }
+
+
+#: seaborn's error bars on the figures: the 95% bootstrap interval, or None while ``plot`` writes
+#: only the tables (``images=False``: the tables' intervals come from ``data.summarise``, so the
+#: bands, seaborn's own bootstrap, would be computed for nothing)
+ERRORBAR: ContextVar[tuple[str, int] | None] = ContextVar("errorbar", default=("ci", 95))
 
 
 @dataclass(frozen=True)
@@ -233,7 +240,7 @@ def _facet(
         col_wrap=cols,
         height=width / cols * ratio,
         aspect=1 / ratio,
-        errorbar=("ci", 95),
+        errorbar=ERRORBAR.get(),
         n_boot=N_BOOT,
         seed=BOOTSTRAP_SEED,
         legend=False,
@@ -264,7 +271,7 @@ def _lines(ax: plt.Axes, raw: pd.DataFrame, x: str, y: str) -> None:
         y="_y",
         **_hue_style("label", labels),
         dashes=False,
-        errorbar=("ci", 95),
+        errorbar=ERRORBAR.get(),
         n_boot=N_BOOT,
         seed=BOOTSTRAP_SEED,
         err_kws={"alpha": 0.18, "linewidth": 0},

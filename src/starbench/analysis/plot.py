@@ -13,7 +13,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from starbench.analysis.data import PlotError, load_results, pool
-from starbench.analysis.figures import CONDITIONS, FIGURES
+from starbench.analysis.figures import CONDITIONS, ERRORBAR, FIGURES
 from starbench.analysis.style import RC, WIDTHS
 from starbench.analysis.tables import csv, latex, markdown
 from starbench.experiment.storage import atomic_write, atomic_write_text
@@ -48,33 +48,37 @@ def plot(
         df, note = pool(df, pooled, CONDITIONS)
     out = Path(out)
     written: list[Path] = []
-    with plt.rc_context(RC):
-        for name, draw in FIGURES.items():
-            if names is not None and name not in names:
-                continue
-            try:
-                drawn = None
-                for width_name, width in WIDTHS.items():
-                    drawn = draw(df, width)
-                    if note:
-                        drawn.figure.suptitle(note, fontsize="small")
-                    if not images:
+    bands = ERRORBAR.set(ERRORBAR.get() if images else None)
+    try:
+        with plt.rc_context(RC):
+            for name, draw in FIGURES.items():
+                if names is not None and name not in names:
+                    continue
+                try:
+                    drawn = None
+                    for width_name, width in WIDTHS.items():
+                        drawn = draw(df, width)
+                        if note:
+                            drawn.figure.suptitle(note, fontsize="small")
+                        if not images:
+                            plt.close(drawn.figure)
+                            break  # the tables do not depend on the width
+                        for ext in ("pdf", "png"):
+                            path = out / f"{name}-{width_name}.{ext}"
+                            save(drawn.figure, path)
+                            written.append(path)
                         plt.close(drawn.figure)
-                        break  # the tables do not depend on the width
-                    for ext in ("pdf", "png"):
-                        path = out / f"{name}-{width_name}.{ext}"
-                        save(drawn.figure, path)
-                        written.append(path)
-                    plt.close(drawn.figure)
-                assert drawn is not None
-                atomic_write_text(out / f"{name}.md", markdown(drawn.table, drawn.value))
-                atomic_write_text(out / f"{name}.tex", latex(drawn.table, drawn.value))
-                atomic_write_text(out / f"{name}.csv", csv(drawn.table))
-                written += [out / f"{name}.md", out / f"{name}.tex", out / f"{name}.csv"]
-            except PlotError as e:
-                warn(f"starbench: skipped figure {name}: {e}")
-            finally:
-                plt.close("all")
+                    assert drawn is not None
+                    atomic_write_text(out / f"{name}.md", markdown(drawn.table, drawn.value))
+                    atomic_write_text(out / f"{name}.tex", latex(drawn.table, drawn.value))
+                    atomic_write_text(out / f"{name}.csv", csv(drawn.table))
+                    written += [out / f"{name}.md", out / f"{name}.tex", out / f"{name}.csv"]
+                except PlotError as e:
+                    warn(f"starbench: skipped figure {name}: {e}")
+                finally:
+                    plt.close("all")
+    finally:
+        ERRORBAR.reset(bands)
     if not written:
         raise PlotError(f"{results}: no figure could be drawn from these tables")
     return written
