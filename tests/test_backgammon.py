@@ -135,6 +135,27 @@ def test_every_algorithm_agrees_with_expectimax_on_backgammon(exact, move_order,
             assert solved.mismatch is None, (position, depth, solved.mismatch)
 
 
+@pytest.mark.parametrize("move_order", ["none", "equity"])
+def test_the_fused_expectimax_is_the_reference_on_backgammon(move_order):
+    """Expectimax in floats runs the games' fused path (``starbench.games.expectimax``): the
+    reference's value, best move, tied moves, counters and ordering evaluations."""
+    from starbench.games.expectimax import GameExpectimax
+    from starbench.search.expectimax import Expectimax
+    from starbench.search.registry import get_algorithm
+
+    for i, position in enumerate(_positions(3, seed=7)):
+        for depth, dice in ((1, None), (2, "{},{}".format(*ROLLS[(5 * i) % 21]))):
+            src = game_source("backgammon", depth, position, dice=dice, move_order=move_order)
+            out = []
+            for s in (get_algorithm("expectimax").make(src.tree), Expectimax(src.tree)):
+                src.reset_counts()
+                r = s.run()
+                got = (r.value, r.best_move, r.tied_moves, r.stats, src.order_evals())
+                out.append((type(s), *got))
+            assert out[0][0] is GameExpectimax
+            assert out[0][1:] == out[1][1:], (position, depth, dice)
+
+
 def test_move_ordering_evaluations_are_counted_apart_from_the_leaves():
     """Ordering by 0-ply equity changes the order, not the tree: expectimax visits the same
     nodes and leaves; the ordering's evaluations are ``order_evals``, one per non-terminal

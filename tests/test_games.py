@@ -63,6 +63,70 @@ def test_expectimax_is_openspiels_expectiminimax(monkeypatch, spec, position, de
     assert r.stats.nodes == calls
 
 
+def _fused_and_reference(tree, **options):
+    """The expectimax the registry builds for a game tree (the fused one) and the reference."""
+    from starbench.games.expectimax import GameExpectimax
+    from starbench.search.expectimax import Expectimax
+    from starbench.search.registry import get_algorithm
+
+    fused = get_algorithm("expectimax").make(tree, {}, **options)
+    assert type(fused) is GameExpectimax
+    return fused, Expectimax(tree, **options)
+
+
+FUSED = [
+    *PARITY,
+    *(("pig", p, d) for p in ("0,3,1", "0,5,0,2,0,0") for d in (1, 2, 5)),
+    ("einstein_wurfelt_nicht", "7,1,4", 2),
+]
+
+
+@pytest.mark.parametrize(("spec", "position", "depth"), FUSED)
+def test_the_fused_expectimax_is_the_reference_counter_for_counter(spec, position, depth):
+    """Games' expectimax in floats runs ``starbench.games.expectimax``: the reference's value
+    (to the last bit), best move, tied moves and every counter."""
+    fused, reference = _fused_and_reference(game_source(spec, depth, position).tree)
+    got = [(r.value, r.best_move, r.tied_moves, r.stats) for r in (fused.run(), reference.run())]
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("budget", [1, 2, 3, 7, 64, 1000, 2261])
+def test_the_fused_expectimax_stops_at_the_references_node(budget):
+    """A node budget stops both at the same node with the same counts (pig, depth 4: 2,261
+    nodes, so the last budget is not exceeded)."""
+    from starbench.errors import BudgetExceeded
+
+    tree = game_source("pig", 4).tree
+    outcomes = []
+    for s in _fused_and_reference(tree, node_budget=budget):
+        try:
+            outcomes.append(s.run().stats)
+        except BudgetExceeded as e:
+            outcomes.append((str(e), s.stats()))
+    assert outcomes[0] == outcomes[1]
+    assert isinstance(outcomes[0], tuple) == (budget < 2261)
+
+
+def test_the_fused_expectimax_checks_the_time_budget_every_1024_nodes():
+    from starbench.errors import BudgetExceeded
+
+    for s in _fused_and_reference(game_source("pig", 5).tree, time_budget=0.0):
+        with pytest.raises(BudgetExceeded, match="time budget of 0.0 s exceeded"):
+            s.run()
+        assert s.stats().nodes == 1024
+
+
+def test_the_reference_runs_where_the_fused_expectimax_does_not_apply():
+    from starbench.search.expectimax import Expectimax
+    from starbench.search.registry import get_algorithm
+
+    make = get_algorithm("expectimax").make
+    assert type(make(game_source("pig", 2, exact=True).tree, {}, exact=True)) is Expectimax
+    tree = game_source("pig", 2).tree
+    assert type(make(tree, {}, debug=True)) is Expectimax
+    assert type(make(tree, {"tt": 8})) is Expectimax
+
+
 def test_pig_depth_two_is_ten_thirds_rolling(capsys):
     """The figure of OpenSpiel's pig test: value 10/3, best action 0 (roll)."""
     assert cli.main(["solve", "--game", "pig", "--depth", "2", "--exact", "--json"]) == 0
@@ -183,6 +247,21 @@ def test_a_heuristic_value_outside_its_bounds_is_one_line(monkeypatch, capsys):
     assert "game state after actions [0]: evaluation 1000000" in errors[0]
     assert "outside the bounds [-1, 1]" in errors[0]
     assert len(lines) == 2  # the one notice: every algorithm runs on the Python engine
+
+
+def test_the_fused_expectimax_refuses_a_bad_heuristic_value_as_the_reference_does(monkeypatch):
+    from starbench.errors import EvaluationError
+    from starbench.games import heuristics
+
+    bad = heuristics.Heuristic("bad", lambda state, player: 10**6, lambda g: (-1, 1), (), "")
+    monkeypatch.setitem(heuristics.HEURISTICS, "bad", bad)
+    messages = []
+    for s in _fused_and_reference(game_source("pig", 3, heuristic="bad").tree):
+        with pytest.raises(EvaluationError) as e:
+            s.run()
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+    assert "evaluation 1000000 is NaN or outside the bounds [-1, 1]" in messages[0]
 
 
 # --------------------------------------------------------------------------- starbench run

@@ -81,10 +81,10 @@ class GameTree:
 
     def kind(self, node: tuple[GameState, int | None]) -> Kind:
         state, left = node
+        if left is not None and left <= 0:
+            return LEAF  # the horizon: any node, chance nodes included (evaluate tells terminals)
         if state.is_terminal():
             return LEAF
-        if left is not None and left <= 0:
-            return LEAF  # the horizon: any non-terminal node, chance nodes included
         if state.is_chance_node():
             return CHANCE
         return MAX if state.current_player() == self.root_player else MIN
@@ -122,6 +122,19 @@ class GameTree:
         else:
             v = self.heuristic(state)
         return _exact(v) if self.exact else v
+
+    def search_class(self, cls: type, settings: dict[str, Any]) -> type:
+        """The class that runs algorithm class ``cls`` with ``settings`` on this tree: the
+        games' fused expectimax (``starbench.games.expectimax``, same values and counters) for
+        the reference expectimax in float mode without a table or debug checks, else ``cls``."""
+        from starbench.search.expectimax import Expectimax
+
+        plain = not any(settings.get(k) for k in ("exact", "debug", "tt", "table"))
+        if cls is Expectimax and plain and type(self) is GameTree:
+            from starbench.games.expectimax import GameExpectimax
+
+            return GameExpectimax
+        return cls
 
     def transposition(self, node: tuple[GameState, int | None]) -> tuple[int, int]:
         """(key, depth) for a transposition table: a 64-bit digest of the state's text with

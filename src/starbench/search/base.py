@@ -23,6 +23,7 @@ from starbench.trees.protocol import Kind, Tree, has_chance
 
 # module constants: looking up an Enum member costs ~150 ns, comparing ~30
 MAX, MIN, CHANCE, LEAF = Kind.MAX, Kind.MIN, Kind.CHANCE, Kind.LEAF
+NEVER = 1 << 62  # a node count no search reaches
 
 
 class DecisionState:
@@ -98,6 +99,9 @@ class Search:
         self.node_budget = node_budget
         self.time_budget = time_budget
         self._deadline = None
+        # ``_enter`` calls ``_over_budget`` once the node count passes this (one comparison per
+        # node for both budgets): the node budget, or the next time check (run() sets it)
+        self._check_at = NEVER if node_budget is None else node_budget
         # counters (see starbench.search.stats)
         self.nodes = self.leaves = self.max_nodes = self.min_nodes = self.chance_nodes = 0
         self.probe_nodes = self.probe_leaves = 0
@@ -203,15 +207,20 @@ class Search:
             self.probe_nodes += 1
             if kind == LEAF:
                 self.probe_leaves += 1
-        if self.node_budget is not None and self.nodes > self.node_budget:
-            raise BudgetExceeded(f"node budget of {self.node_budget} nodes exceeded")
-        if (
-            self._deadline is not None
-            and (self.nodes & 1023) == 0
-            and time.perf_counter() > self._deadline
-        ):
-            raise BudgetExceeded(f"time budget of {self.time_budget} s exceeded")
+        if self.nodes > self._check_at:
+            self._over_budget()
         return kind
+
+    def _over_budget(self) -> None:
+        """Raise BudgetExceeded past the node budget, or past the deadline (looked at every
+        1,024 nodes); else set the count of the next check."""
+        n = self.nodes
+        if self.node_budget is not None and n > self.node_budget:
+            raise BudgetExceeded(f"node budget of {self.node_budget} nodes exceeded")
+        if self._deadline is not None:
+            if (n & 1023) == 0 and time.perf_counter() > self._deadline:
+                raise BudgetExceeded(f"time budget of {self.time_budget} s exceeded")
+            self._check_at = min(NEVER if self.node_budget is None else self.node_budget, n | 1023)
 
     def _leaf(self, node: Any) -> Any:
         """Evaluate a leaf, refusing NaN and values outside [L, U]."""
@@ -306,6 +315,7 @@ class Search:
     def run(self) -> SearchResult:
         if self.time_budget is not None:
             self._deadline = time.perf_counter() + self.time_budget
+            self._check_at = min(self._check_at, self.nodes | 1023)
         t0, c0 = time.perf_counter(), time.process_time()
         root = self.tree.root
         decision = self.table is not None and self.tree.kind(root) in (MAX, MIN)

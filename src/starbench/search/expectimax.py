@@ -31,18 +31,16 @@ class Expectimax(Search):
         if kind == LEAF:
             return self._leaf(node)
         kids = self.tree.children(node)
+        search = self._search
         if kind == CHANCE:
             probs = self._probs(node)
             total = self.num(0)
             for p, child in zip(probs, kids, strict=True):
-                total += p * self._search(child, alpha, beta)
+                total += p * search(child, alpha, beta)
             return total
-        best = best_m = None
-        for m, child in enumerate(kids):
-            v = self._search(child, alpha, beta)
-            if best is None or (v > best if kind == MAX else v < best):
-                best, best_m = v, m
-        self._last_move = best_m  # for the transposition table: set after every child
+        values = [search(child, alpha, beta) for child in kids]
+        best = max(values) if kind == MAX else min(values)  # the first of equal values
+        self._last_move = values.index(best)  # for the transposition table: after every child
         return best
 
     def _root(self) -> tuple[Any, int | None, tuple[int, ...] | None]:

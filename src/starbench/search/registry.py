@@ -95,7 +95,12 @@ class AlgorithmInfo:
         }
 
     def make(self, tree: Any, params: dict[str, Any] | None = None, **options: Any) -> Search:
-        search = self.cls(tree, **self.fixed, **self.resolve(params or {}), **options)
+        settings = {**self.fixed, **self.resolve(params or {}), **options}
+        cls = self.cls
+        own = getattr(tree, "search_class", None)  # a tree's own implementation of cls, if any
+        if own is not None:
+            cls = own(cls, settings)
+        search = cls(tree, **settings)
         search.name = self.name  # the registered name (star2.5-* share the Star2 class)
         return search
 

@@ -13,6 +13,11 @@ A tree is reached through opaque node handles.  Every algorithm asks only for:
 
 Handles are whatever the source likes (an index into arrays, a tuple of integers, a game state);
 the depth horizon is not part of the protocol (see ``starbench.trees.horizon``).
+
+Optionally, ``search_class(cls, settings)``: the class that runs algorithm class ``cls`` on this
+tree, for a tree that has a faster implementation of it (``GameTree`` fuses expectimax with the
+game states' API); it must give the same values and counters as ``cls``, and the registry's
+``make`` asks for it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,148 @@
+"""Expectimax on game trees with the tree protocol fused in: the games' fast path.
+
+``starbench.search.expectimax.Expectimax`` (the reference) asks the tree for each node's kind,
+children, probabilities and leaf value through ``GameTree``'s methods, and enters every node
+through ``Search._enter`` and ``Search._leaf``: about five Python calls per node where OpenSpiel's
+own ``expectiminimax`` makes one.  ``GameExpectimax`` computes the same thing straight from the
+game states' API:
+
+* a node is classified as ``GameTree.kind`` does (the horizon first, then ``is_terminal``,
+  ``is_chance_node``, ``current_player``) and counted as ``Search._enter`` counts it (``nodes``,
+  ``leaves``, ``max_nodes``, ``min_nodes``, ``chance_nodes``, the node and time budgets checked
+  at the same node); the children of a node with one ply left are all leaves and are counted
+  together when no budget check falls among them;
+* a leaf child is evaluated in its parent's loop, as ``GameTree.evaluate`` and ``Search._leaf``
+  do (``returns()[root_player]`` at a terminal, else the heuristic; a value outside [L, U] or
+  not a number is refused with the reference's error, the counters standing at that leaf);
+* a child state is made when its turn comes and dropped after its subtree, as OpenSpiel does
+  (the reference makes a node's children first);
+* values are combined in the reference's order and float arithmetic (``total += p * v`` over the
+  outcomes in order, from 0.0; the first of equal best values at MAX and MIN).
+
+So value, best move and every counter are the reference's (``tests/test_games.py`` compares them
+on every game the tests know).  ``GameTree.search_class`` picks this class for expectimax in float
+mode without a transposition table or debug checks; everything else runs the reference.
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import Any
+
+from starbench.search.expectimax import Expectimax
+from starbench.trees.protocol import Kind
+
+MAX, MIN, CHANCE, LEAF = Kind.MAX, Kind.MIN, Kind.CHANCE, Kind.LEAF
+first = itemgetter(0)  # an outcome's action
+
+
+class GameExpectimax(Expectimax):
+    """``Expectimax`` over a ``GameTree`` (float mode, no table, no debug checks)."""
+
+    def _search(self, node: Any, alpha: Any, beta: Any) -> Any:
+        kind = self._enter(node)  # the root's children come here (Expectimax._root)
+        if kind == LEAF:
+            return self._leaf(node)
+        return self._subtree(node[0], node[1], kind)
+
+    def _subtree(self, state: Any, left: int | None, kind: Kind) -> float:
+        """The value of the entered decision or chance node ``state`` with ``left`` plies.
+
+        One Python call per decision or chance node and none per leaf; the counters live in
+        the closure while it runs (a local is cheaper than an attribute) and go back to the
+        search object when it ends, a budget or an error included."""
+        nodes, leaves = self.nodes, self.leaves
+        max_nodes, min_nodes, chance_nodes = self.max_nodes, self.min_nodes, self.chance_nodes
+        check_at = self._check_at
+        tree = self.tree
+        root_player, heuristic, L, U = tree.root_player, tree.heuristic, self.L, self.U
+
+        def over_budget() -> None:
+            nonlocal check_at
+            self.nodes = nodes
+            self._over_budget()  # raises, or sets the count of the next time check
+            check_at = self._check_at
+
+        def value(state: Any, left: int | None, kind: Kind) -> float:
+            nonlocal nodes, leaves, max_nodes, min_nodes, chance_nodes
+            if kind == CHANCE:
+                outcomes = state.chance_outcomes()
+                actions = list(map(first, outcomes))
+                nxt = left
+            else:
+                actions = state.legal_actions()
+                nxt = None if left is None else left - 1
+            horizon = nxt is not None and nxt <= 0
+            child_of = state.child  # a child is made when its turn comes, dropped after it
+            values: list[float] = []
+            if horizon and nodes + len(actions) <= check_at:
+                # all leaves, and no budget check falls among them: counted together
+                n = len(actions)
+                nodes += n
+                leaves += n
+                try:
+                    for a in actions:  # GameTree.evaluate and Search._leaf
+                        child = child_of(a)
+                        if child.is_terminal():
+                            v = float(child.returns()[root_player])
+                        else:
+                            v = float(heuristic(child))
+                        if not L <= v <= U:
+                            raise ValueError(v)
+                        values.append(v)
+                except Exception:
+                    # the reference counted up to this leaf, then raises its error in _leaf
+                    nodes -= n - len(values) - 1
+                    leaves -= n - len(values) - 1
+                    self._leaf((child_of(actions[len(values)]), nxt))
+                    raise
+            else:
+                for a in actions:
+                    child = child_of(a)
+                    # Search._enter with GameTree.kind
+                    nodes += 1
+                    terminal = False
+                    if horizon:
+                        ckind = LEAF
+                        leaves += 1
+                    elif child.is_terminal():
+                        ckind = LEAF
+                        terminal = True
+                        leaves += 1
+                    elif child.is_chance_node():
+                        ckind = CHANCE
+                        chance_nodes += 1
+                    elif child.current_player() == root_player:
+                        ckind = MAX
+                        max_nodes += 1
+                    else:
+                        ckind = MIN
+                        min_nodes += 1
+                    if nodes > check_at:
+                        over_budget()
+                    if ckind != LEAF:
+                        values.append(value(child, nxt, ckind))
+                        continue
+                    try:  # GameTree.evaluate and Search._leaf
+                        if terminal or child.is_terminal():
+                            v = float(child.returns()[root_player])
+                        else:
+                            v = float(heuristic(child))
+                        ok = L <= v <= U
+                    except (TypeError, ValueError, OverflowError):
+                        ok = False
+                    if not ok:  # the reference's error (no heuristic, NaN, outside the bounds)
+                        self._leaf((child, nxt))
+                    values.append(v)
+            if kind == CHANCE:
+                total = 0.0
+                for (_, p), v in zip(outcomes, values, strict=True):
+                    total += float(p) * v
+                return total
+            return max(values) if kind == MAX else min(values)
+
+        try:
+            return value(state, left, kind)
+        finally:
+            self.nodes, self.leaves = nodes, leaves
+            self.max_nodes, self.min_nodes, self.chance_nodes = max_nodes, min_nodes, chance_nodes
