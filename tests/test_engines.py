@@ -105,3 +105,26 @@ def test_the_library_path_gets_the_range_checks():
             RunSettings(tree=tree, algorithms=(AlgorithmSpec("star1"),), **kw)
     with pytest.raises(ConfigError, match="algorithms: must list at least one"):
         RunSettings(tree=tree, algorithms=())
+
+
+def test_compiled_parameters_are_checked_on_every_call():
+    """The compiled engine remembers resolved parameters per (name, typed values): a bad value
+    is refused every time, and each call gets its own parameters."""
+    tree = RegularTree(RegularTreeSpec(branching=2, chance_arity=2, depth=1))
+    for _ in range(2):
+        with pytest.raises(InputError, match="k must be an integer >= 0, got True"):
+            starbench.search(tree, "star2.5-cyclic", engine="compiled", k=True)
+    for k in (3, 1, 3):
+        r = starbench.search(tree, "star2.5-sequential", engine="compiled", k=k)
+        assert r.params["k"] == k
+        r.params["k"] = -1  # a result's params are its own copy
+    assert starbench.search(tree, "star2.5-sequential", engine="compiled", k=3).params["k"] == 3
+
+
+def test_a_float_tree_key_is_refused_every_time():
+    """Specs equal in value (5.0 == 5) share the per-spec shape cache; validation still sees
+    the float."""
+    assert RegularTree(RegularTreeSpec(branching=5, chance_arity=2, depth=1)).arities[0] == 5
+    for _ in range(2):
+        with pytest.raises(InputError, match="tree.branching"):
+            RegularTree(RegularTreeSpec(branching=5.0, chance_arity=2, depth=1))

@@ -104,7 +104,7 @@ def compiled_tree(tree: Any) -> Any:
     if isinstance(tree, CompiledTree):
         return tree
     if isinstance(tree, RegularTree):
-        return CompiledTree.from_regular(tree.spec, tree.seed, tree.instance)
+        return CompiledTree.from_regular(tree.spec, tree.seed, tree.instance, tree.tree_seed)
     if isinstance(tree, ExplicitTree):
         return CompiledTree.from_explicit(tree)
     raise InputError(f"the compiled engine cannot search trees of type {type(tree).__name__}")

@@ -29,7 +29,7 @@ from starbench.search.stats import SearchResult, SearchStats
 from starbench.trees.explicit import ExplicitTree
 from starbench.trees.hashing import root_id, tree_seed
 from starbench.trees.models import CONSTANT_DISTRIBUTIONS, DISTRIBUTIONS, VALUE_MODELS
-from starbench.trees.regular import RegularTreeSpec
+from starbench.trees.regular import RegularTree, RegularTreeSpec
 
 #: Registered algorithm classes the kernel implements, and how.
 _KERNEL_ALGOS = {
@@ -65,18 +65,18 @@ def unsupported(
         return "time budgets"
     if kernel_algo(name) is None:
         return f"algorithm {name}"
-    if tree is not None and not isinstance(tree, ExplicitTree | CompiledTree):
+    if tree is None or isinstance(tree, ExplicitTree | CompiledTree):
+        return None
+    spec = tree.spec if isinstance(tree, RegularTree) else tree
+    if not isinstance(spec, RegularTreeSpec):
         from starbench.games.adapter import GameTree
         from starbench.games.spec import GameSpec
-        from starbench.trees.regular import RegularTree
 
         if isinstance(tree, GameTree | GameSpec):
             return "game trees"
-        spec = tree.spec if isinstance(tree, RegularTree) else tree
-        if not isinstance(spec, RegularTreeSpec):
-            return f"trees of type {type(tree).__name__}"
-        if spec.pool and spec.size > spec.full_pass_limit:
-            return "pool trees over tree.full_pass_limit nodes (it unfolds them into arrays)"
+        return f"trees of type {type(tree).__name__}"
+    if spec.pool and spec.size > spec.full_pass_limit:
+        return "pool trees over tree.full_pass_limit nodes (it unfolds them into arrays)"
     return None
 
 
@@ -125,6 +125,21 @@ def _shape_of(spec: RegularTreeSpec) -> tuple[dict[str, Any], Any, Any]:
     )
     L, U = VALUE_MODELS[spec.value_model].declared_bounds(spec.resolution, spec.levels)
     return shape, L, U
+
+
+@functools.lru_cache(maxsize=64)
+def _form_of(spec: RegularTreeSpec) -> dict[str, Any]:
+    """The CompiledTree fields every instance of ``spec`` shares but the arrays and bounds."""
+    shape, _, _ = _shape_of(spec)
+    return dict(
+        lazy=not spec.needs_full_pass and spec.pool == 0,
+        levels=spec.levels,
+        max_arity=int(max(shape["level_arity"], default=1)),
+        max_depth=spec.levels,
+        has_chance=spec.pattern != "max,min",
+        size=spec.size,
+        **shape,
+    )
 
 
 @dataclass
@@ -186,34 +201,31 @@ class CompiledTree:
         )
 
     @classmethod
-    def from_regular(cls, spec: RegularTreeSpec, seed: int, instance: int) -> CompiledTree:
+    def from_regular(
+        cls, spec: RegularTreeSpec, seed: int, instance: int, ts: int | None = None
+    ) -> CompiledTree:
+        """Instance ``instance`` of ``spec`` under ``seed`` (``ts``: its tree seed, if known)."""
         from starbench.compiled.trees import materialize
 
-        ts = tree_seed(seed, instance)
-        shape, L, U = _shape_of(spec)
-        kinds, arities, incremental, const = (
-            shape["level_kind"],
-            shape["level_arity"],
-            shape["incremental"],
-            shape["const_probs"],
-        )
-        params = dict(tseed=np.uint64(ts), rid=np.uint64(root_id(ts)), **shape)
+        ts = tree_seed(seed, instance) if ts is None else ts
+        _, L, U = _shape_of(spec)
+        form = _form_of(spec)
+        tseed, rid = np.uint64(ts), np.uint64(root_id(ts))
         arrays: tuple[np.ndarray, ...] = _NO_ARRAYS
-        lazy = not spec.needs_full_pass and spec.pool == 0
-        if not lazy:
+        if not form["lazy"]:
             *arrays, lo, hi = materialize(
                 spec.levels,
-                kinds,
-                arities,
-                params["tseed"],
-                params["rid"],
-                incremental,
-                params["r1"],
-                params["ordering"],
-                params["outcome"],
-                params["dist_random"],
-                const,
-                params["wmax"],
+                form["level_kind"],
+                form["level_arity"],
+                tseed,
+                rid,
+                form["incremental"],
+                form["r1"],
+                form["ordering"],
+                form["outcome"],
+                form["dist_random"],
+                form["const_probs"],
+                form["wmax"],
                 float(spec.noise_sd),
                 np.uint64(spec.pool),
             )
@@ -223,18 +235,14 @@ class CompiledTree:
                 if L == U:
                     U = L + 1
         return cls(
-            lazy,
-            float(L),
-            float(U),
-            (L, U),
-            spec.levels,
-            int(max(arities, default=1)),
-            spec.levels,
-            spec.pattern != "max,min",
+            L=float(L),
+            U=float(U),
+            bounds=(L, U),
+            tseed=tseed,
+            rid=rid,
             arrays=arrays,
-            size=spec.size,
             tree_seed_int=ts,
-            **params,
+            **form,
         )
 
     def first_chance(self) -> bool:
@@ -256,22 +264,16 @@ def run(
     """Search a CompiledTree with a registered algorithm on the compiled kernel."""
     from starbench.compiled.kernel import search_kernel
 
-    info = get_algorithm(name)
-    resolved = info.resolve(params or {})
-    algo = kernel_algo(name)
-    if algo is None:
-        raise InputError(f"the compiled engine does not implement {name}")
-    if not info.chance and ct.has_chance:
+    try:  # by type and value: 2.0 == 2, but only 2 is a valid k
+        key = (name, tuple(sorted((p, type(v), v) for p, v in (params or {}).items())))
+        hash(key)
+    except TypeError:  # an unhashable parameter value: resolve refuses it below
+        key = None
+    shown, algo, k, sequential, research, skip_full, bits, tt_chance = (
+        _kernel_params(*key) if key is not None else _resolve(name, params or {})
+    )
+    if not get_algorithm(name).chance and ct.has_chance:
         raise InputError(f"{name} does not apply to trees with chance nodes")
-    full = {**info.fixed, **resolved}
-    # the registry resolved every parameter (its defaults are the only ones); the exhaustive
-    # and windowed procedures have no probing parameters
-    probing = algo == PROBING
-    k = int(full["k"]) if probing else 0
-    sequential = probing and full["probing"] == "sequential"
-    research = probing and full["after_probe"] == "research"
-    skip_full = probing and not full["probe_full_window"]
-    bits = int(full.get("tt", 0))
     table = _NO_TABLE
     if bits:  # the table's arrays: key, depth (-1: empty), lower, upper, move
         size = 1 << bits
@@ -321,11 +323,11 @@ def run(
         stats,
         root_vals,
         bits > 0,
-        bool(full.get("tt_chance", False)),
+        tt_chance,
         *table,
     )
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    st = SearchStats(*(int(x) for x in stats))
+    st = SearchStats(*stats.tolist())
     if status == BUDGET:
         raise _Budget(f"node budget of {node_budget} nodes exceeded", st)
     if status == BAD_EVAL:
@@ -338,8 +340,38 @@ def run(
     if algo == EXHAUSTIVE and best_move is not None:  # as arith.agree, for every root move
         close = np.abs(root_vals[: ct.root_arity()] - value) <= tolerance(ct.L, ct.U)
         tied = tuple(int(m) for m in np.flatnonzero(close))
-    shown = {**info.fixed, **resolved}
-    return SearchResult(name, shown, float(value), best_move, tied, st, False, seconds, cpu)
+    return SearchResult(name, dict(shown), float(value), best_move, tied, st, False, seconds, cpu)
+
+
+def _resolve(name: str, params: dict[str, Any]) -> tuple[Any, ...]:
+    """The registry's checked parameters of ``name`` as the kernel takes them: (shown
+    parameters, algorithm code, k, sequential, research, skip_full, tt bits, tt_chance)."""
+    info = get_algorithm(name)
+    resolved = info.resolve(params)
+    algo = kernel_algo(name)
+    if algo is None:
+        raise InputError(f"the compiled engine does not implement {name}")
+    full = {**info.fixed, **resolved}
+    # the registry resolved every parameter (its defaults are the only ones); the exhaustive
+    # and windowed procedures have no probing parameters
+    probing = algo == PROBING
+    return (
+        full,
+        algo,
+        int(full["k"]) if probing else 0,
+        probing and full["probing"] == "sequential",
+        probing and full["after_probe"] == "research",
+        probing and not full["probe_full_window"],
+        int(full.get("tt", 0)),
+        bool(full.get("tt_chance", False)),
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _kernel_params(name: str, items: tuple[tuple[str, type, Any], ...]) -> tuple[Any, ...]:
+    """``_resolve`` remembered per (name, typed parameters): errors are not cached, so bad
+    parameters raise every time."""
+    return _resolve(name, {p: v for p, _, v in items})
 
 
 _WARM = False

@@ -36,6 +36,7 @@ That pass is not part of any search: it is never counted in nodes and never time
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
@@ -274,6 +275,31 @@ class RegularTreeSpec:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class SpecShape:
+    """What every instance of a (valid) spec shares: computed once per spec (``shape_of``)."""
+
+    level_kinds: tuple[Kind, ...]
+    arities: tuple[int, ...]
+    skew: Fraction
+    const_probs: tuple[Fraction, ...] | None  # the outcomes' probabilities, if the same everywhere
+    declared_bounds: tuple[int, int]
+
+
+@functools.lru_cache(maxsize=256)
+def shape_of(spec: RegularTreeSpec) -> SpecShape:
+    """The checked spec's shared parts (``spec.validate()`` first: a bad spec raises each time)."""
+    spec.validate()
+    kinds = spec.level_kinds
+    skew = Fraction(str(spec.skew))
+    const = None
+    if spec.distribution in CONSTANT_DISTRIBUTIONS:
+        dist = DISTRIBUTIONS[spec.distribution]
+        const = tuple(dist(spec.chance_arity, 0, [], skew, spec.weight_max))
+    bounds = VALUE_MODELS[spec.value_model].declared_bounds(spec.resolution, len(kinds))
+    return SpecShape(kinds, spec.arities, skew, const, bounds)
+
+
 class RegularTree:
     """A lazily generated regular tree: instance ``instance`` of ``spec`` under ``seed``.
 
@@ -281,26 +307,25 @@ class RegularTree:
     """
 
     def __init__(self, spec: RegularTreeSpec, seed: int = 0, instance: int = 0):
-        spec.validate()
+        spec.validate()  # by field types too (5.0 == 5, so shape_of's cache cannot tell them apart)
+        shape = shape_of(spec)
         self.spec = spec
         self.seed = seed
         self.instance = instance
         self.tree_seed = tree_seed(seed, instance)
-        self.level_kinds = spec.level_kinds
+        self.level_kinds = shape.level_kinds
         self.levels = len(self.level_kinds)
-        self.arities = spec.arities
+        self.arities = shape.arities
         self._incremental = VALUE_MODELS[spec.value_model].incremental
         self._R1 = spec.resolution + 1
-        self._skew = Fraction(str(spec.skew))
+        self._skew = shape.skew
         self._dist = DISTRIBUTIONS[spec.distribution]
         self.pool = spec.pool
         self._offsets: dict[int, int] = {}  # pooled offsets by id (pool > 0, incremental)
-        self._const_probs: tuple[Fraction, ...] | None = None
-        if spec.distribution in CONSTANT_DISTRIBUTIONS:
-            self._const_probs = self._dist(spec.chance_arity, 0, [], self._skew, spec.weight_max)
+        self._const_probs: tuple[Fraction, ...] | None = shape.const_probs
         self.root: Node = (0, root_id(self.tree_seed), 0)
         self._exact: dict[tuple[int, int], float] = {}
-        L, U = VALUE_MODELS[spec.value_model].declared_bounds(spec.resolution, self.levels)
+        L, U = shape.declared_bounds
         if spec.needs_full_pass:
             lo, hi = self._full_pass()
             if spec.bounds == "tree":
