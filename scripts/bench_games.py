@@ -8,7 +8,7 @@ action and that starbench's node count equals OpenSpiel's number of calls (count
 separate, untimed run: the counting wrapper would add a call per node to OpenSpiel's time).  The
 machine's load average is recorded before and after.
 
-    python scripts/bench_games.py [--repeats 7] [--out results/bench/games.md]
+    python scripts/bench_games.py [--repeats 15] [--out results/bench/games.md]
 
 Needs the games extra (pip install -c constraints.txt -e ".[games]").
 """
@@ -69,7 +69,7 @@ def starbench_run(src):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--out", type=Path, default=Path("results/bench/games.md"))
     args = ap.parse_args(argv)
     load_before = os.getloadavg()
