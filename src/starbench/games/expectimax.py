@@ -34,6 +34,18 @@ from starbench.trees.protocol import Kind
 
 MAX, MIN, CHANCE, LEAF = Kind.MAX, Kind.MIN, Kind.CHANCE, Kind.LEAF
 first = itemgetter(0)  # an outcome's action
+#: OpenSpiel's current_player() at a chance node (``State::IsChanceNode`` is defined as this)
+CHANCE_PLAYER = -1
+
+
+def _openspiel_state(state: Any) -> bool:
+    """Is ``state`` a pyspiel state?  Then ``current_player() == -1`` is ``is_chance_node()``,
+    one call instead of two at every decision node."""
+    try:
+        import pyspiel
+    except ImportError:
+        return False
+    return isinstance(state, pyspiel.State)
 
 
 class GameExpectimax(Expectimax):
@@ -56,6 +68,9 @@ class GameExpectimax(Expectimax):
         check_at = self._check_at
         tree = self.tree
         root_player, heuristic, L, U = tree.root_player, tree.heuristic, self.L, self.U
+        codes = _openspiel_state(state)
+        # the kinds as plain ints inside (an int comparison is cheaper than an IntEnum's)
+        is_max, is_min, is_chance, is_leaf = int(MAX), int(MIN), int(CHANCE), int(LEAF)
 
         def over_budget() -> None:
             nonlocal check_at
@@ -63,9 +78,9 @@ class GameExpectimax(Expectimax):
             self._over_budget()  # raises, or sets the count of the next time check
             check_at = self._check_at
 
-        def value(state: Any, left: int | None, kind: Kind) -> float:
+        def value(state: Any, left: int | None, kind: int) -> float:
             nonlocal nodes, leaves, max_nodes, min_nodes, chance_nodes
-            if kind == CHANCE:
+            if kind == is_chance:
                 outcomes = state.chance_outcomes()
                 actions = list(map(first, outcomes))
                 nxt = left
@@ -103,24 +118,31 @@ class GameExpectimax(Expectimax):
                     nodes += 1
                     terminal = False
                     if horizon:
-                        ckind = LEAF
+                        ckind = is_leaf
                         leaves += 1
                     elif child.is_terminal():
-                        ckind = LEAF
+                        ckind = is_leaf
                         terminal = True
                         leaves += 1
-                    elif child.is_chance_node():
-                        ckind = CHANCE
-                        chance_nodes += 1
-                    elif child.current_player() == root_player:
-                        ckind = MAX
-                        max_nodes += 1
                     else:
-                        ckind = MIN
-                        min_nodes += 1
+                        if codes:  # a pyspiel state: one call tells chance and the player apart
+                            player = child.current_player()
+                            chance = player == CHANCE_PLAYER
+                        else:
+                            chance = child.is_chance_node()
+                            player = None if chance else child.current_player()
+                        if chance:
+                            ckind = is_chance
+                            chance_nodes += 1
+                        elif player == root_player:
+                            ckind = is_max
+                            max_nodes += 1
+                        else:
+                            ckind = is_min
+                            min_nodes += 1
                     if nodes > check_at:
                         over_budget()
-                    if ckind != LEAF:
+                    if ckind != is_leaf:
                         values.append(value(child, nxt, ckind))
                         continue
                     try:  # GameTree.evaluate and Search._leaf
@@ -134,15 +156,15 @@ class GameExpectimax(Expectimax):
                     if not ok:  # the reference's error (no heuristic, NaN, outside the bounds)
                         self._leaf((child, nxt))
                     values.append(v)
-            if kind == CHANCE:
+            if kind == is_chance:
                 total = 0.0
                 for (_, p), v in zip(outcomes, values, strict=True):
                     total += float(p) * v
                 return total
-            return max(values) if kind == MAX else min(values)
+            return max(values) if kind == is_max else min(values)
 
         try:
-            return value(state, left, kind)
+            return value(state, left, int(kind))
         finally:
             self.nodes, self.leaves = nodes, leaves
             self.max_nodes, self.min_nodes, self.chance_nodes = max_nodes, min_nodes, chance_nodes
