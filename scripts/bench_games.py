@@ -10,6 +10,14 @@ machine's load average is recorded before and after.
 
     python scripts/bench_games.py [--repeats 15] [--out results/bench/games.md]
 
+On a shared machine the CPU times of two contenders this close move by more than their
+difference.  ``--instructions`` counts instead, with valgrind's callgrind: for each search three
+fresh processes (the same imports and set-up; then nothing, one OpenSpiel search, one starbench
+search), each search's count being its process's total minus the first's.  Deterministic, but
+about 50 times slower than the search itself; needs ``valgrind`` on the PATH.
+
+    python scripts/bench_games.py --instructions [--out results/bench/games-instructions.md]
+
 Needs the games extra (pip install -c constraints.txt -e ".[games]").
 """
 
@@ -17,7 +25,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -67,11 +78,70 @@ def starbench_run(src):
     return time.process_time() - t, r.value, src.action(r.best_move), r.stats.nodes
 
 
+def one_search(spec: str, position: str, depth: int, who: str) -> None:
+    """The body of an ``--instructions`` process: set up, then one search of ``who``
+    (``none``, ``openspiel`` or ``starbench``)."""
+    src = game_source(spec, depth, position or None)
+    if who == "openspiel":
+        openspiel_run(src, depth, 0)
+    elif who == "starbench":
+        starbench_run(src)
+
+
+def instructions(spec: str, position: str | None, depth: int, who: str) -> int:
+    """The instructions callgrind counts in a fresh process that runs ``one_search``."""
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    cmd += [sys.executable, __file__, "--one", spec, position or "", str(depth), who]
+    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    m = re.search(r"Collected : (\d+)", p.stderr)
+    if m is None:
+        raise RuntimeError(f"no callgrind count in: {p.stderr[-500:]}")
+    return int(m.group(1))
+
+
+def instructions_report() -> str:
+    lines = []
+    for spec, position, depth in SEARCHES:
+        base, theirs, ours = (instructions(spec, position, depth, w) for w in WHO)
+        a, b = theirs - base, ours - base
+        lines.append(
+            f"| {game_source(spec, depth, position).game} | {position or '(start)'} | {depth} | "
+            f"{a / 1e6:.1f} | {b / 1e6:.1f} | {b / a:.3f} |"
+        )
+    return "\n".join(
+        [
+            "starbench expectimax vs OpenSpiel's Python `expectiminimax` on the same searches: "
+            "instructions per search counted by valgrind's callgrind (a fresh process per "
+            "contender and search, minus a process with the same set-up and no search; "
+            f"deterministic); ratio = starbench / OpenSpiel.  At {source_state()}.",
+            "",
+            "| game | position | depth | OpenSpiel M instructions | starbench M instructions "
+            "| ratio |",
+            "|---|---|---:|---:|---:|---:|",
+            *lines,
+        ]
+    )
+
+
+WHO = ("none", "openspiel", "starbench")
+
+
 def main(argv: list[str] | None = None) -> int:
+    if argv is None and sys.argv[1:2] == ["--one"]:  # an --instructions process
+        one_search(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeats", type=int, default=15)
-    ap.add_argument("--out", type=Path, default=Path("results/bench/games.md"))
+    ap.add_argument("--instructions", action="store_true", help="count instructions (callgrind)")
+    ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
+    if args.instructions:
+        if shutil.which("valgrind") is None:
+            sys.stderr.write("bench_games: --instructions needs valgrind on the PATH\n")
+            return 2
+        write(args.out or Path("results/bench/games-instructions.md"), instructions_report())
+        return 0
+    args.out = args.out or Path("results/bench/games.md")
     load_before = os.getloadavg()
     lines = []
     for spec, position, depth in SEARCHES:
@@ -112,12 +182,16 @@ def main(argv: list[str] | None = None) -> int:
             *lines,
         ]
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.out.with_suffix(".tmp")
-    tmp.write_text(text + "\n")
-    tmp.replace(args.out)
-    print(text)
+    write(args.out, text)
     return 0
+
+
+def write(out: Path, text: str) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(text + "\n")
+    tmp.replace(out)
+    print(text)
 
 
 if __name__ == "__main__":

@@ -328,3 +328,42 @@ def test_random_trees_refuse_game_keys(tmp_path, capsys):
     code = cli.main(["run", "tree.heuristic=zero", f"hydra.run.dir={tmp_path}/out"])
     err = capsys.readouterr().err
     assert code == 2 and "tree.heuristic: only game trees take heuristic" in err, err
+
+
+# --------------------------------------------------------------------------- the games benchmark
+def _bench_games(monkeypatch):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_games.py"
+    spec = importlib.util.spec_from_file_location("bench_games", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "SEARCHES", (("pig", None, 3), ("pig(winscore=10)", "0,3", 2)))
+    return module
+
+
+def test_bench_games_times_both_and_checks_they_agree(monkeypatch, tmp_path, capsys):
+    bench = _bench_games(monkeypatch)
+    assert bench.main(["--repeats", "2", "--out", str(tmp_path / "g.md")]) == 0
+    rows = [r for r in (tmp_path / "g.md").read_text().splitlines() if r.startswith("| pig")]
+    nodes = [
+        search(game_source(spec, depth, position).tree, "expectimax").stats.nodes
+        for spec, position, depth in bench.SEARCHES
+    ]
+    assert [r.split(" | ")[1:4] for r in rows] == [
+        ["(start)", "3", str(nodes[0])],
+        ["0,3", "2", str(nodes[1])],
+    ]
+    assert "median of 2 interleaved repeats" in (tmp_path / "g.md").read_text()
+
+
+def test_bench_games_instruction_counts_subtract_the_set_up(monkeypatch, tmp_path):
+    bench = _bench_games(monkeypatch)
+    counts = {"none": 1_000_000, "openspiel": 5_000_000, "starbench": 4_000_000}
+    monkeypatch.setattr(bench, "instructions", lambda spec, position, depth, who: counts[who])
+    monkeypatch.setattr(bench.shutil, "which", lambda name: "/usr/bin/valgrind")
+    assert bench.main(["--instructions", "--out", str(tmp_path / "i.md")]) == 0
+    rows = [r for r in (tmp_path / "i.md").read_text().splitlines() if r.startswith("| pig")]
+    assert rows[0] == "| pig() | (start) | 3 | 4.0 | 3.0 | 0.750 |"
+    bench.one_search("pig", "", 2, "starbench")  # what a counted process runs
