@@ -79,8 +79,12 @@ def starbench_run(src):
 
 
 def one_search(spec: str, position: str, depth: int, who: str) -> None:
-    """The body of an ``--instructions`` process: set up, then one search of ``who``
-    (``none``, ``openspiel`` or ``starbench``)."""
+    """The body of an ``--instructions`` process: set up (a depth-1 search by each contender
+    first, so that no one-time import or cache is counted to either), then one search of
+    ``who`` (``none``, ``openspiel`` or ``starbench``)."""
+    warm = game_source(spec, 1, position or None)
+    openspiel_run(warm, 1, 0)
+    starbench_run(warm)
     src = game_source(spec, depth, position or None)
     if who == "openspiel":
         openspiel_run(src, depth, 0)
@@ -112,7 +116,8 @@ def instructions_report() -> str:
         [
             "starbench expectimax vs OpenSpiel's Python `expectiminimax` on the same searches: "
             "instructions per search counted by valgrind's callgrind (a fresh process per "
-            "contender and search, minus a process with the same set-up and no search; "
+            "contender and search, minus a process with the same set-up and no search; the "
+            "set-up runs a depth-1 search of each, so one-time imports count to neither; "
             f"deterministic); ratio = starbench / OpenSpiel.  At {source_state()}.",
             "",
             "| game | position | depth | OpenSpiel M instructions | starbench M instructions "

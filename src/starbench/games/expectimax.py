@@ -7,10 +7,11 @@ own ``expectiminimax`` makes one.  ``GameExpectimax`` computes the same thing st
 game states' API:
 
 * a node is classified as ``GameTree.kind`` does (the horizon first, then ``is_terminal``,
-  ``is_chance_node``, ``current_player``) and counted as ``Search._enter`` counts it (``nodes``,
-  ``leaves``, ``max_nodes``, ``min_nodes``, ``chance_nodes``, the node and time budgets checked
-  at the same node); the children of a node with one ply left are all leaves and are counted
-  together when no budget check falls among them;
+  ``is_chance_node``, ``current_player``; on a pyspiel state one ``current_player()`` answers
+  the last two, as OpenSpiel defines ``IsChanceNode``) and counted as ``Search._enter`` counts
+  it (``nodes``, ``leaves``, ``max_nodes``, ``min_nodes``, ``chance_nodes``, the node and time
+  budgets checked at the same node); the children of a node with one ply left are all leaves
+  and are counted together when no budget check falls among them;
 * a leaf child is evaluated in its parent's loop, as ``GameTree.evaluate`` and ``Search._leaf``
   do (``returns()[root_player]`` at a terminal, else the heuristic; a value outside [L, U] or
   not a number is refused with the reference's error, the counters standing at that leaf);

@@ -325,19 +325,37 @@ class RegularTree:
         self._const_probs: tuple[Fraction, ...] | None = shape.const_probs
         self.root: Node = (0, root_id(self.tree_seed), 0)
         self._exact: dict[tuple[int, int], float] = {}
-        L, U = shape.declared_bounds
-        if spec.needs_full_pass:
+        # the full pass (orderings by value, bounds=tree) runs when the bounds or an exact value
+        # are first asked for: a search asks for the bounds when it is made, before its clock
+        # starts; the compiled engine, which makes its own arrays, never runs it
+        self._bounds: tuple[int, int] | None = None
+        if not spec.needs_full_pass:
+            self._bounds = shape.declared_bounds
+
+    def _pass(self) -> tuple[int, int]:
+        """The bounds, after the full pass where the spec needs one."""
+        if self._bounds is None:
+            L, U = shape_of(self.spec).declared_bounds
             lo, hi = self._full_pass()
-            if spec.bounds == "tree":
+            if self.spec.bounds == "tree":
                 L, U = lo, hi
                 if L == U:  # a degenerate tree (every leaf equal): widen to keep L < U
                     U = L + 1
-        self.L, self.U = L, U
+            self._bounds = (L, U)
+        return self._bounds
 
     # ------------------------------------------------------------------ protocol
     @property
     def bounds(self) -> tuple[int, int]:
-        return (self.L, self.U)
+        return self._pass()
+
+    @property
+    def L(self) -> int:  # noqa: N802 - the bounds' names throughout
+        return self._pass()[0]
+
+    @property
+    def U(self) -> int:  # noqa: N802
+        return self._pass()[1]
 
     def kind(self, node: Node) -> Kind:
         level = node[0]
@@ -398,6 +416,7 @@ class RegularTree:
         """Exact (full-pass) value of a node, as a float."""
         if node[0] == self.levels:
             return float(self.evaluate(node))
+        self._pass()
         return self._exact[(node[0], node[1])]
 
     def _noise(self, node: Node) -> float:
