@@ -11,7 +11,9 @@ happened to Star1 and expectimax at other depths.
 
 ``with_room(fn)`` calls ``fn()`` from a frame so large that it starts a fresh chunk with about
 70 KB left after it: a search of a few hundred Python frames then never crosses a boundary, and
-its speed no longer depends on its caller.  The large frame costs a few microseconds per search.
+its speed no longer depends on its caller.  The large frame costs about 60 us of CPU per search
+on the development machine (a 20,000-call loop; mostly the first touches of the fresh chunk's
+pages): noticeable only on searches of a few hundred nodes.
 """
 
 from __future__ import annotations
