@@ -36,6 +36,7 @@ from pathlib import Path
 from open_spiel.python.algorithms import minimax
 
 from starbench.bench import source_state
+from starbench.experiment.storage import atomic_write_text
 from starbench.games.source import game_source
 from starbench.search import search
 
@@ -193,9 +194,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def write(out: Path, text: str) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(text + "\n")
-    tmp.replace(out)
+    atomic_write_text(out, text + "\n")
     print(text)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 
@@ -52,33 +53,40 @@ def plot(
     try:
         with plt.rc_context(RC):
             for name, draw in FIGURES.items():
-                if names is not None and name not in names:
-                    continue
-                try:
-                    drawn = None
-                    for width_name, width in WIDTHS.items():
-                        drawn = draw(df, width)
-                        if note:
-                            drawn.figure.suptitle(note, fontsize="small")
-                        if not images:
-                            plt.close(drawn.figure)
-                            break  # the tables do not depend on the width
-                        for ext in ("pdf", "png"):
-                            path = out / f"{name}-{width_name}.{ext}"
-                            save(drawn.figure, path)
-                            written.append(path)
-                        plt.close(drawn.figure)
-                    assert drawn is not None
-                    atomic_write_text(out / f"{name}.md", markdown(drawn.table, drawn.value))
-                    atomic_write_text(out / f"{name}.tex", latex(drawn.table, drawn.value))
-                    atomic_write_text(out / f"{name}.csv", csv(drawn.table))
-                    written += [out / f"{name}.md", out / f"{name}.tex", out / f"{name}.csv"]
-                except PlotError as e:
-                    warn(f"starbench: skipped figure {name}: {e}")
-                finally:
-                    plt.close("all")
+                if names is None or name in names:
+                    try:
+                        written += _figure(name, draw, df, out, note, images)
+                    except PlotError as e:
+                        warn(f"starbench: skipped figure {name}: {e}")
+                    finally:
+                        plt.close("all")
     finally:
         ERRORBAR.reset(bands)
     if not written:
         raise PlotError(f"{results}: no figure could be drawn from these tables")
     return written
+
+
+def _figure(
+    name: str, draw: Callable[[Any, float], Any], df: Any, out: Path, note: str, images: bool
+) -> list[Path]:
+    """One figure: its PDF and PNG at each width (unless ``images`` is False) and its tables."""
+    written: list[Path] = []
+    drawn = None
+    for width_name, width in WIDTHS.items():
+        drawn = draw(df, width)
+        if note:
+            drawn.figure.suptitle(note, fontsize="small")
+        if not images:
+            plt.close(drawn.figure)
+            break  # the tables do not depend on the width
+        for ext in ("pdf", "png"):
+            path = out / f"{name}-{width_name}.{ext}"
+            save(drawn.figure, path)
+            written.append(path)
+        plt.close(drawn.figure)
+    assert drawn is not None
+    atomic_write_text(out / f"{name}.md", markdown(drawn.table, drawn.value))
+    atomic_write_text(out / f"{name}.tex", latex(drawn.table, drawn.value))
+    atomic_write_text(out / f"{name}.csv", csv(drawn.table))
+    return [*written, out / f"{name}.md", out / f"{name}.tex", out / f"{name}.csv"]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -28,8 +27,8 @@ from starbench.search.star2 import Star2
 from starbench.search.stats import SearchResult, SearchStats
 from starbench.trees.explicit import ExplicitTree
 from starbench.trees.hashing import root_id, tree_seed
-from starbench.trees.models import CONSTANT_DISTRIBUTIONS, DISTRIBUTIONS, VALUE_MODELS
-from starbench.trees.regular import RegularTree, RegularTreeSpec
+from starbench.trees.models import VALUE_MODELS
+from starbench.trees.regular import RegularTree, RegularTreeSpec, shape_of
 
 #: Registered algorithm classes the kernel implements, and how.
 _KERNEL_ALGOS = {
@@ -98,48 +97,32 @@ _NO_TABLE = (
 
 
 @functools.lru_cache(maxsize=64)
-def _shape_of(spec: RegularTreeSpec) -> tuple[dict[str, Any], Any, Any]:
+def _form_of(spec: RegularTreeSpec) -> tuple[dict[str, Any], Any, Any]:
     """What every instance of ``spec`` shares in the kernel's form (checked once per spec):
-    the kernel's tree parameters but the seeds, and the declared bounds (L, U).  The arrays
-    are shared by the instances; the kernel only reads them."""
+    the CompiledTree fields but the seeds, arrays and bounds, and the declared bounds (L, U).
+    The arrays are shared by the instances; the kernel only reads them."""
     from starbench.compiled.trees import ORDERING_CODES, OUTCOME_CODES
 
-    spec.validate()
-    if spec.distribution in CONSTANT_DISTRIBUTIONS:
-        probs = DISTRIBUTIONS[spec.distribution](
-            spec.chance_arity, 0, [], Fraction(str(spec.skew)), spec.weight_max
-        )
-        const = np.array([float(p) for p in probs])
-    else:
-        const = np.zeros(1)
-    shape = dict(
-        level_kind=np.array([int(k) for k in spec.level_kinds], np.int64),
-        level_arity=np.array(spec.arities, np.int64),
+    shape = shape_of(spec)  # validates the spec
+    const = shape.const_probs
+    form = dict(
+        lazy=not spec.needs_full_pass and spec.pool == 0,
+        levels=len(shape.level_kinds),
+        max_arity=int(max(shape.arities, default=1)),
+        max_depth=len(shape.level_kinds),
+        has_chance=spec.pattern != "max,min",
+        size=spec.size,
+        level_kind=np.array([int(k) for k in shape.level_kinds], np.int64),
+        level_arity=np.array(shape.arities, np.int64),
         incremental=VALUE_MODELS[spec.value_model].incremental,
         r1=np.uint64(spec.resolution + 1),
         ordering=ORDERING_CODES[spec.ordering],
         outcome=OUTCOME_CODES[spec.outcome_order],
         dist_random=spec.distribution == "random",
-        const_probs=const,
+        const_probs=np.zeros(1) if const is None else np.array([float(p) for p in const]),
         wmax=np.uint64(spec.weight_max),
     )
-    L, U = VALUE_MODELS[spec.value_model].declared_bounds(spec.resolution, spec.levels)
-    return shape, L, U
-
-
-@functools.lru_cache(maxsize=64)
-def _form_of(spec: RegularTreeSpec) -> dict[str, Any]:
-    """The CompiledTree fields every instance of ``spec`` shares but the arrays and bounds."""
-    shape, _, _ = _shape_of(spec)
-    return dict(
-        lazy=not spec.needs_full_pass and spec.pool == 0,
-        levels=spec.levels,
-        max_arity=int(max(shape["level_arity"], default=1)),
-        max_depth=spec.levels,
-        has_chance=spec.pattern != "max,min",
-        size=spec.size,
-        **shape,
-    )
+    return form, *shape.declared_bounds
 
 
 @dataclass
@@ -208,8 +191,7 @@ class CompiledTree:
         from starbench.compiled.trees import materialize
 
         ts = tree_seed(seed, instance) if ts is None else ts
-        _, L, U = _shape_of(spec)
-        form = _form_of(spec)
+        form, L, U = _form_of(spec)
         tseed, rid = np.uint64(ts), np.uint64(root_id(ts))
         arrays: tuple[np.ndarray, ...] = _NO_ARRAYS
         if not form["lazy"]:

@@ -52,6 +52,10 @@ def _openspiel_state(state: Any) -> bool:
 class GameExpectimax(Expectimax):
     """``Expectimax`` over a ``GameTree`` (float mode, no table, no debug checks)."""
 
+    def __init__(self, tree: Any, **settings: Any):
+        super().__init__(tree, **settings)
+        self._codes = _openspiel_state(tree.root[0])
+
     def _search(self, node: Any, alpha: Any, beta: Any) -> Any:
         kind = self._enter(node)  # the root's children come here (Expectimax._root)
         if kind == LEAF:
@@ -69,7 +73,7 @@ class GameExpectimax(Expectimax):
         check_at = self._check_at
         tree = self.tree
         root_player, heuristic, L, U = tree.root_player, tree.heuristic, self.L, self.U
-        codes = _openspiel_state(state)
+        codes = self._codes
         # the kinds as plain ints inside (an int comparison is cheaper than an IntEnum's)
         is_max, is_min, is_chance, is_leaf = int(MAX), int(MIN), int(CHANCE), int(LEAF)
 

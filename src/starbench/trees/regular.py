@@ -416,8 +416,11 @@ class RegularTree:
         """Exact (full-pass) value of a node, as a float."""
         if node[0] == self.levels:
             return float(self.evaluate(node))
-        self._pass()
-        return self._exact[(node[0], node[1])]
+        try:
+            return self._exact[(node[0], node[1])]
+        except KeyError:  # the full pass has not run yet
+            self._pass()
+            return self._exact[(node[0], node[1])]
 
     def _noise(self, node: Node) -> float:
         total = 0.0
