@@ -51,3 +51,33 @@ def test_generated_tree_is_identical_across_processes():
     ns: dict = {}
     exec(_PROBE.replace("print(", "out = ("), ns)
     assert outs.pop().strip() == " ".join(str(x) for x in ns["out"])
+
+
+def test_fastmod_is_the_remainder():
+    """The kernel's ``%`` by a run-time value (``compiled.hashing.fastmod``, a multiplication)
+    gives Python's remainder: divisors at and around powers of two up to 2**64 - 1, value
+    ranges and weights of real specs, and numerators at the edges and drawn from the hash."""
+    import numpy as np
+    from numba import njit
+
+    from starbench.compiled.hashing import divisor, fastmod
+
+    @njit
+    def remainders(xs, d):
+        dv = divisor(d)
+        out = np.empty(len(xs), np.uint64)
+        for i in range(len(xs)):
+            out[i] = fastmod(xs[i], dv)
+        return out
+
+    divisors = {1, 2, 3, 5, 7, 10, 16, 17, 21, 101, 1001, 2**64 - 1}
+    for e in range(1, 64):
+        divisors |= {2**e - 1, 2**e, 2**e + 1}
+    divisors |= {draw(7, j, 1) % 2**e + 1 for j in range(40) for e in (8, 20, 40, 64)}
+    xs = [0, 1, 2, 2**32 - 1, 2**32, 2**63 - 1, 2**63, 2**64 - 2, 2**64 - 1]
+    xs += [draw(3, j, 5) for j in range(300)]
+    for d in sorted(divisors):
+        near = [d - 1, d, d + 1, 2 * d - 1, 2 * d, d * (2**64 // d) - 1, d * (2**64 // d)]
+        cand = [x for x in xs + near if 0 <= x < 2**64]
+        got = remainders(np.array(cand, np.uint64), np.uint64(d))
+        assert [int(r) for r in got] == [x % d for x in cand], d

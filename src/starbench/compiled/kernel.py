@@ -98,7 +98,7 @@ from starbench.compiled.codes import (  # noqa: E402  (the kernel's named codes)
     SEQ_AFTER,
     SEQ_STEP,
 )
-from starbench.compiled.hashing import P_INCREMENT, P_VALUE, P_WEIGHT, draw, mix
+from starbench.compiled.hashing import P_INCREMENT, P_VALUE, P_WEIGHT, divisor, draw, fastmod, mix
 
 # lazy orderings
 ORD_GENERATED, ORD_REVERSED, ORD_STATIC = 0, 1, 2
@@ -154,12 +154,12 @@ def lazy_children(
     level_arity,
     tseed,
     incremental,
-    r1,
+    r1d,
     ordering,
     outcome,
     dist_random,
     const_probs,
-    wmax,
+    wd,
     out_id,
     out_ps,
     out_prob,
@@ -170,7 +170,8 @@ def lazy_children(
     key,
     perm,
 ):
-    """Children of a lazy generated node, in searched order, into the out_* rows; returns n."""
+    """Children of a lazy generated node, in searched order, into the out_* rows; returns n.
+    ``r1d``, ``wd``: ``divisor`` of the value range (resolution + 1) and of the largest weight."""
     n = level_arity[level]
     kind = level_kind[level]
     ckind = LEAF if level + 1 == levels else level_kind[level + 1]
@@ -178,7 +179,7 @@ def lazy_children(
         cid = mix(nid, np.uint64(j))
         tmp_id[j] = cid
         if incremental:
-            tmp_ps[j] = ps + np.int64(draw(tseed, cid, P_INCREMENT) % r1)
+            tmp_ps[j] = ps + np.int64(fastmod(draw(tseed, cid, P_INCREMENT), r1d))
         else:
             tmp_ps[j] = 0
         perm[j] = j
@@ -186,7 +187,7 @@ def lazy_children(
         if dist_random:
             total = 0
             for j in range(n):
-                w = 1 + np.int64(draw(tseed, tmp_id[j], P_WEIGHT) % wmax)
+                w = 1 + np.int64(fastmod(draw(tseed, tmp_id[j], P_WEIGHT), wd))
                 key[j] = w
                 total += w
             for j in range(n):
@@ -216,11 +217,11 @@ def lazy_children(
 
 
 @njit(cache=True)
-def lazy_child(nid, ps, g, tseed, incremental, r1):
+def lazy_child(nid, ps, g, tseed, incremental, r1d):
     """(id, path sum) of child ``g`` (generated index) of a lazy node."""
     cid = mix(nid, np.uint64(g))
     if incremental:
-        return cid, ps + np.int64(draw(tseed, cid, P_INCREMENT) % r1)
+        return cid, ps + np.int64(fastmod(draw(tseed, cid, P_INCREMENT), r1d))
     return cid, np.int64(0)
 
 
@@ -244,13 +245,13 @@ def count(stats, kind, inprobe, budget):
 
 
 @njit(inline="always")
-def leaf_value(lazy, incremental, tseed, r1, a_value, idx, nid, ps):
+def leaf_value(lazy, incremental, tseed, r1d, a_value, idx, nid, ps):
     """The value of a leaf (``Search._leaf``): its path sum, its hashed value, or its array
     value."""
     if lazy:
         if incremental:
             return float(ps)
-        return float(np.int64(draw(tseed, nid, P_VALUE) % r1))
+        return float(np.int64(fastmod(draw(tseed, nid, P_VALUE), r1d)))
     return a_value[idx]
 
 
@@ -375,6 +376,7 @@ def search_kernel(
     t_hi, t_move = borrow(t_hi), borrow(t_move)
     D = max_depth + 1
     A = max_arity if max_arity > 0 else 1
+    r1d, wd = divisor(r1), divisor(wmax)  # the value range and the weights: % as multiplication
     # frames (one per depth): the node (kind, array index, lazy id, path sum, level), its window,
     # where it resumes (pc), how it was entered (mode NORMAL/PROBE/RESUME, owner: its index among
     # the parent's children, stop: probe moves up to), inprobe (under a probe), n (children), pre
@@ -454,7 +456,7 @@ def search_kernel(
             g = m
             if ordering == ORD_REVERSED and f_kind[d] != CHANCE:
                 g = f_n[d] - 1 - m
-            cid, cps = lazy_child(f_id[d], f_ps[d], g, tseed, incremental, r1)
+            cid, cps = lazy_child(f_id[d], f_ps[d], g, tseed, incremental, r1d)
         else:
             cid = c_id[d, m]
             cps = c_ps[d, m]
@@ -463,7 +465,7 @@ def search_kernel(
         if ckind == LEAF:
             if count(stats, LEAF, inprobe == 1, budget):
                 return BUDGET, d, np.nan
-            v = leaf_value(lazy, incremental, tseed, r1, a_value, cidx, cid, cps)
+            v = leaf_value(lazy, incremental, tseed, r1d, a_value, cidx, cid, cps)
             if not (L <= v <= U):
                 f_idx[e] = cidx
                 return BAD_EVAL, e, v
@@ -525,12 +527,12 @@ def search_kernel(
                     level_arity,
                     tseed,
                     incremental,
-                    r1,
+                    r1d,
                     ordering,
                     outcome,
                     dist_random,
                     const_probs,
-                    wmax,
+                    wd,
                     c_id[d],
                     c_ps[d],
                     c_prob[d],
@@ -666,7 +668,7 @@ def search_kernel(
                 elif f_pre[d] == 1:
                     ckey = c_id[d, j]
                 else:
-                    ckey = lazy_child(f_id[d], f_ps[d], j, tseed, incremental, r1)[0]
+                    ckey = lazy_child(f_id[d], f_ps[d], j, tseed, incremental, r1d)[0]
                 s = tt_probe(t_key, t_depth, stats, ckey, cdepth)
                 if s >= 0:
                     if t_lo[s] > L:
@@ -843,7 +845,7 @@ def search_kernel(
         if count(stats, kind, f_inprobe[d] == 1, budget):
             return BUDGET, d, np.nan
         if kind == LEAF:
-            v = leaf_value(lazy, incremental, tseed, r1, a_value, f_idx[d], f_id[d], f_ps[d])
+            v = leaf_value(lazy, incremental, tseed, r1d, a_value, f_idx[d], f_id[d], f_ps[d])
             if not (L <= v <= U):
                 return BAD_EVAL, d, v
             return OK, d - 1, v
