@@ -176,6 +176,39 @@ def test_bad_evaluation_is_an_error_not_a_crash():
         run(ct, "star1")
 
 
+def test_the_kernel_frees_every_array_it_allocates():
+    """The kernel's arrays are borrowed views of owner arrays (``kernel.borrow``): numba's
+    allocator must see every allocation freed, after a finished search, a budget stop, a bad
+    evaluation and a search with a table."""
+    from numba.core.runtime import _nrt_python, rtsys
+
+    spec = RegularTreeSpec(branching=4, chance_arity=3, depth=4)
+    bad = CompiledTree.from_explicit(parse_tree({"bounds": [0, 10], "root": {"max": [1, 2]}}))
+    bad.arrays[4][2] = 11.0
+
+    def searches():
+        for name in ("expectimax", "star1", "star2", "star2.5-cyclic", "star2.5-sequential"):
+            run(CompiledTree.from_regular(spec, 0, 1), name)
+            with pytest.raises(BudgetExceeded):
+                run(CompiledTree.from_regular(spec, 0, 1), name, node_budget=50)
+        run(CompiledTree.from_regular(spec, 0, 1), "star2", {"tt": 8})
+        with pytest.raises(EvaluationError):
+            run(bad, "star1")
+
+    searches()  # compiled and warm
+    _nrt_python.memsys_enable_stats()
+    try:
+        before = rtsys.get_allocation_stats()
+        searches()
+        after = rtsys.get_allocation_stats()
+    finally:
+        _nrt_python.memsys_disable_stats()
+    allocated = after.alloc - before.alloc
+    assert allocated >= 12 * 9  # the nine owner arrays of each search at least
+    assert after.free - before.free == allocated
+    assert after.mi_free - before.mi_free == after.mi_alloc - before.mi_alloc
+
+
 def test_what_the_compiled_engine_does_not_serve():
     assert unsupported("star1", exact=True) == "exact mode"
     assert unsupported("star1", debug=True) == "debug mode"
