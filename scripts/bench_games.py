@@ -1,20 +1,23 @@
 """starbench's expectimax against OpenSpiel's own Python expectiminimax on the same game searches.
 
-For each search (game, position, depth) both run on the same root state with the same heuristic
-and root player, interleaved in every repeat (the order alternates), timed in CPU time of this
-process; the report gives each one's median time and the median over repeats of the ratio
-starbench / OpenSpiel with its range, after checking that both return the same value and best
-action and that starbench's node count equals OpenSpiel's number of calls (counted in a
-separate, untimed run: the counting wrapper would add a call per node to OpenSpiel's time).  The
-machine's load average is recorded before and after.
+For each search (game, position, depth) three contenders run on the same root state with the same
+heuristic and root player: starbench, OpenSpiel, and a *bare* expectimax on the state API (no
+counting, no checks, no best move: ``bare_value``, the game's own cost, the least any adapter
+must do).  They are interleaved in every repeat (each goes first in turn), timed in CPU time of
+this process pinned to one core; the report gives each one's median time and the medians over
+repeats of the ratios starbench / OpenSpiel and starbench / bare with their ranges, after checking
+that all return the same value, starbench and OpenSpiel the same best action, and that
+starbench's node count equals OpenSpiel's number of calls (counted in a separate, untimed run:
+the counting wrapper would add a call per node to OpenSpiel's time).  The machine's load average
+is recorded before and after.
 
-    python scripts/bench_games.py [--repeats 15] [--out results/bench/games.md]
+    python scripts/bench_games.py [--repeats 21] [--out results/bench/games.md]
 
-On a shared machine the CPU times of two contenders this close move by more than their
-difference.  ``--instructions`` counts instead, with valgrind's callgrind: for each search three
-fresh processes (the same imports and set-up; then nothing, one OpenSpiel search, one starbench
-search), each search's count being its process's total minus the first's.  Deterministic, but
-about 50 times slower than the search itself; needs ``valgrind`` on the PATH.
+On a shared machine the CPU times of contenders this close move by more than their difference.
+``--instructions`` counts instead, with valgrind's callgrind: for each search three fresh
+processes (the same imports and set-up; then nothing, one OpenSpiel search, one starbench search),
+each search's count being its process's total minus the first's.  Deterministic, but about 50
+times slower than the search itself; needs ``valgrind`` on the PATH.
 
     python scripts/bench_games.py --instructions [--out results/bench/games-instructions.md]
 
@@ -35,7 +38,7 @@ from pathlib import Path
 
 from open_spiel.python.algorithms import minimax
 
-from starbench.bench import source_state
+from starbench.bench import _pin_one_core, source_state
 from starbench.experiment.storage import atomic_write_text
 from starbench.games.source import game_source
 from starbench.search import search
@@ -71,6 +74,43 @@ def openspiel_run(src, depth, calls):
     t = time.process_time()
     value, action = minimax.expectiminimax(state, depth, src.tree.heuristic, src.tree.root_player)
     return time.process_time() - t, value, action, calls
+
+
+def bare_value(state, left, heuristic, root_player):
+    """The game's own cost: expectimax on the state API and nothing else (no counting, no
+    checks, no best move), the least any adapter must do: make each child with
+    ``state.child``, ask whether it is terminal, evaluate it at the horizon.  Same value as
+    starbench's (same order of sums and float arithmetic)."""
+    chance = state.current_player() == -1  # pyspiel: is_chance_node()
+    if chance:
+        outcomes = state.chance_outcomes()
+        actions = [a for a, _ in outcomes]
+        nxt = left
+    else:
+        actions = state.legal_actions()
+        nxt = left - 1
+    values = []
+    for a in actions:
+        child = state.child(a)
+        if child.is_terminal():
+            values.append(float(child.returns()[root_player]))
+        elif nxt <= 0:
+            values.append(float(heuristic(child)))
+        else:
+            values.append(bare_value(child, nxt, heuristic, root_player))
+    if chance:
+        total = 0.0
+        for (_, p), v in zip(outcomes, values, strict=True):
+            total += float(p) * v
+        return total
+    return max(values) if state.current_player() == root_player else min(values)
+
+
+def bare_run(src, depth):
+    state = src.tree.root[0]
+    t = time.process_time()
+    value = bare_value(state, depth, src.tree.heuristic, src.tree.root_player)
+    return time.process_time() - t, value
 
 
 def starbench_run(src):
@@ -132,12 +172,73 @@ def instructions_report() -> str:
 WHO = ("none", "openspiel", "starbench")
 
 
+def timing_report(repeats: int, pin: str) -> str | None:
+    """The CPU-time table (None when the contenders disagree, said on stderr)."""
+    load_before = os.getloadavg()
+    lines = []
+    for spec, position, depth in SEARCHES:
+        src = game_source(spec, depth, position)
+        calls = openspiel_calls(src, depth)
+        ours, theirs, bare, ratios, over_bare = [], [], [], [], []
+        for rep in range(repeats):
+            order = ("openspiel", "bare", "starbench")
+            order = order[rep % 3 :] + order[: rep % 3]  # each goes first in turn
+            if rep % 2:
+                order = order[::-1]
+            got = {}
+            for who in order:
+                if who == "openspiel":
+                    got[who] = openspiel_run(src, depth, calls)
+                elif who == "bare":
+                    got[who] = bare_run(src, depth)
+                else:
+                    got[who] = starbench_run(src)
+            a, b, c = got["starbench"], got["openspiel"], got["bare"]
+            if (a[1], a[2], a[3]) != (b[1], b[2], b[3]) or c[1] != a[1]:
+                sys.stderr.write(
+                    f"{spec} depth {depth}: results differ: {a[1:]} vs {b[1:]} vs {c[1:]}\n"
+                )
+                return None
+            ours.append(a[0])
+            theirs.append(b[0])
+            bare.append(c[0])
+            ratios.append(a[0] / b[0])
+            over_bare.append(a[0] / c[0])
+        lines.append(
+            f"| {src.game} | {position or '(start)'} | {depth} | {a[3]} | "
+            f"{statistics.median(theirs):.3f} | {statistics.median(bare):.3f} | "
+            f"{statistics.median(ours):.3f} | "
+            f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
+            f"{statistics.median(over_bare):.2f} ({min(over_bare):.2f}-{max(over_bare):.2f}) |"
+        )
+    load_after = os.getloadavg()
+    text = "\n".join(
+        [
+            f"starbench expectimax (Python engine) vs OpenSpiel's Python `expectiminimax` on the "
+            f"same searches, and a bare expectimax on the state API (no counting, no checks: the "
+            f"game's own cost): CPU seconds per search, median of {repeats} interleaved "
+            f"repeats ({pin}); ratio = starbench / OpenSpiel and starbench / bare (median over "
+            f"repeats, range in brackets); same value, best action and node count checked in "
+            f"every repeat.  At {source_state()}; "
+            f"load average (1/5/15 min) "
+            f"{'/'.join(f'{x:.2f}' for x in load_before)} before, "
+            f"{'/'.join(f'{x:.2f}' for x in load_after)} after.",
+            "",
+            "| game | position | depth | nodes | OpenSpiel s | bare s | starbench s | ratio | "
+            "vs bare |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+            *lines,
+        ]
+    )
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     if argv is None and sys.argv[1:2] == ["--one"]:  # an --instructions process
         one_search(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--repeats", type=int, default=21)
     ap.add_argument("--instructions", action="store_true", help="count instructions (callgrind)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
@@ -148,46 +249,14 @@ def main(argv: list[str] | None = None) -> int:
         write(args.out or Path("results/bench/games-instructions.md"), instructions_report())
         return 0
     args.out = args.out or Path("results/bench/games.md")
-    load_before = os.getloadavg()
-    lines = []
-    for spec, position, depth in SEARCHES:
-        src = game_source(spec, depth, position)
-        calls = openspiel_calls(src, depth)
-        ours, theirs, ratios = [], [], []
-        for rep in range(args.repeats):
-            if rep % 2:
-                a = starbench_run(src)
-                b = openspiel_run(src, depth, calls)
-            else:
-                b = openspiel_run(src, depth, calls)
-                a = starbench_run(src)
-            if (a[1], a[2], a[3]) != (b[1], b[2], b[3]):
-                sys.stderr.write(f"{spec} depth {depth}: results differ: {a[1:]} vs {b[1:]}\n")
-                return 1
-            ours.append(a[0])
-            theirs.append(b[0])
-            ratios.append(a[0] / b[0])
-        lines.append(
-            f"| {src.game} | {position or '(start)'} | {depth} | {a[3]} | "
-            f"{statistics.median(theirs):.3f} | {statistics.median(ours):.3f} | "
-            f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) |"
-        )
-    load_after = os.getloadavg()
-    text = "\n".join(
-        [
-            f"starbench expectimax (Python engine) vs OpenSpiel's Python `expectiminimax` on the "
-            f"same searches: CPU seconds per search, median of {args.repeats} interleaved repeats; "
-            f"ratio = starbench / OpenSpiel (median over repeats, range in brackets); same value, "
-            f"best action and node count checked in every repeat.  At {source_state()}; "
-            f"load average (1/5/15 min) "
-            f"{'/'.join(f'{x:.2f}' for x in load_before)} before, "
-            f"{'/'.join(f'{x:.2f}' for x in load_after)} after.",
-            "",
-            "| game | position | depth | nodes | OpenSpiel s | starbench s | ratio |",
-            "|---|---|---:|---:|---:|---:|---:|",
-            *lines,
-        ]
-    )
+    saved = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    try:
+        text = timing_report(args.repeats, _pin_one_core())
+    finally:  # a caller (a test) keeps its cores
+        if saved is not None:
+            os.sched_setaffinity(0, saved)
+    if text is None:
+        return 1
     write(args.out, text)
     return 0
 

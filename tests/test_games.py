@@ -344,8 +344,12 @@ def _bench_games(monkeypatch):
 
 
 def test_bench_games_times_both_and_checks_they_agree(monkeypatch, tmp_path, capsys):
+    import os
+
     bench = _bench_games(monkeypatch)
+    cores = os.sched_getaffinity(0)
     assert bench.main(["--repeats", "2", "--out", str(tmp_path / "g.md")]) == 0
+    assert os.sched_getaffinity(0) == cores  # pinned while timing, then given back
     rows = [r for r in (tmp_path / "g.md").read_text().splitlines() if r.startswith("| pig")]
     nodes = [
         search(game_source(spec, depth, position).tree, "expectimax").stats.nodes
@@ -355,7 +359,23 @@ def test_bench_games_times_both_and_checks_they_agree(monkeypatch, tmp_path, cap
         ["(start)", "3", str(nodes[0])],
         ["0,3", "2", str(nodes[1])],
     ]
-    assert "median of 2 interleaved repeats" in (tmp_path / "g.md").read_text()
+    text = (tmp_path / "g.md").read_text()
+    assert "median of 2 interleaved repeats" in text
+    assert "| OpenSpiel s | bare s | starbench s | ratio | vs bare |" in text
+    assert all(len(r.split(" | ")) == 9 for r in rows)
+
+
+def test_bench_games_bare_expectimax_is_starbench_value(monkeypatch):
+    """The bare contender computes the same value as starbench (the bench checks it in every
+    repeat too), at and within the horizon, on a chance root and a decision root."""
+    bench = _bench_games(monkeypatch)
+    for spec, position, depth in (
+        ("pig", None, 3),
+        ("pig", "0", 3),
+        ("pig(winscore=10)", "0,3", 4),
+    ):
+        src = game_source(spec, depth, position)
+        assert bench.bare_run(src, depth)[1] == search(src.tree, "expectimax").value
 
 
 def test_bench_games_instruction_counts_subtract_the_set_up(monkeypatch, tmp_path):
