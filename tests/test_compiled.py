@@ -287,7 +287,9 @@ def test_runner_engines(tmp_path, capsys):
 
     py = pd.read_parquet(next((tmp_path).glob("b/table.parquet")))
     assert set(py["engine"]) == {"python"} and set(py["status"]) == {"ok"}
-    assert cli.main(["run", "experiment=smoke", f"hydra.run.dir={tmp_path}/c"]) == 0
+    assert (
+        cli.main(["run", "experiment=smoke", "engine=compiled", f"hydra.run.dir={tmp_path}/c"]) == 0
+    )
     co = pd.read_parquet(tmp_path / "c/table.parquet")
     assert set(co["engine"]) == {"compiled"}
     assert (

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import starbench
@@ -128,3 +130,31 @@ def test_a_float_tree_key_is_refused_every_time():
     for _ in range(2):
         with pytest.raises(InputError, match="tree.branching"):
             RegularTree(RegularTreeSpec(branching=5.0, chance_arity=2, depth=1))
+
+
+def test_auto_runs_a_small_cell_on_the_python_engine():
+    """``run``'s auto: the compiled engine only where the cell's trees hold more than
+    AUTO_RUN_NODES nodes in all (trees x size; max_trees when the cell may grow), so a first
+    small run neither compiles nor loads the kernel.  What the kernel cannot serve is said
+    first; an explicit engine=compiled is served."""
+    from starbench.engines import AUTO_RUN_NODES, Choice
+    from starbench.experiment.compute import cell_nodes, engine_choice
+    from starbench.experiment.settings import AlgorithmSpec, RunSettings
+
+    small = Choice("python", f"a cell of at most {AUTO_RUN_NODES} nodes")
+    assert choose("auto", "star2", cell_nodes=AUTO_RUN_NODES) == small
+    assert choose("auto", "star2", cell_nodes=AUTO_RUN_NODES + 1) == Choice("compiled", "auto")
+    assert choose("compiled", "star2", cell_nodes=1) == Choice("compiled", "requested")
+    assert choose("auto", "star2", exact=True, cell_nodes=1).reason.endswith("exact mode")
+    spec = RegularTreeSpec(branching=5, chance_arity=5, depth=2)  # 156 nodes
+    star2 = AlgorithmSpec("star2")
+    few = RunSettings(tree=spec, algorithms=(star2,), trees=20)
+    many = RunSettings(tree=spec, algorithms=(star2,), trees=200)
+    growing = RunSettings(tree=spec, algorithms=(star2,), trees=20, target_se=1.0, max_trees=200)
+    assert [cell_nodes(s) for s in (few, many, growing)] == [20 * 156, 200 * 156, 200 * 156]
+    assert engine_choice(few, star2) == small
+    assert engine_choice(many, star2).engine == engine_choice(growing, star2).engine == "compiled"
+    forced = RunSettings(tree=spec, algorithms=(star2,), trees=20, engine="compiled")
+    assert engine_choice(forced, star2).engine == "compiled"
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert f"at most {AUTO_RUN_NODES:,} nodes in all" in " ".join(readme.split())

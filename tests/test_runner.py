@@ -510,7 +510,7 @@ def test_the_kernel_cache_in_a_shared_folder_is_written_once_then_loaded(tmp_pat
     """What the SLURM jobs do (NUMBA_CACHE_DIR in one shared folder): the first process
     compiles into it, a later one loads the kernel from it and writes nothing."""
     env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
-    args = ("trees=2", "algorithms=ballard", "progress=false")
+    args = ("trees=2", "algorithms=ballard", "progress=false", "engine=compiled")
     p = cli_run(*args, f"hydra.run.dir={tmp_path / 'a'}", env=env)
     assert p.returncode == 0, p.stderr
     files = {f: f.stat().st_mtime_ns for f in (tmp_path / "cache").rglob("*") if f.is_file()}
@@ -732,7 +732,8 @@ def test_run_log_multirun_numbering_and_first_progress_line(tmp_path):
     assert p.returncode == 0, p.stderr
     assert p.stderr.count("starbench: cell 1/2: ") == 1 and "starbench: cell 2/2: " in p.stderr
     first = p.stderr.splitlines()[1]
-    assert first.startswith("starbench: 30 instances to compute (compiled engine)"), p.stderr
+    # 30 trees of at most 156 nodes: auto runs so small a cell on the Python engine
+    assert first.startswith("starbench: 30 instances to compute (python engine)"), p.stderr
     assert "M nodes/s" in p.stderr or "k nodes/s" in p.stderr
     for log in tmp_path.glob("*/run.log"):
         text = log.read_text()

@@ -140,6 +140,7 @@ def test_run_keys_rows_by_tt_and_resumes(tmp_path):
         "tree.depth=3",
         "trees=3",
         "progress=false",
+        "engine=compiled",
         f"hydra.run.dir={tmp_path}/h",
     ]
     first = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=300)

@@ -9,8 +9,11 @@ Two engines count identically, node for node (``tests/test_compiled.py``):
 * ``compiled``: the numba kernel (``compiled/kernel.py``) for the registered algorithms it
   implements, on generated trees and tree files, in floats, with node budgets.
 
-``auto`` takes the compiled engine wherever it serves the request (for ``solve``, only on trees
-over ``AUTO_SOLVE_NODES`` nodes, where compiling pays) and says why when it does not.  ``run``,
+``auto`` takes the compiled engine wherever it serves the request and the search is big enough
+for loading (the first time: compiling) numba's kernel to pay: for ``solve``, trees over
+``AUTO_SOLVE_NODES`` nodes; for ``run``, cells whose trees hold over ``AUTO_RUN_NODES`` nodes in
+all (trees x nodes per tree, ``max_trees`` when the cell may grow).  It says why when it does
+not.  ``run``,
 ``solve``, ``bench`` and the public ``starbench.search`` all choose through ``choose`` and run
 through ``search``.
 """
@@ -26,6 +29,9 @@ from starbench.search.stats import SearchResult
 ENGINES = ("auto", "compiled", "python")
 #: ``solve --engine auto`` uses the compiled engine on trees of more nodes than this.
 AUTO_SOLVE_NODES = 20_000
+#: ``run`` with ``engine=auto`` uses the compiled engine on cells whose trees hold more nodes
+#: than this in all (below it, the Python engine is done before numba's kernel has loaded).
+AUTO_RUN_NODES = 20_000
 
 
 @dataclass(frozen=True)
@@ -62,11 +68,13 @@ def choose(
     min_nodes: int = 0,
     key: str = "engine",
     params: dict[str, Any] | None = None,
+    cell_nodes: int | None = None,
 ) -> Choice:
     """The engine for one search.  ``requested`` is ``auto``, ``compiled`` or ``python``;
     ``compiled`` on a request it cannot serve is an ``InputError`` naming ``key``; ``auto``
     uses the compiled engine where it serves the request and the tree has more than
-    ``min_nodes`` nodes."""
+    ``min_nodes`` nodes, and (``run``) the cell's trees hold more than ``AUTO_RUN_NODES``
+    nodes in all (``cell_nodes``; None: not known)."""
     if requested not in ENGINES:
         raise InputError(f"{key}: must be one of {', '.join(ENGINES)}, got {requested!r}")
     if requested == "python":
@@ -92,6 +100,8 @@ def choose(
         return Choice("python", f"a tree of at most {min_nodes} nodes")
     if why is not None:
         return Choice("python", f"the compiled engine does not serve {why}")
+    if cell_nodes is not None and cell_nodes <= AUTO_RUN_NODES:
+        return Choice("python", f"a cell of at most {AUTO_RUN_NODES} nodes")
     return Choice("compiled", "auto")
 
 

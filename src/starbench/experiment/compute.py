@@ -40,9 +40,18 @@ def engine_choice(settings: RunSettings, algorithm: AlgorithmSpec) -> Choice:
             tree=settings.tree,
             key="engine",
             params=dict(algorithm.params),
+            cell_nodes=cell_nodes(settings),
         )
     except InputError as e:
         raise ConfigError(str(e)) from None
+
+
+def cell_nodes(settings: RunSettings) -> int | None:
+    """The most nodes a cell's trees hold in all (None when a tree's size is not known)."""
+    size = getattr(settings.tree, "size", None)
+    if size is None:
+        return None
+    return int(size) * (settings.max_trees if settings.target_se is not None else settings.trees)
 
 
 def engine_for(settings: RunSettings, algorithm: AlgorithmSpec) -> str:

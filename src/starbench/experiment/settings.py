@@ -26,7 +26,7 @@ import typing
 from dataclasses import dataclass, field, fields, make_dataclass
 from typing import Any
 
-from starbench.engines import ENGINES, choose
+from starbench.engines import AUTO_RUN_NODES, ENGINES, choose
 from starbench.errors import ConfigError, InputError
 from starbench.games.spec import GAME_KEYS, GameSpec
 from starbench.limits import EXPECTIMAX_LIMIT, SIZE_LIMIT
@@ -151,7 +151,12 @@ class RunSettings:
     max_trees: int = _k(5000, "with target_se: the most instances a cell may grow to")
     seed: int = _k(0, "the run's seed; instance i of a cell is the same tree for everyone")
     exact: bool = _k(False, "search in exact fractions (Python engine)")
-    engine: str = _k("auto", "auto (compiled wherever it applies), compiled or python", ENGINES)
+    engine: str = _k(
+        "auto",
+        f"auto (compiled wherever it applies, on cells of over {AUTO_RUN_NODES} nodes in all), "
+        "compiled or python",
+        ENGINES,
+    )
     n_jobs: int = _k(1, "local processes over the instances of a cell")
     node_budget: int | None = _k(None, "nodes per search; more gives a budget_exceeded row")
     time_budget: float | None = _k(None, "seconds per search (not deterministic)")
