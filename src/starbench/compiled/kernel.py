@@ -56,7 +56,7 @@ materialised with ``materialize`` when an ordering or bound needs exact values),
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -116,6 +116,8 @@ def borrow(typingctx, array):
     memory): numba then updates no count when a step uses it, where an owned array costs two
     atomic operations per use in a step (measured: a fifth of Star2's time).  The caller keeps
     the owner alive for as long as the view is used."""
+    if not isinstance(array, types.Array):
+        return None
 
     def codegen(context, builder, signature, args):
         src = context.make_array(array)(context, builder, value=args[0])
