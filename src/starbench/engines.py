@@ -13,9 +13,8 @@ Two engines count identically, node for node (``tests/test_compiled.py``):
 for loading (the first time: compiling) numba's kernel to pay: for ``solve``, trees over
 ``AUTO_SOLVE_NODES`` nodes; for ``run``, cells whose trees hold over ``AUTO_RUN_NODES`` nodes in
 all (trees x nodes per tree, ``max_trees`` when the cell may grow).  It says why when it does
-not.  ``run``,
-``solve``, ``bench`` and the public ``starbench.search`` all choose through ``choose`` and run
-through ``search``.
+not.  ``run``, ``solve``, ``bench`` and the public ``starbench.search`` all choose through
+``choose`` and run through ``search``.
 """
 
 from __future__ import annotations
