@@ -81,7 +81,8 @@ def bare_value(state, left, heuristic, root_player):
     checks, no best move), the least any adapter must do: make each child with
     ``state.child``, ask whether it is terminal, evaluate it at the horizon.  Same value as
     starbench's (same order of sums and float arithmetic)."""
-    chance = state.current_player() == -1  # pyspiel: is_chance_node()
+    player = state.current_player()
+    chance = player == -1  # pyspiel: is_chance_node()
     if chance:
         outcomes = state.chance_outcomes()
         actions = [a for a, _ in outcomes]
@@ -103,7 +104,7 @@ def bare_value(state, left, heuristic, root_player):
         for (_, p), v in zip(outcomes, values, strict=True):
             total += float(p) * v
         return total
-    return max(values) if state.current_player() == root_player else min(values)
+    return max(values) if player == root_player else min(values)
 
 
 def bare_run(src, depth):
