@@ -4,7 +4,8 @@ For each search (game, position, depth) three contenders run on the same root st
 heuristic and root player: starbench, OpenSpiel, and a *bare* expectimax on the state API (no
 counting, no checks, no best move: ``bare_value``, the game's own cost, the least any adapter
 must do).  They are interleaved in every repeat (each goes first in turn), timed in CPU time of
-this process pinned to one core; the report gives each one's median time and the medians over
+this process pinned to one core, each search with the garbage collector collected first and off
+(``without_gc``); the report gives each one's median time and the medians over
 repeats of the ratios starbench / OpenSpiel and starbench / bare with their ranges, after checking
 that all return the same value, starbench and OpenSpiel the same best action, and that
 starbench's node count equals OpenSpiel's number of calls (counted in a separate, untimed run:
@@ -16,7 +17,8 @@ is recorded before and after.
 On a shared machine the CPU times of contenders this close move by more than their difference.
 ``--instructions`` counts instead, with valgrind's callgrind: for each search three fresh
 processes (the same imports and set-up; then nothing, one OpenSpiel search, one starbench search),
-each search's count being its process's total minus the first's.  Deterministic, but about 50
+each search's count being its process's total minus the first's (the first makes the same
+collection before its no-search).  Deterministic, but about 50
 times slower than the search itself; needs ``valgrind`` on the PATH.
 
     python scripts/bench_games.py --instructions [--out results/bench/games-instructions.md]
@@ -27,6 +29,7 @@ Needs the games extra (pip install -c constraints.txt -e ".[games]").
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import re
 import shutil
@@ -34,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from open_spiel.python.algorithms import minimax
@@ -69,11 +73,28 @@ def openspiel_calls(src, depth):
         minimax.expectiminimax = original
 
 
+@contextmanager
+def without_gc():
+    """A timed search runs with the cyclic garbage collector collected first and off (as
+    ``timeit`` does): a collection that happens to fall in one contender's search would
+    charge it for the whole heap (tens of millions of instructions here)."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def openspiel_run(src, depth, calls):
     state = src.tree.root[0].clone()
-    t = time.process_time()
-    value, action = minimax.expectiminimax(state, depth, src.tree.heuristic, src.tree.root_player)
-    return time.process_time() - t, value, action, calls
+    with without_gc():
+        t = time.process_time()
+        value, action = minimax.expectiminimax(
+            state, depth, src.tree.heuristic, src.tree.root_player
+        )
+        seconds = time.process_time() - t
+    return seconds, value, action, calls
 
 
 def bare_value(state, left, heuristic, root_player):
@@ -109,15 +130,19 @@ def bare_value(state, left, heuristic, root_player):
 
 def bare_run(src, depth):
     state = src.tree.root[0]
-    t = time.process_time()
-    value = bare_value(state, depth, src.tree.heuristic, src.tree.root_player)
-    return time.process_time() - t, value
+    with without_gc():
+        t = time.process_time()
+        value = bare_value(state, depth, src.tree.heuristic, src.tree.root_player)
+        seconds = time.process_time() - t
+    return seconds, value
 
 
 def starbench_run(src):
-    t = time.process_time()
-    r = search(src.tree, "expectimax")
-    return time.process_time() - t, r.value, src.action(r.best_move), r.stats.nodes
+    with without_gc():
+        t = time.process_time()
+        r = search(src.tree, "expectimax")
+        seconds = time.process_time() - t
+    return seconds, r.value, src.action(r.best_move), r.stats.nodes
 
 
 def one_search(spec: str, position: str, depth: int, who: str) -> None:
@@ -132,6 +157,9 @@ def one_search(spec: str, position: str, depth: int, who: str) -> None:
         openspiel_run(src, depth, 0)
     elif who == "starbench":
         starbench_run(src)
+    else:  # the same collection as the others, and no search
+        with without_gc():
+            pass
 
 
 def instructions(spec: str, position: str | None, depth: int, who: str) -> int:
