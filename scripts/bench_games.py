@@ -4,8 +4,8 @@ For each search (game, position, depth) three contenders run on the same root st
 heuristic and root player: starbench, OpenSpiel, and a *bare* expectimax on the state API (no
 counting, no checks, no best move: ``bare_value``, the game's own cost, the least any adapter
 must do).  They are interleaved in every repeat (each goes first in turn), timed in CPU time of
-this process pinned to one core, each search with the garbage collector collected first and off
-(``without_gc``); the report gives each one's median time and the medians over
+this process pinned to one core, each search right after a full garbage collection
+(``after_collection``); the report gives each one's median time and the medians over
 repeats of the ratios starbench / OpenSpiel and starbench / bare with their ranges, after checking
 that all return the same value, starbench and OpenSpiel the same best action, and that
 starbench's node count equals OpenSpiel's number of calls (counted in a separate, untimed run:
@@ -74,21 +74,19 @@ def openspiel_calls(src, depth):
 
 
 @contextmanager
-def without_gc():
-    """A timed search runs with the cyclic garbage collector collected first and off (as
-    ``timeit`` does): a collection that happens to fall in one contender's search would
-    charge it for the whole heap (tens of millions of instructions here)."""
+def after_collection():
+    """Every timed or counted search starts right after a full collection, so each contender
+    starts from the same collector state: a full collection of the whole heap (tens of
+    millions of instructions here) then falls where a search's own allocations put it, not
+    where the previous search left the counters.  The collector stays on: collecting what a
+    search allocates is part of its cost."""
     gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+    yield
 
 
 def openspiel_run(src, depth, calls):
     state = src.tree.root[0].clone()
-    with without_gc():
+    with after_collection():
         t = time.process_time()
         value, action = minimax.expectiminimax(
             state, depth, src.tree.heuristic, src.tree.root_player
@@ -130,7 +128,7 @@ def bare_value(state, left, heuristic, root_player):
 
 def bare_run(src, depth):
     state = src.tree.root[0]
-    with without_gc():
+    with after_collection():
         t = time.process_time()
         value = bare_value(state, depth, src.tree.heuristic, src.tree.root_player)
         seconds = time.process_time() - t
@@ -138,7 +136,7 @@ def bare_run(src, depth):
 
 
 def starbench_run(src):
-    with without_gc():
+    with after_collection():
         t = time.process_time()
         r = search(src.tree, "expectimax")
         seconds = time.process_time() - t
@@ -158,7 +156,7 @@ def one_search(spec: str, position: str, depth: int, who: str) -> None:
     elif who == "starbench":
         starbench_run(src)
     else:  # the same collection as the others, and no search
-        with without_gc():
+        with after_collection():
             pass
 
 
