@@ -18,8 +18,9 @@ On a shared machine the CPU times of contenders this close move by more than the
 ``--instructions`` counts instead, with valgrind's callgrind: for each search three fresh
 processes (the same imports and set-up; then nothing, one OpenSpiel search, one starbench search),
 each search's count being its process's total minus the first's (the first makes the same
-collection before its no-search).  Deterministic, but about 50
-times slower than the search itself; needs ``valgrind`` on the PATH.
+collection before its no-search), with ``PYTHONHASHSEED=0`` so that dict and set layouts are
+the same in every process.  About 50 times slower than the search itself; needs ``valgrind``
+on the PATH.
 
     python scripts/bench_games.py --instructions [--out results/bench/games-instructions.md]
 
@@ -164,7 +165,8 @@ def instructions(spec: str, position: str | None, depth: int, who: str) -> int:
     """The instructions callgrind counts in a fresh process that runs ``one_search``."""
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
     cmd += [sys.executable, __file__, "--one", spec, position or "", str(depth), who]
-    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict and set layouts every time
+    p = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
     m = re.search(r"Collected : (\d+)", p.stderr)
     if m is None:
         raise RuntimeError(f"no callgrind count in: {p.stderr[-500:]}")
@@ -185,8 +187,9 @@ def instructions_report() -> str:
             "starbench expectimax vs OpenSpiel's Python `expectiminimax` on the same searches: "
             "instructions per search counted by valgrind's callgrind (a fresh process per "
             "contender and search, minus a process with the same set-up and no search; the "
-            "set-up runs a depth-1 search of each, so one-time imports count to neither; "
-            f"deterministic); ratio = starbench / OpenSpiel.  At {source_state()}.",
+            "set-up runs a depth-1 search of each, so one-time imports count to neither; each "
+            "search right after a full garbage collection; PYTHONHASHSEED=0, so a re-run "
+            f"counts alike); ratio = starbench / OpenSpiel.  At {source_state()}.",
             "",
             "| game | position | depth | OpenSpiel M instructions | starbench M instructions "
             "| ratio |",
