@@ -5,7 +5,7 @@ heuristic and root player: starbench, OpenSpiel, and a *bare* expectimax on the 
 counting, no checks, no best move: ``bare_value``, the game's own cost, the least any adapter
 must do).  They are interleaved in every repeat (each goes first in turn), timed in CPU time of
 this process pinned to one core, each search right after a full garbage collection
-(``after_collection``); the report gives each one's median time and the medians over
+(``timed``); the report gives each one's median time and the medians over
 repeats of the ratios starbench / OpenSpiel and starbench / bare with their ranges, after checking
 that all return the same value, starbench and OpenSpiel the same best action, and that
 starbench's node count equals OpenSpiel's number of calls (counted in a separate, untimed run:
@@ -38,7 +38,6 @@ import statistics
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 from open_spiel.python.algorithms import minimax
@@ -74,25 +73,24 @@ def openspiel_calls(src, depth):
         minimax.expectiminimax = original
 
 
-@contextmanager
-def after_collection():
-    """Every timed or counted search starts right after a full collection, so each contender
-    starts from the same collector state: a full collection of the whole heap (tens of
-    millions of instructions here) then falls where a search's own allocations put it, not
-    where the previous search left the counters.  The collector stays on: collecting what a
-    search allocates is part of its cost."""
+def timed(search):
+    """(CPU seconds, result) of ``search()``.  Every timed or counted search starts right after
+    a full collection, so each contender starts from the same collector state: a full
+    collection of the whole heap (tens of millions of instructions here) then falls where a
+    search's own allocations put it, not where the previous search left the counters.  The
+    collector stays on: collecting what a search allocates is part of its cost."""
     gc.collect()
-    yield
+    t = time.process_time()
+    result = search()
+    return time.process_time() - t, result
 
 
 def openspiel_run(src, depth, calls):
     state = src.tree.root[0].clone()
-    with after_collection():
-        t = time.process_time()
-        value, action = minimax.expectiminimax(
-            state, depth, src.tree.heuristic, src.tree.root_player
-        )
-        seconds = time.process_time() - t
+    tree = src.tree
+    seconds, (value, action) = timed(
+        lambda: minimax.expectiminimax(state, depth, tree.heuristic, tree.root_player)
+    )
     return seconds, value, action, calls
 
 
@@ -128,19 +126,12 @@ def bare_value(state, left, heuristic, root_player):
 
 
 def bare_run(src, depth):
-    state = src.tree.root[0]
-    with after_collection():
-        t = time.process_time()
-        value = bare_value(state, depth, src.tree.heuristic, src.tree.root_player)
-        seconds = time.process_time() - t
-    return seconds, value
+    tree = src.tree
+    return timed(lambda: bare_value(tree.root[0], depth, tree.heuristic, tree.root_player))
 
 
 def starbench_run(src):
-    with after_collection():
-        t = time.process_time()
-        r = search(src.tree, "expectimax")
-        seconds = time.process_time() - t
+    seconds, r = timed(lambda: search(src.tree, "expectimax"))
     return seconds, r.value, src.action(r.best_move), r.stats.nodes
 
 
@@ -157,8 +148,7 @@ def one_search(spec: str, position: str, depth: int, who: str) -> None:
     elif who == "starbench":
         starbench_run(src)
     else:  # the same collection as the others, and no search
-        with after_collection():
-            pass
+        gc.collect()
 
 
 def instructions(spec: str, position: str | None, depth: int, who: str) -> int:
