@@ -50,6 +50,15 @@ TT_CONFIGS = [
     ("star2", {"tt": 12, "tt_chance": True, "after_probe": "research"}),
     ("star2.5-cyclic", {"k": 3, "tt": 2, "tt_chance": True}),
     ("star2.5-sequential", {"k": 2, "tt": 12, "probe_full_window": False}),
+    # the table in the probe phase (tt_probe)
+    ("star2", {"tt": 12, "tt_chance": True, "tt_probe": True}),
+    ("star2", {"tt": 2, "tt_chance": True, "tt_probe": True, "after_probe": "research"}),
+    ("star2.5-cyclic", {"k": 3, "tt": 12, "tt_chance": True, "tt_probe": True}),
+    ("star2.5-sequential", {"k": 2, "tt": 3, "tt_chance": True, "tt_probe": True}),
+    # the table at decision nodes only (tt_nodes=decision)
+    ("expectimax", {"tt": 12, "tt_nodes": "decision"}),
+    ("star1", {"tt": 12, "tt_nodes": "decision", "tt_chance": True}),
+    ("star2", {"tt": 12, "tt_nodes": "decision", "tt_chance": True, "tt_probe": True}),
 ]
 
 

@@ -34,6 +34,12 @@ WITH_TABLE = [
     ("star2.5-cyclic", {"k": 3, "tt_chance": True}),
     ("star2.5-sequential", {"k": 2}),
     ("star2.5-sequential", {"k": 4, "tt_chance": True, "probe_full_window": False}),
+    ("star2", {"tt_chance": True, "tt_probe": True}),
+    ("star2", {"tt_chance": True, "tt_probe": True, "after_probe": "research"}),
+    ("star2.5-cyclic", {"k": 3, "tt_chance": True, "tt_probe": True}),
+    ("star2.5-sequential", {"k": 2, "tt_chance": True, "tt_probe": True}),
+    ("expectimax", {"tt_nodes": "decision"}),
+    ("star2", {"tt_nodes": "decision", "tt_chance": True, "tt_probe": True}),
 ]
 
 

@@ -123,8 +123,9 @@ def row(
         extra["probe_full_window"] = False  # shown only where it is not the default
     if r.params.get("tt"):  # a transposition table: its size and counters
         extra["tt"] = r.params["tt"]
-        if r.params.get("tt_chance"):
-            extra["tt_chance"] = True
+        for flag in ("tt_chance", "tt_probe"):
+            if r.params.get(flag):
+                extra[flag] = True
         extra.update(
             tt_probes=r.stats.tt_probes, tt_hits=r.stats.tt_hits, tt_cutoffs=r.stats.tt_cutoffs
         )

@@ -251,7 +251,7 @@ def run(
         hash(key)
     except TypeError:  # an unhashable parameter value: resolve refuses it below
         key = None
-    shown, algo, k, sequential, research, skip_full, bits, tt_chance = (
+    shown, algo, k, sequential, research, skip_full, bits, tt_chance, tt_probe, decision = (
         _kernel_params(*key) if key is not None else _resolve(name, params or {})
     )
     if not get_algorithm(name).chance and ct.has_chance:
@@ -306,6 +306,8 @@ def run(
         root_vals,
         bits > 0,
         tt_chance,
+        tt_probe,
+        decision,
         *table,
     )
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -327,7 +329,8 @@ def run(
 
 def _resolve(name: str, params: dict[str, Any]) -> tuple[Any, ...]:
     """The registry's checked parameters of ``name`` as the kernel takes them: (shown
-    parameters, algorithm code, k, sequential, research, skip_full, tt bits, tt_chance)."""
+    parameters, algorithm code, k, sequential, research, skip_full, tt bits, tt_chance,
+    tt_probe, table at decision nodes only)."""
     info = get_algorithm(name)
     resolved = info.resolve(params)
     algo = kernel_algo(name)
@@ -346,6 +349,8 @@ def _resolve(name: str, params: dict[str, Any]) -> tuple[Any, ...]:
         probing and not full["probe_full_window"],
         int(full.get("tt", 0)),
         bool(full.get("tt_chance", False)),
+        bool(full.get("tt_probe", False)),
+        full.get("tt_nodes", "all") == "decision",
     )
 
 
@@ -398,6 +403,8 @@ def warm_up() -> float:
         0,
         np.zeros(N_STATS, np.int64),
         np.zeros(1),
+        False,
+        False,
         False,
         False,
         *_NO_TABLE,

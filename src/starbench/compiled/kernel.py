@@ -107,6 +107,7 @@ from starbench.compiled.hashing import P_INCREMENT, P_VALUE, P_WEIGHT, divisor, 
 
 # lazy orderings
 ORD_GENERATED, ORD_REVERSED, ORD_STATIC = 0, 1, 2
+ORD_STATIC_INTERIOR, ORD_STATIC_MIDDLE = 6, 7  # (the codes 3-5 need exact values: arrays)
 OUT_GENERATED, OUT_PROBABLE = 0, 1
 
 
@@ -136,6 +137,15 @@ def keep(*owners):
     """A use of ``owners`` that numba cannot drop: they live (and their borrowed views stay
     valid) until this call."""
     return len(owners)
+
+
+@njit(cache=True)
+def static_level(ordering, level, levels):
+    """``models.static_at`` for the interior static orderings (codes 6 and 7): are the moves of
+    a decision node at ``level`` sorted by path sum?"""
+    if level + 1 >= levels:
+        return False
+    return ordering == ORD_STATIC_INTERIOR or (ordering == ORD_STATIC_MIDDLE and level > 0)
 
 
 @njit(cache=True)
@@ -210,7 +220,7 @@ def lazy_children(
         if ordering == ORD_REVERSED:
             for j in range(n):
                 perm[j] = n - 1 - j
-        elif ordering == ORD_STATIC:
+        elif ordering == ORD_STATIC or static_level(ordering, level, levels):
             for j in range(n):
                 key[j] = float(tmp_ps[j]) if kind == MIN else -float(tmp_ps[j])
             stable_sort(perm, key, n)
@@ -360,6 +370,8 @@ def search_kernel(
     root_vals,
     use_tt,
     tt_chance,
+    probe_by_table,
+    tt_decision_only,
     t_key,
     t_depth,
     t_lo,
@@ -518,7 +530,8 @@ def search_kernel(
                 return BAD_EVAL, e, v
             return OK, d, v
         f_tt[e] = 0
-        if use_tt:  # ``Search._tt_search`` (NORMAL) and ``Star2._outcome`` (RESUME)
+        if use_tt and not (tt_decision_only and ckind == CHANCE):
+            # ``Search._tt_search`` (NORMAL) and ``Star2._outcome`` (RESUME)
             ckey = cid if lazy else a_key[cidx]
             f_key[e] = ckey
             mode = f_mode[e]
@@ -562,7 +575,7 @@ def search_kernel(
         if lazy:
             lv = f_level[d]
             if (kind == CHANCE and (dist_random or outcome != OUT_GENERATED)) or (
-                kind != CHANCE and ordering == ORD_STATIC
+                kind != CHANCE and (ordering == ORD_STATIC or static_level(ordering, lv, levels))
             ):
                 f_pre[d] = 1
                 return lazy_children(
@@ -725,18 +738,22 @@ def search_kernel(
         if algo == PROBING and k > 0:
             nt = 0
             for j in range(n):
-                if c_kind[d, j] == MAX or c_kind[d, j] == MIN:
+                if probe_by_table and lo[d, j] == hi[d, j]:
+                    st_has[d, j] = 2  # stored exactly (Star2's Stored): not probed, not searched
+                elif c_kind[d, j] == MAX or c_kind[d, j] == MIN:
                     targets[d, nt] = j
                     nt += 1
             f_nt[d] = nt
+            s_lo = 0.0  # Star2._initial_sums (and with probe_by_table Star2._bounds_decide)
+            s_hi = 0.0
+            for j in range(n):
+                s_lo += c_prob[d, j] * lo[d, j]
+                s_hi += c_prob[d, j] * hi[d, j]
+            if probe_by_table and (s_hi <= f_alpha[d] or s_lo >= f_beta[d]):
+                nt = 0  # decided by the stored bounds: the search phase's first test returns
             full = f_alpha[d] <= L and f_beta[d] >= U  # no cut-off possible but the value
             if nt > 0 and f_alpha[d] < U and f_beta[d] > L and not (skip_full and full):
                 stats[S_PROBES] += 1
-                s_lo = 0.0  # Star2._initial_sums
-                s_hi = 0.0
-                for j in range(n):
-                    s_lo += c_prob[d, j] * lo[d, j]
-                    s_hi += c_prob[d, j] * hi[d, j]
                 f_slo[d] = s_lo
                 f_shi[d] = s_hi
                 f_t[d] = 0
@@ -812,15 +829,15 @@ def search_kernel(
         p = c_prob[d, i]
         if c_kind[d, i] == MAX:
             bi = (f_beta[d] - (f_slo[d] - p * lo[d, i])) / p
-            a = L
+            a = lo[d, i] if probe_by_table else L  # from the stored bound (tt_probe)
             b = bi if bi < U else U
-            if not b > L:  # closed by float rounding (see star2)
+            if not b > a:  # closed by float rounding (see star2)
                 b = U
         else:
             ai = (f_alpha[d] - (f_shi[d] - p * hi[d, i])) / p
             a = ai if ai > L else L
-            b = U
-            if not a < U:  # closed by float rounding (see star2)
+            b = hi[d, i] if probe_by_table else U  # from the stored bound (tt_probe)
+            if not a < b:  # closed by float rounding (see star2)
                 a = L
         f_pc[d] = CYC_AFTER if pc == CYC_STEP else SEQ_AFTER
         return request(d, i, a, b, PROBE, stop)
@@ -849,30 +866,39 @@ def search_kernel(
             f_x[d] = 0.0
             f_i[d] = 0
             pc = SEARCH_STEP
-        if pc == SEARCH_AFTER:
-            v = ret
+        while True:
+            if pc == SEARCH_AFTER:
+                v = ret
+                i = f_i[d]
+                p = c_prob[d, i]
+                if v <= f_ai[d]:  # fail low: proven upper bound
+                    if i < n - 1:
+                        stats[S_CCUT] += 1
+                    return OK, d - 1, f_x[d] + p * v + f_thi[d]
+                if v >= f_bi[d]:  # fail high: proven lower bound
+                    if i < n - 1:
+                        stats[S_CCUT] += 1
+                    return OK, d - 1, f_x[d] + p * v + f_tlo[d]
+                f_x[d] += p * v
+                f_i[d] = i + 1
             i = f_i[d]
+            if i >= n:
+                return OK, d - 1, f_x[d]
             p = c_prob[d, i]
-            if v <= f_ai[d]:  # fail low: proven upper bound
-                if i < n - 1:
-                    stats[S_CCUT] += 1
-                return OK, d - 1, f_x[d] + p * v + f_thi[d]
-            if v >= f_bi[d]:  # fail high: proven lower bound
-                if i < n - 1:
-                    stats[S_CCUT] += 1
-                return OK, d - 1, f_x[d] + p * v + f_tlo[d]
-            f_x[d] += p * v
-            f_i[d] = i + 1
-        i = f_i[d]
-        if i >= n:
-            return OK, d - 1, f_x[d]
-        p = c_prob[d, i]
-        f_tlo[d] -= p * lo[d, i]
-        f_thi[d] -= p * hi[d, i]
-        ai = (f_alpha[d] - f_x[d] - f_thi[d]) / p
-        bi = (f_beta[d] - f_x[d] - f_tlo[d]) / p
-        f_ai[d] = ai
-        f_bi[d] = bi
+            f_tlo[d] -= p * lo[d, i]
+            f_thi[d] -= p * hi[d, i]
+            ai = (f_alpha[d] - f_x[d] - f_thi[d]) / p
+            bi = (f_beta[d] - f_x[d] - f_tlo[d]) / p
+            f_ai[d] = ai
+            f_bi[d] = bi
+            if st_has[d, i] != 2:
+                break
+            # stored exactly (tt_probe, Star2._outcome): entered, counted, answered
+            if count(stats, c_kind[d, i], f_inprobe[d] == 1, budget):
+                return BUDGET, d, np.nan
+            stats[S_TTC] += 1
+            ret = lo[d, i]
+            pc = SEARCH_AFTER
         a = ai if ai > L else L
         b = bi if bi < U else U
         if not a < b:  # closed by float rounding: search exactly (see star1)
@@ -919,7 +945,7 @@ def search_kernel(
     if use_tt:
         for s in range(len(t_depth)):
             t_depth[s] = -1  # an empty table
-        if f_kind[0] == CHANCE:
+        if f_kind[0] == CHANCE and not tt_decision_only:
             stats[S_TTP] += 1  # a chance root is searched through the table (always a miss)
     sp = 0
     ret = 0.0

@@ -22,10 +22,19 @@ from starbench.compiled.hashing import (
     pool_offset,
     unit_float,
 )
-from starbench.compiled.kernel import CHANCE, LEAF, MAX, MIN, stable_sort
+from starbench.compiled.kernel import CHANCE, LEAF, MAX, MIN, stable_sort, static_level
 
-# orderings (codes shared with the kernel for 0..2)
-ORDERING_CODES = {"generated": 0, "reversed": 1, "static": 2, "perfect": 3, "worst": 4, "noisy": 5}
+# orderings (codes shared with the kernel for 0..2, 6 and 7)
+ORDERING_CODES = {
+    "generated": 0,
+    "reversed": 1,
+    "static": 2,
+    "perfect": 3,
+    "worst": 4,
+    "noisy": 5,
+    "static-interior": 6,
+    "static-middle": 7,
+}
 OUTCOME_CODES = {"generated": 0, "probable": 1, "refuting": 2, "supporting": 3}
 
 
@@ -156,10 +165,10 @@ def materialize(
             elif ordering == 1:
                 for j in range(a):
                     perm[j] = a - 1 - j
-            elif ordering >= 2:
+            elif (2 <= ordering <= 5) or static_level(ordering, lv, levels):
                 for j in range(a):
                     c = base + j
-                    if ordering == 2:
+                    if ordering == 2 or ordering >= 6:
                         kv = float(gps[c])
                     elif ordering == 5:
                         total = 0.0

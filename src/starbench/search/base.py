@@ -65,6 +65,7 @@ class Search:
         node_budget: int | None = None,
         time_budget: float | None = None,
         tt: int = 0,
+        tt_nodes: str = "all",
         table: TranspositionTable | None = None,
         **params: Any,
     ):
@@ -110,6 +111,8 @@ class Search:
         self.probing = 0  # > 0 while a probing phase is under way above
         self.tt_probes = self.tt_hits = self.tt_cutoffs = 0
         self.tt = tt
+        self.tt_nodes = tt_nodes
+        self._tt_chance_nodes = tt_nodes == "all"  # chance nodes looked up and stored too
         self.table: TranspositionTable | None = None
         self._hint: int | None = None  # the table's best move for the node being entered
         self._last_move: int | None = None  # the best move of the decision node just searched
@@ -138,7 +141,7 @@ class Search:
         ``starbench.search.transposition`` for the rules."""
         tree = self.tree
         kind = tree.kind(node)
-        if kind == LEAF:
+        if kind == LEAF or (kind == CHANCE and not self._tt_chance_nodes):
             return self._search_plain(node, alpha, beta)
         table = self.table
         assert table is not None

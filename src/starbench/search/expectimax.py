@@ -26,6 +26,10 @@ class Expectimax(Search):
     name = "expectimax"
     exhaustive = True
 
+    @property
+    def params(self) -> dict[str, Any]:
+        return {**super().params, "tt_nodes": self.tt_nodes}
+
     def _search(self, node: Any, alpha: Any, beta: Any) -> Any:
         kind = self._enter(node)
         if kind == LEAF:

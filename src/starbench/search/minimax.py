@@ -17,3 +17,7 @@ class Minimax(Expectimax):
     def __init__(self, tree: Any, **kw: Any):
         refuse_chance(tree, "minimax")
         super().__init__(tree, **kw)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"tt": self.tt}  # no chance nodes: the table's ``tt_nodes`` does not apply

@@ -89,10 +89,19 @@ class AlgorithmInfo:
                 raise InputError(
                     f"unknown parameter {key!r} for algorithm {self.name} (allowed: {allowed})"
                 )
-        return {
+        resolved = {
             p.name: p.check(f"{self.name}: {p.name}", given.get(p.name, p.default))
             for p in self.params
         }
+        for name, alone, other, ok, what in NEEDS:
+            if resolved.get(name) == alone and name in resolved:
+                v = resolved.get(other, self.fixed.get(other))
+                if not ok(v):
+                    raise InputError(
+                        f"{self.name}: {name}={_text(alone)} needs {what} (it has no effect "
+                        f"without it), got {other}={_text(v)}"
+                    )
+        return resolved
 
     def make(self, tree: Any, params: dict[str, Any] | None = None, **options: Any) -> Search:
         settings = {**self.fixed, **self.resolve(params or {}), **options}
@@ -131,13 +140,47 @@ TT_CHANCE = Param(
     _bool,
     "with tt: a chance node starts each outcome's bounds from the table (Veness and Blair)",
 )
+TT_NODES = Param(
+    "tt_nodes",
+    "all",
+    _choice(("all", "decision")),
+    "with tt: which nodes use the table, all (decision and chance nodes) or decision (MAX and "
+    "MIN nodes only, the table of alpha-beta programs)",
+)
+TT_PROBE = Param(
+    "tt_probe",
+    False,
+    _bool,
+    "with tt_chance: the probe phase uses the table's bounds (tested before any probe; an "
+    "outcome the table knows exactly is not probed or searched; probes start from the bounds)",
+)
 
 #: Parameters added after results were stored, with their defaults: a result row stores such a
 #: parameter (and a label shows it) only where it differs from its default, so rows stored
 #: before it existed keep their keys.
-LATE_PARAMS: dict[str, Any] = {p.name: p.default for p in (FULL, TT, TT_CHANCE)}
-#: The parameters that key a row besides (instance, algorithm), in the key's order.
-KEY_PARAMS: tuple[str, ...] = ("k", "after_probe", FULL.name, TT.name, TT_CHANCE.name)
+LATE_PARAMS: dict[str, Any] = {p.name: p.default for p in (FULL, TT, TT_CHANCE, TT_PROBE, TT_NODES)}
+#: The parameters that key a row besides (instance, algorithm), in the key's order: every
+#: parameter that changes a search's counters (a new one joins here and in ``LATE_PARAMS``).
+KEY_PARAMS: tuple[str, ...] = (
+    "k",
+    "after_probe",
+    FULL.name,
+    TT.name,
+    TT_CHANCE.name,
+    TT_PROBE.name,
+    TT_NODES.name,
+)
+
+#: Parameters that have an effect only together with another: (parameter, its value without
+#: effect alone, the parameter it needs, the test of that one's value, what it needs in words).
+#: Such a request is refused with one line (``AlgorithmInfo.resolve``), never silently run as
+#: if the parameter were not there.
+NEEDS: tuple[tuple[str, Any, str, Callable[[Any], bool], str], ...] = (
+    (TT_CHANCE.name, True, TT.name, lambda v: bool(v), "a table (tt > 0)"),
+    (TT_NODES.name, "decision", TT.name, lambda v: bool(v), "a table (tt > 0)"),
+    (TT_PROBE.name, True, TT_CHANCE.name, lambda v: bool(v), "tt_chance=true"),
+    (TT_PROBE.name, True, "k", lambda v: v is None or v > 0, "a probe phase (k > 0)"),
+)
 
 
 def key_values(params: Any) -> tuple[Any, ...]:
@@ -146,8 +189,10 @@ def key_values(params: Any) -> tuple[Any, ...]:
     out = []
     for name in KEY_PARAMS:
         v = params.get(name)
-        if v is not None and isinstance(v, float) and v != v:  # a NaN from a table
-            v = None
+        if v is not None and ((isinstance(v, float) and v != v) or str(v) == "<NA>"):
+            v = None  # a NaN or a missing value from a table
+        if hasattr(v, "item"):  # a numpy scalar from a table
+            v = v.item()
         if name in LATE_PARAMS and v is not None and v == LATE_PARAMS[name]:
             v = None
         out.append(v)
@@ -159,31 +204,58 @@ def shown_params(params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if not (k in LATE_PARAMS and v == LATE_PARAMS[k])}
 
 
+def _text(v: Any) -> str:
+    """A parameter value as a spec string writes it (``true``, ``false``, ``3``, ``resume``)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def label(name: str, params: Any, others: dict[str, Any] | None = None) -> str:
+    """The one label of a request or a row: ``name`` or ``name:P=V,...`` with the key
+    parameters in ``KEY_PARAMS`` order, the late ones only where they differ from their
+    defaults (``star2:after_probe=research,probe_full_window=false``); ``params``: resolved
+    parameters or a row (any mapping with ``get``).  ``others``: a plugin algorithm's own
+    parameters, which are not in a row's key (shown after the key's).  ``parse_spec`` reads it
+    back."""
+    shown = [
+        f"{p}={_text(v)}"
+        for p, v in zip(KEY_PARAMS, key_values(params), strict=True)
+        if v is not None
+    ]
+    shown += [f"{p}={_text(v)}" for p, v in (others or {}).items() if p not in KEY_PARAMS]
+    return f"{name}:{','.join(shown)}" if shown else name
+
+
 ALGORITHMS: dict[str, AlgorithmInfo] = {
     a.name: a
     for a in (
         AlgorithmInfo("minimax", Minimax, (TT,), chance=False, doc="exhaustive minimax"),
         AlgorithmInfo("alphabeta", AlphaBeta, (TT,), chance=False, doc="fail-soft alpha-beta"),
-        AlgorithmInfo("expectimax", Expectimax, (TT,), doc="exhaustive expectimax (Michie 1966)"),
-        AlgorithmInfo("star1", Star1, (TT, TT_CHANCE), doc="Ballard's Star1"),
+        AlgorithmInfo(
+            "expectimax", Expectimax, (TT, TT_NODES), doc="exhaustive expectimax (Michie 1966)"
+        ),
+        AlgorithmInfo("star1", Star1, (TT, TT_NODES, TT_CHANCE), doc="Ballard's Star1"),
         AlgorithmInfo(
             "star2",
             Star2,
-            (AFTER, FULL, TT, TT_CHANCE),
+            (AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE),
             {"k": 1, "probing": "cyclic"},
             doc="Ballard's Star2 (one probe per successor)",
         ),
         AlgorithmInfo(
             "star2.5-cyclic",
             Star2,
-            (K, AFTER, FULL, TT, TT_CHANCE),
+            (K, AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE),
             {"probing": "cyclic"},
             doc="Star2.5, cyclic probing",
         ),
         AlgorithmInfo(
             "star2.5-sequential",
             Star2,
-            (K, AFTER, FULL, TT, TT_CHANCE),
+            (K, AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE),
             {"probing": "sequential"},
             doc="Star2.5, sequential probing",
         ),

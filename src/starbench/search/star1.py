@@ -45,7 +45,7 @@ class Star1(AlphaBeta):
 
     @property
     def params(self) -> dict[str, Any]:
-        return {**super().params, "tt_chance": self.tt_chance}
+        return {**super().params, "tt_nodes": self.tt_nodes, "tt_chance": self.tt_chance}
 
     def _chance(self, node: Any, alpha: Any, beta: Any) -> Any:
         kids = self.tree.children(node)

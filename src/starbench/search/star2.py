@@ -37,13 +37,36 @@ full window (alpha <= L and beta >= U), where no probe can prove a cut-off that 
 value; Ballard's root's first chance node, searched with alpha = -inf, is one.  The default
 (``true``) probes wherever the window overlaps [L, U].
 
+**The table in the probe phase** (``tt_probe=true``, with ``tt_chance=true`` and a table; Veness
+and Blair's use of the table at chance nodes, applied to the probe phase).  The outcomes' bounds
+lo_i, hi_i start from the entries the table holds for them (``tt_chance``), and then
+
+* before any probe, the chance node's cut-off is tested with those bounds, exactly as the search
+  phase tests it before its first outcome (sum_j p_j hi_j <= alpha or sum_j p_j lo_j >= beta):
+  a cut-off there counts one ``chance_cutoffs``, and no probe phase is run (``probes`` and
+  ``probe_cutoffs`` unchanged);
+* a successor whose entry is exact (lo_i = hi_i) is not probed, and in the search phase its
+  stored value is its result: the node is entered and counted once in ``nodes`` (and its kind)
+  with one ``tt_cutoffs``, as a node the table answers always is, without another lookup
+  (``tt_probes`` and ``tt_hits`` counted its one lookup when its bounds were read);
+* a probed successor starts its probe from its stored bound: a MAX successor's probe window is
+  (lo_i, min(beta_i, U)) instead of (L, min(beta_i, U)), a MIN successor's
+  (max(alpha_i, L), hi_i) instead of (max(alpha_i, L), U).  Since lo_i <= v_i is proven, a move
+  that fails low against lo_i is an upper bound no higher than the successor's value, so the
+  running maximum stays a valid fail-soft result when the search phase resumes it.
+
+Without ``tt_probe`` (the default) the probe phase ignores the table's bounds as before: it probes
+every MAX and MIN successor from L (or U), and tests the cut-off only after its first probe.
+Values are unchanged either way; only the work differs.
+
 Ballard defined Star2 on regular trees (all successors of a chance node decision nodes of one
 kind); this per-successor form is identical there and correct on every tree.
 
 B. W. Ballard, "The *-minimax search procedure for trees containing chance nodes", Artificial
 Intelligence 21(3):327-350, 1983.  T. Hauk, "Search in Trees with Chance Nodes", MSc thesis,
 University of Alberta, 2004.  C. Heyden, "Implementing a computer player for Carcassonne", MSc
-thesis, Maastricht University, 2009.
+thesis, Maastricht University, 2009.  J. Veness, A. Blair, "Effective Use of Transposition Tables
+in Stochastic Game Tree Search", IEEE Symposium on Computational Intelligence and Games, 2007.
 """
 
 from __future__ import annotations
@@ -61,6 +84,15 @@ PROBING_MODES = ("cyclic", "sequential")
 AFTER_PROBE = ("resume", "research")
 
 
+class Stored:
+    """An outcome whose exact value the table holds (``tt_probe``): not probed, not searched."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
 class Star2(Star1):
     name = "star2"
 
@@ -72,6 +104,7 @@ class Star2(Star1):
         probing: str,
         after_probe: str,
         probe_full_window: bool = True,
+        tt_probe: bool = False,
         **kw: Any,
     ):
         """``k``, ``probing``, ``after_probe`` and ``probe_full_window`` come resolved and
@@ -82,6 +115,7 @@ class Star2(Star1):
         self.probing_mode = probing
         self.after_probe = after_probe
         self.probe_full_window = probe_full_window
+        self.tt_probe = tt_probe and self.table is not None and self.tt_chance
 
     @property
     def params(self) -> dict[str, Any]:
@@ -91,6 +125,7 @@ class Star2(Star1):
             "probing": self.probing_mode,
             "after_probe": self.after_probe,
             "probe_full_window": self.probe_full_window,
+            "tt_probe": self.tt_probe,
         }
 
     # ------------------------------------------------------------------ chance nodes
@@ -105,6 +140,13 @@ class Star2(Star1):
         lo, hi = self._initial_bounds(kids)
         states: list[Any] = [None] * n
         targets = [i for i in range(n) if tree.kind(kids[i]) in (MAX, MIN)]
+        if self.tt_probe:  # the table's bounds first (see the module docstring)
+            for i in range(n):
+                if lo[i] == hi[i]:
+                    states[i] = Stored(lo[i])
+            targets = [i for i in targets if states[i] is None]
+            if self._bounds_decide(probs, lo, hi, alpha, beta):
+                targets = []  # the search phase's first test returns the proven bound
         if targets and alpha < U and beta > L and (self.probe_full_window or alpha > L or beta < U):
             self.probes += 1
             self.probing += 1
@@ -117,6 +159,17 @@ class Star2(Star1):
                 self.chance_cutoffs += 1
                 return cut
         return self._search_phase(kids, probs, alpha, beta, lo, hi, states)
+
+    def _bounds_decide(
+        self, probs: list[Any], lo: list[Any], hi: list[Any], alpha: Any, beta: Any
+    ) -> bool:
+        """Do the outcomes' bounds alone decide the cut-off (``Star1._search_phase``'s first test,
+        with its sums in its order)?"""
+        tail_lo = tail_hi = self.num(0)
+        for j in range(len(probs)):
+            tail_lo += probs[j] * lo[j]
+            tail_hi += probs[j] * hi[j]
+        return tail_hi <= alpha or tail_lo >= beta
 
     def _probe(
         self,
@@ -144,7 +197,8 @@ class Star2(Star1):
         if st.is_max:
             beta_i = (beta - (sums[0] - p * lo[i])) / p
             b = beta_i if beta_i < U else U
-            self._run_moves(st, L, b if b > L else U, min(stop, len(st.children)))
+            a = lo[i] if self.tt_probe else L  # from the stored bound (tt_probe)
+            self._run_moves(st, a, b if b > a else U, min(stop, len(st.children)))
             if st.best > lo[i]:
                 sums[0] += p * (st.best - lo[i])
                 lo[i] = st.best
@@ -153,7 +207,8 @@ class Star2(Star1):
         else:
             alpha_i = (alpha - (sums[1] - p * hi[i])) / p
             a = alpha_i if alpha_i > L else L
-            self._run_moves(st, a if a < U else L, U, min(stop, len(st.children)))
+            b = hi[i] if self.tt_probe else U  # from the stored bound (tt_probe)
+            self._run_moves(st, a if a < b else L, b, min(stop, len(st.children)))
             if st.best < hi[i]:
                 sums[1] += p * (st.best - hi[i])
                 hi[i] = st.best
@@ -231,6 +286,10 @@ class Star2(Star1):
         st = None if states is None else states[i]
         if st is None:
             return self._child(node, a, b)
+        if type(st) is Stored:  # the table's exact value (tt_probe): entered, counted, answered
+            self._enter(node)
+            self.tt_cutoffs += 1
+            return st.value
         self.resumed += 1
         if self.after_probe == "research":
             return self._child(node, a, b)

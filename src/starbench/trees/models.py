@@ -21,8 +21,11 @@ Value models (``tree.value_model``), all values integers in {0..R}, ``R = tree.r
   declared bounds [0, R * levels].  A node's path sum is its static value.
 
 Decision orderings (``tree.ordering``): ``generated``, ``reversed``, ``static`` (path sum, best
-first; incremental model only), ``perfect`` (exact subtree value, best first), ``worst`` (worst
-first), ``noisy`` (exact value plus seeded noise of standard deviation ``noise_sd``, best first).
+first, at every decision node; incremental model only), ``static-interior`` (the same at every
+decision node whose children are not leaves, the root included; a node just above the leaves
+keeps the generated order), ``static-middle`` (``static-interior`` with the root too in the
+generated order), ``perfect`` (exact subtree value, best first), ``worst`` (worst first),
+``noisy`` (exact value plus seeded noise of standard deviation ``noise_sd``, best first).
 Outcome orders (``tree.outcome_order``): ``generated``, ``probable`` (most probable first),
 ``refuting`` (exact value ascending below a MAX node, descending below a MIN node) and
 ``supporting`` (the reverse).  Ties always go to the lower generated index.
@@ -97,15 +100,31 @@ VALUE_MODELS = {
     "incremental": ValueModel("incremental", incremental=True),
 }
 
-# Orderings: name -> needs the exact-value pass.
+# Orderings: name -> needs the exact-value pass.  ``STATIC_ORDERINGS``: by path sum, and at which
+# decision levels (``static_at``).
 ORDERINGS = {
     "generated": False,
     "reversed": False,
     "static": False,
+    "static-interior": False,
+    "static-middle": False,
     "perfect": True,
     "worst": True,
     "noisy": True,
 }
+STATIC_ORDERINGS = ("static", "static-interior", "static-middle")
+
+
+def static_at(ordering: str, level: int, levels: int) -> bool:
+    """Does ``ordering`` sort the moves of a decision node at ``level`` (0 = the root) of a tree
+    of ``levels`` internal levels by path sum?"""
+    if ordering == "static":
+        return True
+    if ordering not in STATIC_ORDERINGS or level + 1 >= levels:
+        return False  # not static, or a node just above the leaves
+    return ordering == "static-interior" or level > 0
+
+
 OUTCOME_ORDERS = {
     "generated": False,
     "probable": False,

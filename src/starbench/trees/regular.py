@@ -63,7 +63,9 @@ from starbench.trees.models import (
     ORDERINGS,
     OUTCOME_ORDERS,
     PATTERNS,
+    STATIC_ORDERINGS,
     VALUE_MODELS,
+    static_at,
 )
 from starbench.trees.protocol import Kind
 
@@ -84,6 +86,24 @@ def _p(default: Any, help: str, choices: Any = None) -> Any:
 
 #: Specs already found valid by ``validate``.
 _VALID: set[tuple[Any, ...]] = set()
+
+
+def _has_chance(p: dict[str, Any]) -> bool:
+    return p["pattern"] != "max,min" or p["trailing_chance"]
+
+
+#: Parameters that have an effect only under others: (parameter, does it apply given every
+#: parameter's value, what it needs in words).  ``RegularTreeSpec.normalised`` sets them to their
+#: defaults where they do not apply (so they never make distinct cells), and ``starbench run``
+#: says so in one line (a sweep whose every value collapses is refused).
+NO_EFFECT: tuple[tuple[str, Any, str], ...] = (
+    ("chance_arity", _has_chance, "chance levels (tree.pattern other than max,min)"),
+    ("distribution", _has_chance, "chance levels (tree.pattern other than max,min)"),
+    ("outcome_order", _has_chance, "chance levels (tree.pattern other than max,min)"),
+    ("skew", lambda p: p["distribution"] == "geometric", "tree.distribution=geometric"),
+    ("weight_max", lambda p: p["distribution"] == "random", "tree.distribution=random"),
+    ("noise_sd", lambda p: p["ordering"] == "noisy", "tree.ordering=noisy"),
+)
 
 
 @dataclass(frozen=True)
@@ -110,23 +130,25 @@ class RegularTreeSpec:
     pool: int = _p(0, "ids per level: > 0 draws every level's nodes from this many (a DAG)")
 
     def normalised(self) -> RegularTreeSpec:
-        """The same trees with every parameter that does not apply at its default, so that
-        parameters without effect never make distinct cells: ``skew`` only with
-        ``distribution=geometric``, ``weight_max`` only with ``random``, ``noise_sd`` only with
-        ``ordering=noisy``; without chance levels (``pattern=max,min``) ``chance_arity``,
-        ``distribution`` and ``outcome_order`` too."""
+        """The same trees with every parameter that does not apply at its default
+        (``ineffective``), so that parameters without effect never make distinct cells."""
+        reset = self.ineffective()
+        if not reset:
+            return self
         d = {f.name: f.default for f in fields(self)}
-        keep = dict(asdict(self))
-        if self.pattern == "max,min" and not self.trailing_chance:
-            for k in ("chance_arity", "distribution", "outcome_order"):
-                keep[k] = d[k]
-        if keep["distribution"] != "geometric":
-            keep["skew"] = d["skew"]
-        if keep["distribution"] != "random":
-            keep["weight_max"] = d["weight_max"]
-        if self.ordering != "noisy":
-            keep["noise_sd"] = d["noise_sd"]
-        return self if keep == asdict(self) else RegularTreeSpec(**keep)
+        return RegularTreeSpec(**{**asdict(self), **{name: d[name] for name, _ in reset}})
+
+    def ineffective(self) -> list[tuple[str, str]]:
+        """The parameters set away from their defaults that have no effect under the others,
+        with why (``NO_EFFECT``: the one place of these rules), in the rules' order."""
+        d = {f.name: f.default for f in fields(self)}
+        now = dict(asdict(self))
+        out = []
+        for name, applies, needs in NO_EFFECT:
+            if now[name] != d[name] and not applies(now):
+                out.append((name, needs))
+                now[name] = d[name]  # later rules see it at its default
+        return out
 
     # ------------------------------------------------------------------ validation
     def validate(self, prefix: str = "tree.") -> RegularTreeSpec:
@@ -188,10 +210,11 @@ class RegularTreeSpec:
             raise bad("bounds", f"must be one of {', '.join(BOUNDS)}", self.bounds)
         if self.ordering not in ORDERINGS:
             raise bad("ordering", f"must be one of {', '.join(ORDERINGS)}", self.ordering)
-        if self.ordering == "static" and not VALUE_MODELS[self.value_model].incremental:
+        if self.ordering in STATIC_ORDERINGS and not VALUE_MODELS[self.value_model].incremental:
             raise bad(
                 "ordering",
-                "static ordering needs value_model=incremental (the path sum is the static value)",
+                f"{self.ordering} ordering needs value_model=incremental (the path sum is the "
+                f"static value)",
                 self.ordering,
             )
         if (
@@ -452,7 +475,9 @@ class RegularTree:
                 return None
             if order == "reversed":
                 return list(range(n - 1, -1, -1))
-            if order == "static":
+            if order in STATIC_ORDERINGS:
+                if not static_at(order, level, self.levels):
+                    return None  # this level keeps the generated order
                 keys = [float(k[2]) for k in kids]
             elif order == "noisy":
                 keys = [self._value(k) + self._noise(k) for k in kids]
