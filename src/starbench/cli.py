@@ -117,8 +117,13 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     result = collect(root, csv=args.csv)
     if result.cells == 0 and not result.problems:
         return fail(f"{root}: no result cells below this folder (no cell.json found)")
+    for folder, cov in result.coverage:
+        state = "complete" if cov.complete else "INCOMPLETE"
+        print(f"{state}: {folder}: {cov.describe()}")
     if result.table is not None:
         print(f"table: {result.table} ({result.rows} rows from {result.cells} cells)")
+    for folder, cov in result.beyond:
+        print(f"holds more than asked: {folder}: {', '.join(cov.extra)}")
     for kind, folder, command in result.problems:
         print(f"{kind}: {folder}\n  rerun: {command}")
     return 1 if result.problems else 0

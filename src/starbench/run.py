@@ -249,6 +249,7 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
 
     from hydra_plugins.starbench_sweeper import union_cells
 
+    NOTES.clear()
     args = hydra_args(argv)
     multirun = bool(args.multirun)
     overrides = list(args.overrides)
@@ -277,7 +278,10 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
         for sub in sub_sweeps:
             sweep_keys |= {p.split("=", 1)[0].lstrip("+~") for p in sub}
         plain = [a for a in argv if a not in ("-m", "--multirun")]  # -cd, -cn, ... go to Hydra
-        if sub_sweeps:  # their union, in one launch (one job array on a cluster)
+        own_sweeper = any(o.get_key_element().lstrip("+~") == "hydra/sweeper" for o in parsed)
+        if multirun and not own_sweeper:
+            # starbench's sweeper launches the planned cells (each cell once; the union of an
+            # experiment's sweeps) in one launch (one job array on a cluster)
             flags = [a for a in plain if a not in set(overrides)]  # Hydra: flags, then overrides
             launch = ["-m", *flags, *overrides, f"hydra/sweeper={UNION_SWEEPER}"]
         elif multirun:
@@ -289,9 +293,10 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
             cells = union_cells(sweeps, base.hydra.sweeper.params, overrides, parser)
         else:
             cells = [overrides]
-        LAUNCHED[:] = [len(cells)]
         out: list[Cell] = []
-        seen: set[Path] = set()
+        first: dict[Path, tuple[list[str], Any]] = {}  # folder -> its first cell and settings
+        folders: list[Path] = []
+        needs: dict[str, str] = {}  # tree key -> what it needs to have an effect
         for cell in cells:
             # a single run's cell is the base config itself: composed once
             cfg = (
@@ -315,9 +320,25 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
                 check_folder(settings, folder, key)
             except InputError as e:
                 raise ConfigError(f"{where}{e}") from None
-            if folder not in seen:
-                seen.add(folder)
-                out.append((list(cell), settings, folder))
+            from starbench.experiment.settings import no_effect_notes
+
+            tree = OmegaConf.to_container(cfg.tree, resolve=True)
+            for tkey, need, line in no_effect_notes(dict(tree)):  # type: ignore[arg-type]
+                needs.setdefault(tkey, need)
+                if not multirun:
+                    NOTES.append(f"starbench: {line}")
+            folders.append(folder)
+            if folder in first:
+                _same_request(first[folder], (shown, settings), where)
+                continue
+            first[folder] = (shown, settings)
+            out.append((list(cell), settings, folder))
+        if multirun:
+            NOTES.extend(_collapses(cells, folders, sorted(sweep_keys), needs))
+        LAUNCHED[:] = [len(out)]
+        from hydra_plugins import starbench_sweeper
+
+        starbench_sweeper.PLANNED[:] = [list(c) for c, _s, _f in out] if multirun else []
         sweep_dir = Path(str(base.hydra.sweep.dir)) if multirun else None
     if sweep_dir is not None:
         from starbench.experiment.cellfolder import check_writable
@@ -331,6 +352,72 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
 
 #: The keys the last ``plan`` sweeps (recorded in the sweep folder's manifest).
 SWEPT: list[str] = []
+#: What the last ``plan`` says before anything runs: parameters without effect, collapsed cells.
+NOTES: list[str] = []
+
+
+def _same_request(before: tuple[list[str], Any], now: tuple[list[str], Any], where: str) -> None:
+    """Two jobs of a sweep that land in one cell run once, if they ask it the same; else the
+    sweep is refused (one cell cannot be asked two things at once)."""
+    from dataclasses import fields
+
+    if before[1] == now[1]:
+        return
+    differ = [
+        f.name for f in fields(now[1]) if getattr(before[1], f.name) != getattr(now[1], f.name)
+    ]
+    raise ConfigError(
+        f"{where}lands in the same cell as sweep cell {' '.join(before[0])} but asks it "
+        f"another {', '.join(differ)}: a cell is one tree model, seed and arithmetic, and "
+        f"{', '.join(differ)} make no cells; sweep only keys that do (tree parameters, seed, "
+        f"exact), and list algorithms in one algorithms=[...]"
+    )
+
+
+def _collapses(
+    cells: list[list[str]], folders: list[Path], swept: list[str], needs: dict[str, str]
+) -> list[str]:
+    """The lines to say about swept keys whose values land in one cell (each such cell runs
+    once); a swept key none of whose values changes the cell is refused (one line naming it and
+    what it needs)."""
+    values = [
+        {c.split("=", 1)[0].lstrip("+~"): c.split("=", 1)[1] for c in cell if "=" in c}
+        for cell in cells
+    ]
+    lines = []
+    for key in swept:
+        seen = {v[key] for v in values if key in v}
+        if len(seen) < 2:
+            continue
+        groups: dict[tuple[Any, ...], tuple[set[Any], set[Path]]] = {}
+        for v, folder in zip(values, folders, strict=True):
+            rest = tuple((k, v.get(k)) for k in swept if k != key)
+            vals, where = groups.setdefault(rest, (set(), set()))
+            vals.add(v.get(key))
+            where.add(folder)
+        why = (
+            f"{key} applies only with {needs[key]}"
+            if key in needs
+            else f"{key} does not change the cell (its values are one tree model, or it is not "
+            f"part of a cell's identity)"
+        )
+        varied = [(vals, where) for vals, where in groups.values() if len(vals) > 1]
+        collapsed = [(vals, where) for vals, where in varied if len(vals) > len(where)]
+        if varied and all(len(where) == 1 for _vals, where in varied):
+            shown = ",".join(str(x) for x in sorted(seen, key=str))
+            remedy = f"set {needs[key]}" if key in needs else "drop this sweep"
+            raise ConfigError(
+                f"{key}: every value of this sweep ({shown}) lands in the same cell: {why}; "
+                f"{remedy}, or sweep another key"
+            )
+        if collapsed:
+            jobs = sum(len(vals) for vals, _ in collapsed)
+            into = sum(len(where) for _, where in collapsed)
+            lines.append(
+                f"starbench: {key}: {jobs} jobs land in {into} cell{'s' if into > 1 else ''} "
+                f"({why}); each cell runs once"
+            )
+    return lines
 
 
 def _check_same_sweep(sweep_dir: Path, swept: list[str], extend: bool) -> None:
@@ -376,10 +463,16 @@ def _write_manifest(sweep_dir: Path, cells: list[Cell]) -> None:
     manifest = read_json(sweep_dir / MANIFEST) or {"cells": []}
     if "swept" not in manifest or set(SWEPT) - set(manifest["swept"]):
         manifest["swept"] = sorted(set(manifest.get("swept") or []) | set(SWEPT))
-    known = {c["folder"] for c in manifest["cells"]}
-    for overrides, _settings, folder in cells:
-        if str(folder) not in known:
-            manifest["cells"].append({"folder": str(folder), "overrides": overrides})
+    from starbench.experiment.coverage import Request
+
+    known = {c["folder"]: c for c in manifest["cells"]}
+    for overrides, settings, folder in cells:
+        entry = known.get(str(folder))
+        if entry is None:
+            entry = {"folder": str(folder)}
+            manifest["cells"].append(entry)
+        # what this sweep asks of the cell (``starbench collect`` checks the table against it)
+        entry.update(overrides=overrides, request=Request.of(settings).as_json())
     atomic_write_text(sweep_dir / MANIFEST, json.dumps(manifest, indent=1))
 
 
@@ -496,6 +589,8 @@ def main(argv: list[str] | None = None) -> int:
             raise
         sys.stderr.write(f"starbench: error: {_one_line(e)} (--verbose for details)\n")
         return 2
+    for line in NOTES:
+        sys.stderr.write(line + "\n")
     if sweep_dir is not None:
         _write_manifest(sweep_dir, cells)
     failed = False

@@ -6,8 +6,9 @@ grids.  Hydra's basic sweeper expands one grid per launch, so several sweeps use
 launches, and on SLURM each waited for its job array to finish before the next was submitted.
 This sweeper expands every grid (each one combined with ``hydra.sweeper.params`` and the command
 line's overrides, as the basic sweeper would) and hands all cells to the launcher at once: one
-job array for the whole study.  ``starbench run`` selects it (``hydra/sweeper=starbench``) when
-the composed config has ``sweeps``; without them it is Hydra's basic sweeper.
+job array for the whole study.  ``starbench run`` selects it (``hydra/sweeper=starbench``) for
+every multirun (unless a sweeper is given), and hands it the cells it planned (``PLANNED``):
+jobs that land in one cell (a parameter without effect, normalised away) are launched once.
 
 Hydra only instantiates plugins from the ``hydra_plugins`` package, hence this module's place.
 """
@@ -29,6 +30,12 @@ class UnionSweeperConf:
     _target_: str = "hydra_plugins.starbench_sweeper.UnionSweeper"
     max_batch_size: Optional[int] = None  # noqa: UP045  (OmegaConf reads the annotation)
     params: Optional[dict[str, str]] = None  # noqa: UP045
+
+
+#: The cells ``starbench run`` planned for this launch (each cell once, checked before anything
+#: runs), set by its ``plan``; empty when Hydra is run otherwise, and the sweeper expands the
+#: grids itself.
+PLANNED: list = []
 
 
 ConfigStore.instance().store(
@@ -60,8 +67,9 @@ class UnionSweeper(BasicSweeper):
         assert self.config is not None and self.launcher is not None
         assert self.hydra_context is not None
         parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
-        sweeps = OmegaConf.to_container(self.config.get("sweeps") or [], resolve=False)
-        cells = union_cells(list(sweeps), self.params, list(arguments), parser)
+        given = self.config.get("sweeps")
+        sweeps = OmegaConf.to_container(given, resolve=False) if given else []
+        cells = list(PLANNED) or union_cells(list(sweeps), self.params, list(arguments), parser)
         self.overrides = list(self.split_overrides_to_chunks(cells, self.max_batch_size))
         sweep_dir = Path(self.config.hydra.sweep.dir)
         sweep_dir.mkdir(parents=True, exist_ok=True)

@@ -58,7 +58,7 @@ def load_results(path: Path) -> pd.DataFrame:
             f"before plotting"
         )
     # columns added after tables were stored, at the value they had then
-    for col, default in (("pool", 0), ("tt", 0), ("tt_chance", False)):
+    for col, default in (("pool", 0), ("tt", 0), ("tt_chance", False), ("tt_probe", False)):
         if col not in df.columns:
             df[col] = default
         elif col != "pool" or "branching" in df.columns:
@@ -99,7 +99,8 @@ def pool(
 
 def labels(df: pd.DataFrame) -> pd.Series:
     """``star2.5-cyclic k=2``, ``star2 research``: the algorithm with its non-default params
-    (``k`` where set, ``research``, ``no-full-probe``, ``tt=N`` and ``tt-chance`` where on)."""
+    (``k`` where set, ``research``, ``no-full-probe``, ``tt=N``, ``tt-chance`` and ``tt-probe``
+    where on)."""
     if not len(df):
         return pd.Series(dtype=str)
     missing = pd.Series(None, index=df.index, dtype=object)
@@ -116,7 +117,9 @@ def labels(df: pd.DataFrame) -> pd.Series:
     tt = pd.to_numeric(column("tt"))
     out = out.where(tt.isna() | (tt == 0), out + " tt=" + tt.fillna(0).astype(int).astype(str))
     chance = column("tt_chance")
-    return out.where(chance.isna() | ~chance.fillna(False).astype(bool), out + " tt-chance")
+    out = out.where(chance.isna() | ~chance.fillna(False).astype(bool), out + " tt-chance")
+    probe = column("tt_probe")
+    return out.where(probe.isna() | ~probe.fillna(False).astype(bool), out + " tt-probe")
 
 
 def require(df: pd.DataFrame, *columns: str) -> None:

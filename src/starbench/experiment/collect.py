@@ -3,9 +3,13 @@
 Cells are the folders holding a ``cell.json``.  A table that cannot be read is reported
 (``unreadable``) with the command that rebuilds it, and the other cells are still collected.
 A sweep folder also holds ``sweep.json`` (written
-by ``starbench run`` before launching), the list of the cells it asked for, so cells that never
-started are reported as missing.  Every problem comes with the command that reruns the cell
-(completed rows are kept: the rerun continues the cell).
+by ``starbench run`` before launching), the list of the cells it asked for and each one's request
+(``coverage.Request``), so cells that never started are reported as missing.  Every cell's table
+is checked against what was asked of it (its sweep's request, else the last command's):
+a cell short of it is ``incomplete``, named with the command that completes it; a cell holding
+more than it was asked (an algorithm added to one cell) is listed in one line and is no problem.
+Every problem comes with the command that reruns the cell (completed rows are kept: the rerun
+continues the cell).
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from starbench.experiment.coverage import Coverage, Request, check, held_of_table
 from starbench.experiment.storage import CELL, TABLE, atomic_write, read_json
 
 COLLECTED = "collected.parquet"
@@ -25,6 +31,12 @@ class Collected:
     rows: int
     cells: int
     problems: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, folder, command)
+    coverage: list[tuple[str, Coverage]] = field(default_factory=list)  # (folder, coverage)
+
+    @property
+    def beyond(self) -> list[tuple[str, Coverage]]:
+        """The complete cells that hold more than they were asked for."""
+        return [(f, c) for f, c in self.coverage if c.complete and c.extra]
 
 
 def rerun_command(overrides: list[str], folder: Path) -> str:
@@ -38,6 +50,17 @@ def rerun_command(overrides: list[str], folder: Path) -> str:
     return shlex.join(["starbench", "run", *keep, f"hydra.run.dir={folder}"])
 
 
+def request_of(cell: dict[str, Any], manifest: dict[str, Any] | None) -> Request | None:
+    """What was asked of a cell: its sweep's request, else the last command's (``cell.json``),
+    else (cells stored before requests were recorded) the algorithms and trees it lists."""
+    for source in (manifest, cell):
+        if source and source.get("request"):
+            return Request.from_json(source["request"])
+    if cell.get("algorithms"):
+        return Request.from_json({"algorithms": cell["algorithms"], "trees": cell.get("trees")})
+    return None
+
+
 def collect(root: Path, csv: bool = False) -> Collected:
     import pandas as pd
 
@@ -45,47 +68,52 @@ def collect(root: Path, csv: bool = False) -> Collected:
     cells = sorted({p.parent for p in root.rglob(CELL)})
     manifest = read_json(root / "sweep.json") or {"cells": []}
     # cells are sweep_dir/<cell name>: find them below this root wherever it is run from
-    expected = {
-        (root / Path(c["folder"]).name).resolve(): c["overrides"] for c in manifest["cells"]
-    }
+    expected = {(root / Path(c["folder"]).name).resolve(): c for c in manifest["cells"]}
     problems: list[tuple[str, str, str]] = []
+    coverage: list[tuple[str, Coverage]] = []
     frames = []
 
-    def read(table: Path) -> bool:
+    def read(table: Path) -> Any:
         try:
-            frames.append(pd.read_parquet(table))
+            df = pd.read_parquet(table)
         except Exception:  # noqa: BLE001 - any unreadable table is reported, not fatal
             problems.append(("unreadable", str(table), rerun_command(overrides, folder)))
-            return False
-        return True
+            return None
+        frames.append(df)
+        return df
 
     for folder in cells:
         cell = read_json(folder / CELL) or {}
-        overrides = expected.get(folder.resolve(), cell.get("overrides") or [])
+        asked = expected.get(folder.resolve())
+        overrides = (asked or {}).get("overrides") or cell.get("overrides") or []
         status = cell.get("status")
         table = folder / TABLE
         counts = cell.get("counts") or {}
-        if status == "complete" and table.exists() and not counts.get("error"):
-            read(table)
-            continue
-        if status == "mismatch" and table.exists():
-            if read(table):
+        df = None
+        if status in ("complete", "mismatch") and table.exists():
+            df = read(table)
+            if df is not None and status == "mismatch":
                 problems.append(("mismatched", str(folder), rerun_command(overrides, folder)))
-        elif status in ("complete", "mismatch") and table.exists():
-            if read(table):
+            elif df is not None and counts.get("error"):
                 problems.append(("failed", str(folder), rerun_command(overrides, folder)))
         else:
             kind = "failed" if status == "failed" else "incomplete"
             problems.append((kind, str(folder), rerun_command(overrides, folder)))
+        request = request_of(cell, asked)
+        if df is not None and request is not None:
+            cov = check(held_of_table(df), request)
+            coverage.append((str(folder), cov))
+            if not cov.complete:
+                problems.append(("incomplete", str(folder), rerun_command(overrides, folder)))
     found = {c.resolve() for c in cells}
-    for folder, overrides in expected.items():
+    for folder, asked in expected.items():
         if folder not in found:
-            problems.append(("missing", str(folder), rerun_command(overrides, folder)))
+            problems.append(("missing", str(folder), rerun_command(asked["overrides"], folder)))
     if not frames:
-        return Collected(None, 0, len(cells), problems)
+        return Collected(None, 0, len(cells), problems, coverage)
     df = pd.concat(frames, ignore_index=True)
     out = root / COLLECTED
     atomic_write(out, lambda p: df.to_parquet(p, index=False))
     if csv:
         atomic_write(root / "collected.csv", lambda p: df.to_csv(p, index=False))
-    return Collected(out, len(df), len(cells), problems)
+    return Collected(out, len(df), len(cells), problems, coverage)

@@ -25,7 +25,8 @@ from typing import Any
 
 from starbench.search import STAT_FIELDS
 from starbench.search.arith import agree
-from starbench.search.registry import key_values
+from starbench.search.registry import KEY_PARAMS, key_values
+from starbench.search.registry import label as registry_label
 
 #: What one search produces (the journal stores these, in this order, per row).
 FIELDS: tuple[str, ...] = (
@@ -36,6 +37,8 @@ FIELDS: tuple[str, ...] = (
     "probe_full_window",
     "tt",
     "tt_chance",
+    "tt_probe",
+    "tt_nodes",
     "engine",
     "run_status",
     "error",
@@ -145,17 +148,9 @@ def present(x: Any) -> bool:
 
 
 def label(row: Any) -> str:
-    """``name`` or ``name:k=..,after_probe=..`` (the algorithm and its parameters)."""
-    params = [f"k={row['k']}"] if present(row.get("k")) else []
-    if present(row.get("after_probe")):
-        params.append(f"after_probe={row['after_probe']}")
-    if present(row.get("probe_full_window")):
-        params.append(f"probe_full_window={str(bool(row['probe_full_window'])).lower()}")
-    if present(row.get("tt")) and row["tt"]:
-        params.append(f"tt={int(row['tt'])}")
-    if present(row.get("tt_chance")) and row["tt_chance"]:
-        params.append("tt_chance=true")
-    return f"{row['algorithm']}:{','.join(params)}" if params else row["algorithm"]
+    """``name`` or ``name:k=..,after_probe=..`` (the algorithm and its key parameters: the one
+    label, ``registry.label``)."""
+    return registry_label(row["algorithm"], row)
 
 
 def _value(row: Any, exact: bool) -> Any:
@@ -223,6 +218,8 @@ REST = (
     "probe_full_window",
     "tt",
     "tt_chance",
+    "tt_probe",
+    "tt_nodes",
     "game",
     "position",
     "dice",
@@ -257,11 +254,7 @@ REST = (
 #: What ``summary`` and the runner read back from a written table.
 SUMMARY_COLUMNS = (
     "algorithm",
-    "k",
-    "after_probe",
-    "probe_full_window",
-    "tt",
-    "tt_chance",
+    *KEY_PARAMS,
     "instance",
     "tree_seed",
     "value",
@@ -304,7 +297,7 @@ def table_dtypes() -> dict[str, str]:
     dt.update(seed="uint64", exact="bool", generator_version="Int64", git_dirty="boolean")
     dt.update({p: kinds.get(hints[p], "object") for p in tree_params})
     dt.update(skew="float64", skew_text="str", pct_leaves="float64", probe_full_window="boolean")
-    dt.update(tt_chance="boolean")
+    dt.update(tt_chance="boolean", tt_probe="boolean")
     return {c: dt[c] for c in order}
 
 
@@ -357,7 +350,8 @@ def table_chunks(
         for name in FIELDS:
             data[name] = [getattr(v[0], name) for v in verified]
         data["tt"] = [t or 0 for t in data["tt"]]  # a column like k: 0 when off
-        data["tt_chance"] = [bool(t) if present(t) else False for t in data["tt_chance"]]
+        for flag in ("tt_chance", "tt_probe"):  # columns like tt: false when off
+            data[flag] = [bool(t) if present(t) else False for t in data[flag]]
         data["status"] = [v[1] for v in verified]
         data["expectimax_value"] = [v[2] for v in verified]
         data["verified_by"] = [v[3] for v in verified]
@@ -379,11 +373,12 @@ def table_chunks(
         yield batch_of(batch)
 
 
-def summary(table: Any) -> str:
-    """Per algorithm (in the table's order): rows, rows verified ``ok``, median nodes and
-    leaves, percent of expectimax's leaves (mean over the instances where both searches
-    finished, with its standard error), median seconds.  ``table``: the ``SUMMARY_COLUMNS`` by
-    name, each a list (what ``tablefile.write_table`` returns)."""
+def summary(table: Any, computed: dict[str, int] | None = None) -> str:
+    """Per algorithm (in the table's order): rows the cell holds, rows computed now (``computed``,
+    by label; omitted when None), rows verified ``ok``, median nodes and leaves, percent of
+    expectimax's leaves (mean over the instances where both searches finished, with its standard
+    error), median seconds.  ``table``: the ``SUMMARY_COLUMNS`` by name, each a list (what
+    ``tablefile.write_table`` returns)."""
     import numpy as np
 
     from starbench.textable import text_table
@@ -405,12 +400,13 @@ def summary(table: Any) -> str:
     ex_leaves = np.array([ex.get(i, np.nan) for i in instance.tolist()])
     groups: dict[str, list[int]] = {}
     none = [None] * len(algorithm)
-    names = ("k", "after_probe", "probe_full_window", "tt", "tt_chance")
+    names = KEY_PARAMS
     columns = [table.get(c) or none for c in names]
     for i, a in enumerate(algorithm):
         row = {"algorithm": a, **{c: col[i] for c, col in zip(names, columns, strict=True)}}
         groups.setdefault(label(row), []).append(i)
-    header = ("algorithm", "rows", "ok", "median nodes", "median leaves")
+    now = () if computed is None else ("computed now",)
+    header = ("algorithm", "rows", *now, "ok", "median nodes", "median leaves")
     lines = [(*header, "% expectimax leaves", "median s")]
 
     def median(values: Any, fmt: str) -> str:
@@ -429,6 +425,7 @@ def summary(table: Any) -> str:
             (
                 name,
                 str(len(idx)),
+                *(() if computed is None else (str(computed.get(name, 0)),)),
                 str(int((status[at] == "ok").sum())),
                 median(nodes[at], ".0f"),
                 median(leaves[at], ".0f"),

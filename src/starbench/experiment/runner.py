@@ -1,15 +1,17 @@
 """The runner: every algorithm on the same trees, values verified, rows saved as they complete.
 
 One cell (``run_cell``): check the folder (``cellfolder``), continue from the rows it holds,
-compute what is missing (``compute``), journal each instance as it completes (``storage``), grow
-the cell to a target standard error if asked, then write the verified table (``rows``) and the
-cell's summary (``cell.json``).  Statuses are defined in ``starbench.experiment.rows``.
+compute what this command's request (``coverage.Request``) lacks (``compute``), journal each
+instance as it completes (``storage``), grow the cell to a target standard error if asked, then
+write the verified table (``rows``) and the cell's summary (``cell.json``).  The table holds every
+row of the cell, the union of its journal, whatever subset of algorithms or instances one command
+asked for; rows computed now are verified against every stored row of their instance (its
+expectimax row, else agreement).  Statuses are defined in ``starbench.experiment.rows``.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ from typing import Any
 from starbench.errors import ConfigError
 from starbench.experiment import cellfolder
 from starbench.experiment.compute import Progress, execute
+from starbench.experiment.coverage import Request, grow, label_of_key, requested, worst_se
 from starbench.experiment.metadata import metadata
 from starbench.experiment.rows import (
     COLUMNS,  # noqa: F401  (re-exported: the table's contract)
@@ -34,15 +37,16 @@ from starbench.experiment.settings import AlgorithmSpec, RunSettings
 from starbench.experiment.storage import CELL, TABLE, TABLE_CSV, Journal, atomic_write
 from starbench.experiment.storage import atomic_write_text as _atomic_write_text
 from starbench.experiment.tablefile import write_table
-from starbench.search.registry import KEY_PARAMS, key_values
+from starbench.search.registry import key_values
 
 check_folder = cellfolder.check_folder  # the pre-flight check (``starbench.run.plan``)
-Instances = dict[int, dict[tuple[Any, ...], Row]]  # instance -> (algorithm, k, after_probe) -> row
+Instances = dict[int, dict[tuple[Any, ...], Row]]  # instance -> (algorithm, *KEY_PARAMS) -> row
 _SLOTS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 
 def _slot(r: Row) -> tuple[Any, ...]:
-    """The row's (algorithm, k, after_probe), one shared tuple per distinct value."""
+    """The row's key without its instance, (algorithm, *KEY_PARAMS), one shared tuple per
+    distinct value."""
     key = (r.algorithm, *key_values(r))  # type: ignore[attr-defined]
     return _SLOTS.setdefault(key, key)
 
@@ -87,24 +91,19 @@ def run_cell(
     meta = metadata()
     commits = sorted({str(h["meta"].get("git_commit")) for h in runs.values()})
     commits = sorted(set(commits) | {str(meta["git_commit"])})
-    _write_cell(folder, settings, "running", overrides, commits, {}, settings.trees)
+    request = Request.of(settings)
+    _write_cell(folder, settings, "running", overrides, commits, {}, settings.trees, request)
 
-    wanted = list(settings.algorithms)
-    size = settings.tree.size  # None for a game: not known before it is searched
-    if (
-        size is not None
-        and size > settings.expectimax_limit
-        and any(a.name == "expectimax" for a in wanted)
-    ):
-        warn(
-            f"starbench: expectimax skipped: the tree has {settings.tree.size} nodes, over "
-            f"expectimax_limit={settings.expectimax_limit}; rows are verified by agreement"
-        )
-        wanted = [a for a in wanted if a.name != "expectimax"]
+    wanted = requested(settings)
+    if request.skipped:
+        warn(f"starbench: {request.skipped}")
     _note_engines(settings, wanted, warn)
     by_instance: Instances = {}
     for r in old:
         by_instance.setdefault(r.instance, {})[_slot(r)] = r  # type: ignore[attr-defined]
+    keys = [a.key for a in wanted]
+    # every key the cell holds, in the order they were first stored, then the request's new ones
+    order = list(dict.fromkeys([*(_slot(r) for r in old), *keys]))
     run = max(runs, default=-1) + 1
     header = {
         "cell": settings.cell,
@@ -115,9 +114,9 @@ def run_cell(
         "meta": meta,
     }
     journal = Journal(folder)
-    keys = [a.key for a in wanted]
     n = settings.trees
     computed = 0
+    fresh: dict[tuple[Any, ...], int] = {}  # rows computed now, by key
     printed: set[tuple[Any, ...]] = set()  # the mismatches shown as they were computed
     try:
         while True:
@@ -136,23 +135,24 @@ def run_cell(
                 runs[run] = header
             if pending and computed == 0:
                 _announce(settings, wanted, len(pending), warn)
-            computed += _compute(settings, pending, journal, run, by_instance, printed, warn)
+            computed += _compute(settings, pending, journal, run, by_instance, printed, warn, fresh)
             if settings.target_se is None:
                 break
-            se = _worst_se(by_instance, n, keys)
+            se = worst_se(_held(by_instance), n, keys)
             if se <= settings.target_se or n >= settings.max_trees:
                 out(
                     f"{n} trees: largest standard error of the percent of expectimax's leaves "
                     f"{se:.2f} points (target {settings.target_se})"
                 )
                 break
-            grow = math.ceil(n * (se / settings.target_se) ** 2 * 1.05)
-            n = min(settings.max_trees, max(n + 10, grow))
+            n = grow(n, se, settings.target_se, settings.max_trees)
     finally:
         journal.close()
 
     table = folder / TABLE
-    chunks = table_chunks(_instances(by_instance, n, keys), runs, settings.exact, settings.cell)
+    order = list(dict.fromkeys([*order, *(k for inst in by_instance.values() for k in inst)]))
+    held = {label_of_key(k): sum(1 for inst in by_instance.values() if k in inst) for k in order}
+    chunks = table_chunks(_instances(by_instance, order), runs, settings.exact, settings.cell)
     written: list[Any] = []
     if settings.csv:
         atomic_write(
@@ -173,9 +173,9 @@ def run_cell(
             warn(mismatch_line(r, r["expectimax_value"], r["verified_by"], saved=True))
     counts = {s: statuses.count(s) for s in STATUSES} if rows_written else {}
     status = "mismatch" if counts.get("mismatch") else "complete"
-    _write_cell(folder, settings, status, overrides, commits, counts, n)
+    _write_cell(folder, settings, status, overrides, commits, counts, n, request, held)
     out(f"table: {table} ({rows_written} rows, {computed} computed now)")
-    out(summary(kept))
+    out(summary(kept, {label_of_key(k): c for k, c in fresh.items()}))
     return CellOutcome(folder, table, rows_written, computed, counts)
 
 
@@ -226,12 +226,21 @@ def _none(x: Any) -> Any:
     return x if present(x) else None
 
 
-def _instances(by_instance: Instances, n: int, keys: list[tuple[Any, ...]]) -> Iterator[list[Row]]:
-    """The rows of instances 0..n-1 in the table's order, each taken out of ``by_instance``
-    as it is handed over (so a large cell is not held twice while its table is written)."""
-    for i in range(n):
-        inst = by_instance.pop(i, {})
-        yield [inst[k] for k in keys if k in inst]
+def _instances(by_instance: Instances, order: list[tuple[Any, ...]]) -> Iterator[list[Row]]:
+    """Every row of the cell, instance by instance (keys in ``order``), each instance taken out
+    of ``by_instance`` as it is handed over (so a large cell is not held twice while its table
+    is written): the table is the whole cell, whatever this command asked for."""
+    for i in sorted(by_instance):
+        inst = by_instance.pop(i)
+        yield [inst[k] for k in order if k in inst]
+
+
+def _held(by_instance: Instances) -> dict[int, dict[tuple[Any, ...], tuple[bool, Any]]]:
+    """What the cell holds (``coverage.Held``): per instance and key, finished and leaves."""
+    return {
+        i: {k: (r.run_status == "done", r.leaves) for k, r in inst.items()}  # type: ignore[attr-defined]
+        for i, inst in by_instance.items()
+    }
 
 
 def _note_engines(
@@ -269,8 +278,10 @@ def _compute(
     by_instance: Instances,
     printed: set[tuple[Any, ...]],
     warn: Callable[[str], None],
+    fresh: dict[tuple[Any, ...], int],
 ) -> int:
-    """Compute the pending instances, journaling each as it completes; returns rows computed."""
+    """Compute the pending instances, journaling each as it completes; returns rows computed
+    (and counts them by key in ``fresh``)."""
     computed = 0
     progress = Progress(len(pending), settings.progress, warn)
     try:
@@ -282,39 +293,16 @@ def _compute(
             inst = by_instance.setdefault(i, {})
             for r in rows:
                 inst[_slot(r)] = r
-            fresh = {r.key for r in rows}
+                fresh[_slot(r)] = fresh.get(_slot(r), 0) + 1
+            now = {r.key for r in rows}
             for r, status, ref, by, _pct in verify(list(inst.values()), settings.exact):
-                if status == "mismatch" and r.key in fresh:
+                if status == "mismatch" and r.key in now:
                     warn(mismatch_line(r, ref, by))
                     printed.add(r.key)
             progress.update(sum(r.nodes or 0 for r in rows))  # type: ignore[attr-defined]
     finally:
         progress.close()
     return computed
-
-
-def _worst_se(by_instance: Instances, n: int, keys: list[tuple[Any, ...]]) -> float:
-    """The largest standard error (percentage points) of the mean percent of expectimax's
-    leaves over the first ``n`` instances, among every algorithm but the reference (expectimax
-    without a transposition table)."""
-    worst = 0.0
-    reference = ("expectimax", *(None,) * len(KEY_PARAMS))  # expectimax without a table
-    for key in keys:
-        if key == reference:
-            continue
-        pct = []
-        for i in range(n):
-            inst = by_instance.get(i, {})
-            r = inst.get(key)
-            ex = inst.get(reference)
-            if r and ex and r.run_status == ex.run_status == "done" and ex.leaves:  # type: ignore[attr-defined]
-                pct.append(100.0 * r.leaves / ex.leaves)  # type: ignore[attr-defined]
-        if len(pct) < 2:
-            continue  # no percentages (budgets exceeded): nothing to estimate
-        mean = sum(pct) / len(pct)
-        var = sum((x - mean) ** 2 for x in pct) / (len(pct) - 1)
-        worst = max(worst, math.sqrt(var / len(pct)))
-    return worst
 
 
 def _write_cell(
@@ -325,7 +313,11 @@ def _write_cell(
     commits: list[str],
     counts: dict[str, int],
     trees: int,
+    request: Request,
+    held: dict[str, int] | None = None,
 ) -> None:
+    """``cell.json``: what the cell is, its status, the last command's request (``request``;
+    ``trees``: the size it reached) and what the table holds (rows per label)."""
     cell = {
         "cell": settings.cell,
         "identity": settings.cell_identity(),
@@ -334,7 +326,9 @@ def _write_cell(
         "overrides": overrides or [],
         "git_commits": commits,
         "trees": trees,
-        "algorithms": [a.label for a in settings.algorithms],
+        "algorithms": list(request.algorithms),
+        "request": request.as_json(),
+        "holds": held or {},
         "counts": counts,
     }
     _atomic_write_text(folder / CELL, json.dumps(cell, indent=1, sort_keys=True))

@@ -8,7 +8,7 @@ Hydra.  Range errors are ``ConfigError``s naming the key and what is allowed.
 Choices documented here (one place):
 
 * rows are keyed by ``(instance, algorithm, *registry.KEY_PARAMS)`` = ``(instance, algorithm,
-  k, after_probe, probe_full_window, tt, tt_chance)`` with the algorithm's parameters resolved
+  k, after_probe, probe_full_window, tt, tt_chance, tt_probe)`` with the parameters resolved
   (defaults filled in; the parameters added later, ``registry.LATE_PARAMS``, are stored only
   where they differ from their defaults), so a study is extended, never redone;
 * a cell's default folder is ``results/<name>/<cell>``, where ``<cell>`` is built from the tree
@@ -30,7 +30,14 @@ from starbench.engines import AUTO_RUN_NODES, ENGINES, choose
 from starbench.errors import ConfigError, InputError
 from starbench.games.spec import GAME_KEYS, GameSpec
 from starbench.limits import EXPECTIMAX_LIMIT, SIZE_LIMIT
-from starbench.search.registry import get_algorithm, key_values, parse_specs, shown_params
+from starbench.search.registry import (
+    KEY_PARAMS,
+    get_algorithm,
+    key_values,
+    label,
+    parse_specs,
+    shown_params,
+)
 from starbench.trees.regular import GENERATOR_VERSION, RegularTreeSpec
 
 _HINTS = typing.get_type_hints(RegularTreeSpec)
@@ -108,8 +115,8 @@ class AlgorithmSpec:
 
     @property
     def label(self) -> str:
-        shown = ",".join(f"{k}={v}" for k, v in shown_params(dict(self.params)).items())
-        return f"{self.name}:{shown}" if shown else self.name
+        """The request's one label (``registry.label``), as its rows are labelled."""
+        return label(self.name, dict(self.params), dict(self.params))
 
 
 def algorithm_spec(name: str, params: dict[str, Any], where: str = "algorithms") -> AlgorithmSpec:
@@ -191,8 +198,8 @@ class RunSettings:
             if s.key in seen:
                 raise ConfigError(
                     f"algorithms[{i}]: {s.label} is listed twice (rows are keyed by the "
-                    f"algorithm, k, after_probe, probe_full_window, tt and tt_chance: other "
-                    f"parameters cannot vary in one cell)"
+                    f"algorithm and {', '.join(KEY_PARAMS)}: other parameters cannot vary in "
+                    f"one cell)"
                 )
             seen.add(s.key)
         _check_int("trees", self.trees, 1)
@@ -318,6 +325,25 @@ def tree_spec(tree_cfg: dict[str, Any]) -> RegularTreeSpec | GameSpec:
             )
     own = {k: v for k, v in tree_cfg.items() if k in regular}
     return RegularTreeSpec(**own).validate("tree.").normalised()
+
+
+def no_effect_notes(tree_cfg: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(key, what it needs, one line) for every tree parameter of a random-tree config that has
+    no effect under the others (``RegularTreeSpec.ineffective``); call it on a config
+    ``tree_spec`` accepted."""
+    if tree_cfg.get("game") is not None:
+        return []
+    regular = {f.name for f in fields(RegularTreeSpec)}
+    raw = RegularTreeSpec(**{k: v for k, v in tree_cfg.items() if k in regular})
+    return [
+        (
+            f"tree.{name}",
+            needs,
+            f"tree.{name}={getattr(raw, name)} has no effect: it applies only with {needs} "
+            f"(the cell is the one without it)",
+        )
+        for name, needs in raw.ineffective()
+    ]
 
 
 #: The run keys with a plain value (every field but the tree and the algorithms).
