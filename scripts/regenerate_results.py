@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""Recompute every committed study under results/ from scratch, at one clean commit.
+"""Recompute committed studies under results/ from scratch, each at one clean commit.
+
+A study is regenerated when its own code changed (``tests/test_provenance.py`` replays a sample
+of every committed study at the current code and fails when the results would differ); studies
+may then come from different commits, each from its own clean one.  ``--only STUDY`` regenerates
+one study whole, never a top-up of its tables.
 
 Each study's command (the list below, the same commands as the study READMEs) runs from scratch
 into a staging folder ``results/.regen/<study>`` (ignored by git), so the tracked results stay
@@ -56,6 +61,7 @@ STUDIES: dict[str, list[list[str]]] = {
     "heyden2009": [["run", "experiment=heyden2009"]],
     "hauk2004": [["run", "experiment=hauk2004"]],
     "transposition": [["run", "experiment=transposition"]],
+    "transposition-pig": [["run", "experiment=transposition-pig"]],
     "hauk2004-deepening": [["run", "experiment=hauk2004-deepening"]],
     "hauk2004-deepening-pig": [
         [

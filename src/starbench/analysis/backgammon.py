@@ -8,7 +8,8 @@ without evaluation by ``scripts/count_backgammon_trees.py``).
 Depth: ours counts decision plies, the root's roll fixed (a move decision).  Hauk et al. count
 every level, chance levels included, so our depth D is their depth 2D - 1 (see the study's
 README for how that was established).  Published figures (T. Hauk, M. Buro, J. Schaeffer,
-"*-Minimax Performance in Backgammon", Computers and Games 2004, LNCS 3846) are constants here.
+"*-Minimax Performance in Backgammon", Computers and Games 2004, LNCS 3846) are read from
+``experiments/published.csv``.
 """
 
 from __future__ import annotations
@@ -19,10 +20,8 @@ import pandas as pd
 
 from starbench.analysis.data import PlotError, mean_se, percent_leaves, summarise
 
-#: Hauk et al. (2004): Star2 with move ordering and probing at depth 5 (their unit).
-HAUK_SAVED_DEPTH5 = (75, 95)  # percent of nodes and of time saved against expectimax
-HAUK_PROBE_SUCCESS = 64.2  # percent of probes that succeed
-HAUK_SECONDS_DEPTH5 = 21  # seconds per move, 1.8 GHz Athlon XP, 128 MB transposition table
+#: Hauk et al. (2004)'s figures, in ``experiments/published.csv`` under this study.
+HAUK_STUDY = "hauk2004-backgammon-deep"
 FULL_TREE = "full-tree.csv"
 ORDERS = {"none": "none (gnubg's)", "equity": "0-ply equity", "equity_inner": "0-ply, not last"}
 
@@ -176,7 +175,9 @@ def published_table(df: pd.DataFrame) -> str:
     saved_nodes = 100 - s2["pct_nodes"].astype(float).mean()
     pooled_nodes = 100 - 100 * s2["nodes"].astype(float).sum() / s2["ex_nodes"].sum()
     pooled_leaves = 100 - 100 * s2["leaves"].astype(float).sum() / s2["ex_leaves"].sum()
-    lo, hi = HAUK_SAVED_DEPTH5
+    from starbench.analysis.published import text
+
+    lo, hi = (text(HAUK_STUDY, f"star2.saved.depth5.{end}") for end in ("low", "high"))
     rows = [
         (
             "Star2: nodes saved against expectimax",
@@ -188,14 +189,18 @@ def published_table(df: pd.DataFrame) -> str:
             "-",
             f"{saved_leaves:.1f} % (mean over positions), {pooled_leaves:.1f} % (pooled)",
         ),
-        ("Star2: probe success", f"{HAUK_PROBE_SUCCESS} %", f"{_probe_success(s2)} %"),
+        (
+            "Star2: probe success",
+            f"{text(HAUK_STUDY, 'star2.probe_success')} %",
+            f"{_probe_success(s2)} %",
+        ),
         (
             "Star2: seconds per move (search only)",
-            f"about {HAUK_SECONDS_DEPTH5} s (1.8 GHz Athlon XP, 128 MB table)",
+            f"about {text(HAUK_STUDY, 'star2.seconds.depth5')} s (1.8 GHz Athlon XP, 128 MB table)",
             f"{s2['cpu_seconds'].astype(float).mean():.2f} s CPU (mean), "
             f"{s2['cpu_seconds'].astype(float).median():.2f} s (median), no table",
         ),
-        ("positions", "500", str(len(s2))),
+        ("positions", text(HAUK_STUDY, "positions"), str(len(s2))),
     ]
     lines = [
         "| at Hauk's depth 5 (our 3 decision plies), 0-ply ordering | Hauk et al. (2004) | ours |",

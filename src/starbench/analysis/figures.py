@@ -63,6 +63,8 @@ ORDERS = {
     "generated/generated": "random (as generated)",
     "perfect/refuting": "optimal",
     "static/generated": "static (path sum)",
+    "static-interior/generated": "static, interior levels",
+    "static-middle/generated": "static, interior levels but the root",
 }
 NAMES = {
     "levels": "levels",

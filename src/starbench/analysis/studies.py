@@ -1,9 +1,9 @@
 """Study tables: published numbers beside ours, and the tables each study's question needs.
 
 Published numbers (B. W. Ballard, "The *-minimax search procedure for trees containing chance
-nodes", Artificial Intelligence 21(3), 1983: average case, percent of leaves examined) are
-constants here, cited once.  Every "ours" cell is the mean
-of per-tree percentages with its standard error and n.
+nodes", Artificial Intelligence 21(3), 1983: percent of leaves examined) are read from
+``experiments/published.csv`` (``starbench.analysis.published``), cited there once.  Every
+"ours" cell is the mean of per-tree percentages with its standard error and n.
 """
 
 from __future__ import annotations
@@ -15,18 +15,46 @@ from starbench.analysis.data import PlotError, percent_leaves, summarise
 from starbench.analysis.figures import _prepare
 from starbench.trees.regular import RegularTreeSpec
 
-#: Ballard (1983), 2-ply (3 levels) trees, random ordering: N -> (Star1, Star2) percent of leaves.
-BALLARD_AVERAGE = {4: (84.1, 75.4), 10: (81.1, 53.1), 20: (79.9, 41.8), 40: (78.8, 35.0)}
-#: Ballard (1983), 2-ply (3 levels) trees, optimal ordering (best case): N -> (Star1, Star2).
-BALLARD_BEST = {4: (62.5, 39.1), 10: (67.0, 16.6), 20: (69.5, 8.5), 40: (70.8, 4.3)}
-#: Ballard (1983), deeper trees at N = 10, random ordering: levels -> (Star1, Star2) percent of
-#: leaves (Star1 at 6 levels not published).
-BALLARD_DEEPER = {3: (81, 57), 4: (73, 46), 5: (73, 22), 6: (None, 12)}  # whole percents
-#: Ballard (1983), Star2.5 at N = 20, "depth 3", average case: k -> percent of leaves.
-BALLARD_PROBING = {
-    "cyclic": {1: 40.7, 2: 34.4, 3: 31.7, 4: 30.2, 5: 29.3, 10: 27.9, 20: 27.9},
-    "sequential": {1: 40.7, 2: 36.8, 3: 34.7, 4: 34.7, 5: 36.6, 10: 50.4, 20: 79.6},
-}
+
+def _published(study: str, prefix: str, keys: tuple[int, ...], what: str) -> dict[int, tuple]:
+    """key -> (Star1, Star2) published percent of leaves (None where not published), from
+    ``experiments/published.csv`` (``starbench.analysis.published``): whole percents stay
+    integers (Ballard's deeper-tree figures), the others keep their decimal."""
+    from starbench.analysis import published
+
+    def get(q: str):
+        if not published.has(study, q):
+            return None
+        t = published.text(study, q)
+        return int(t) if t.isdigit() else float(t)
+
+    return {k: (get(f"{prefix}.star1.{what}{k}"), get(f"{prefix}.star2.{what}{k}")) for k in keys}
+
+
+def ballard_average() -> dict[int, tuple]:
+    """Ballard (1983), 2-ply (3 levels) trees, random ordering: N -> (Star1, Star2)."""
+    return _published("ballard1983", "average", (4, 10, 20, 40), "N")
+
+
+def ballard_best() -> dict[int, tuple]:
+    """Ballard (1983), 2-ply (3 levels) trees, optimal ordering (best case): N -> (Star1, Star2)."""
+    return _published("ballard1983", "best", (4, 10, 20, 40), "N")
+
+
+def ballard_deeper() -> dict[int, tuple]:
+    """Ballard (1983), deeper trees at N = 10, random ordering: levels -> (Star1, Star2), whole
+    percents (Star1 at 6 levels not published)."""
+    return _published("ballard1983", "deeper", (3, 4, 5, 6), "levels")
+
+
+def ballard_probing() -> dict[str, dict[int, float]]:
+    """Ballard (1983), Star2.5 at N = 20, "depth 3", average case: variant -> k -> percent."""
+    from starbench.analysis import published
+
+    return {
+        v: {k: published.value("ballard1983-probing", f"{v}.k{k}") for k in (1, 2, 3, 4, 5, 10, 20)}
+        for v in ("cyclic", "sequential")
+    }
 
 
 #: Star2's counting conventions, by the label of its row -> (short name, what it is): C1
@@ -77,7 +105,7 @@ def ballard_table(df: pd.DataFrame) -> str:
     return _beside(
         summarise(m, ["branching", "label"]),
         "branching",
-        BALLARD_AVERAGE,
+        ballard_average(),
         ("star1", *STAR2_COUNTINGS),
         "| N | algorithm | published | ours: mean ± SE (n) | ours − published |",
     )
@@ -92,7 +120,7 @@ def best_case_table(df: pd.DataFrame) -> str:
     return _beside(
         summarise(m, ["branching", "label"]),
         "branching",
-        BALLARD_BEST,
+        ballard_best(),
         ("star1", *STAR2_COUNTINGS),
         "| N | algorithm | published (best case) | ours, optimal ordering: mean ± SE (n) | "
         "ours − published |",
@@ -108,7 +136,7 @@ def deeper_table(df: pd.DataFrame) -> str:
     return _beside(
         summarise(m, ["levels", "label"]),
         "levels",
-        BALLARD_DEEPER,
+        ballard_deeper(),
         ("star1", *STAR2_COUNTINGS),
         "| levels | algorithm | published | ours: mean ± SE (n) | ours − published |",
     )
@@ -122,8 +150,18 @@ HYPOTHESES = (
     ("declared bounds", "L, U = 0 and R x levels", lambda m: m["bounds"] == "declared"),
     (
         "static ordering",
-        "moves by path sum at every level",
+        "moves by path sum at every decision level, the one above the leaves included",
         lambda m: m["order"] == "static (path sum)",
+    ),
+    (
+        "static-interior",
+        "moves by path sum where the children are not leaves, the root included",
+        lambda m: m["order"] == "static, interior levels",
+    ),
+    (
+        "static-middle",
+        "static-interior with the root in the generated order",
+        lambda m: m["order"] == "static, interior levels but the root",
     ),
     (
         "coarse values",
@@ -152,7 +190,14 @@ def hypotheses_table(df: pd.DataFrame) -> str:
         raise PlotError("no Star1 or Star2 rows")
     m["hypothesis"] = _hypothesis(m)
     s = summarise(m, ["hypothesis", "order", "levels", "branching", "label"])
-    rand = s["order"].isin(["random (as generated)", "static (path sum)"])
+    rand = s["order"].isin(
+        [
+            "random (as generated)",
+            "static (path sum)",
+            "static, interior levels",
+            "static, interior levels but the root",
+        ]
+    )
     best = s["order"] == "optimal"
 
     def cell(h: str, where: pd.Series, label: str) -> pd.Series | None:
@@ -184,15 +229,15 @@ def hypotheses_table(df: pd.DataFrame) -> str:
         for label, (counting, _) in STAR2_COUNTINGS.items():
             if cell(h, three, label) is None:
                 continue
-            best_dev = worst(h, best & three, "branching", BALLARD_BEST, label)
+            best_dev = worst(h, best & three, "branching", ballard_best(), label)
             lines.append(
                 f"| {h} ({what}) | {counting} | "
                 f"{shown(cell(h, rand & three & (s['branching'] == 4), label))} | "
                 f"{shown(cell(h, rand & ten & (s['levels'] == 5), label))} | "
                 f"{shown(cell(h, rand & ten & (s['levels'] == 6), label))} | "
-                f"{worst(h, rand & three, 'branching', BALLARD_AVERAGE, label)} | "
+                f"{worst(h, rand & three, 'branching', ballard_average(), label)} | "
                 f"{best_dev if best_dev != '-' else 'unchanged'} | "
-                f"{worst(h, rand & ten, 'levels', BALLARD_DEEPER, label)} |"
+                f"{worst(h, rand & ten, 'levels', ballard_deeper(), label)} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -208,7 +253,7 @@ def probing_table(df: pd.DataFrame) -> str:
         "| variant | k | published | ours: mean ± SE (n) | ours − published |",
         "|---|---:|---:|---:|---:|",
     ]
-    for variant, table in BALLARD_PROBING.items():
+    for variant, table in ballard_probing().items():
         for k, pub in table.items():
             row = s[(s["algorithm"] == f"star2.5-{variant}") & (s["k"] == k)]
             if not len(row):
@@ -312,6 +357,7 @@ STUDY_TABLES = {
         ("by-pool.md", transposition.pool_table),
         ("chance-nodes.md", transposition.chance_table),
     ],
+    "transposition-pig": [("by-table.md", transposition.game_table)],
     "hauk2004-deepening": [("depth-completed.md", transposition.deepening_table)],
     "hauk2004-deepening-pig": [("depth-completed.md", transposition.deepening_table)],
 }

@@ -1,14 +1,18 @@
-"""The transposition-table studies' tables and figure (``experiments/transposition``,
-``experiments/hauk2004-deepening``).
+"""The transposition-table studies' tables and figures (``experiments/transposition``,
+``experiments/transposition-pig``, ``experiments/hauk2004-deepening``).
 
+Every row's *table* is one of: no table; a table at every node (``tt``); a table at decision
+nodes only (``tt_nodes=decision``, the table of alpha-beta programs); and either with
+``tt_chance`` (a chance node's outcomes start from the table's bounds) and ``tt_probe`` (Star2's
+probe phase uses those bounds as well: Veness and Blair's use of the table at chance nodes).
 Random trees with transpositions (``results/transposition``): per pool size, each algorithm's
-nodes with a table against the same algorithm without one on the same tree (paired per
-instance), and the Star algorithms' nodes against expectimax's with the same table status.
-Iterative deepening on games (``results/hauk2004-deepening``, ``...-pig``): the depth completed
-under the node budget with and without the table.  Veness and Blair's figure (a table used at
-chance nodes cuts Star2's work by 37 %; J. Veness, A. Blair, "Effective Use of Transposition
-Tables in Stochastic Game Tree Search", IEEE CIG 2007) is a constant here, set beside
-``tt_chance``'s saving over the table alone.
+nodes under each table against the same algorithm without one on the same tree (paired per
+instance), and against expectimax's under the same kind of table.  Pig by iterative deepening to
+a fixed depth (``results/transposition-pig``): nodes and CPU time per search under each table.
+Iterative deepening under a budget (``results/hauk2004-deepening``, ``...-pig``): the depth
+completed with and without the table.  Veness and Blair's figures (J. Veness, A. Blair,
+"Effective Use of Transposition Tables in Stochastic Game Tree Search", IEEE CIG 2007) are read
+from ``experiments/published.csv``.
 """
 
 from __future__ import annotations
@@ -20,8 +24,36 @@ import pandas as pd
 
 from starbench.analysis.data import PlotError, mean_se
 
-VB_CHANCE_SAVING = 37  # percent of Star2's work saved by using the table at chance nodes
 POOL_ORDER_TREE = "tree"  # pool 0, shown last: no transposition
+VB = "transposition"  # Veness and Blair's figures' study in experiments/published.csv
+NO_TABLE, TABLE, DECISION = "no table", "table", "decision-node table"
+#: The tables in the order they are shown.
+VARIANTS = (
+    NO_TABLE,
+    DECISION,
+    TABLE,
+    f"{TABLE} + tt_chance",
+    f"{TABLE} + tt_chance + tt_probe",
+    f"{DECISION} + tt_chance",
+    f"{DECISION} + tt_chance + tt_probe",
+)
+ALGORITHMS = ("expectimax", "star1", "star2", "star2.5-cyclic", "star2.5-sequential")
+
+
+def _flag(d: pd.DataFrame, name: str) -> pd.Series:
+    if name not in d.columns:
+        return pd.Series(False, index=d.index)
+    return d[name].fillna(False).astype(bool)
+
+
+def variants(d: pd.DataFrame) -> pd.Series:
+    """The table each row searched with (``VARIANTS``)."""
+    tt = d["tt"].fillna(0).astype(int)
+    nodes = d["tt_nodes"] if "tt_nodes" in d.columns else pd.Series(None, index=d.index)
+    base = np.where(tt == 0, NO_TABLE, np.where(nodes.fillna("all") == "decision", DECISION, TABLE))
+    out = pd.Series(base, index=d.index, dtype=object)
+    out = out.where(~_flag(d, "tt_chance"), out + " + tt_chance")
+    return out.where(~_flag(d, "tt_probe"), out + " + tt_probe")
 
 
 def _finished(df: pd.DataFrame) -> pd.DataFrame:
@@ -29,10 +61,7 @@ def _finished(df: pd.DataFrame) -> pd.DataFrame:
     if not len(d):
         raise PlotError("no finished rows")
     d["tt"] = d["tt"].fillna(0).astype(int)
-    d["tt_chance"] = d["tt_chance"].fillna(False).astype(bool)
-    d["variant"] = np.where(
-        d["tt"] == 0, "no table", np.where(d["tt_chance"], "table + tt_chance", "table")
-    )
+    d["variant"] = variants(d)
     return d
 
 
@@ -45,115 +74,217 @@ def _pools(values: pd.Series) -> list[Any]:
     return sorted(values.unique(), key=lambda p: (int(p) == 0, int(p)))
 
 
-def _paired(d: pd.DataFrame, variant: str, against: str) -> pd.DataFrame:
-    """Per (pool, algorithm, instance): nodes of ``variant`` and of ``against``."""
-    a = d[d["variant"] == variant][["pool", "algorithm", "instance", "nodes"]]
-    b = d[d["variant"] == against][["pool", "algorithm", "instance", "nodes"]]
-    return a.merge(b, on=["pool", "algorithm", "instance"], suffixes=("", "_ref"))
+def _base(variant: str) -> str:
+    """The plain table a variant adds to (its expectimax reference)."""
+    return variant.split(" + ")[0]
+
+
+def _paired(d: pd.DataFrame, variant: str, against: str, by: list[str]) -> pd.DataFrame:
+    """Per ``by`` and instance: nodes and CPU seconds of ``variant`` and of ``against``."""
+    cols = [*by, "instance", "nodes", "cpu_seconds"]
+    a = d[d["variant"] == variant][cols]
+    b = d[d["variant"] == against][cols]
+    return a.merge(b, on=[*by, "instance"], suffixes=("", "_ref"))
+
+
+def saving(d: pd.DataFrame, variant: str, against: str, by: list[str]) -> pd.DataFrame:
+    """Per ``by`` and instance: percent of nodes (``saved``) and of CPU time (``time_saved``)
+    ``variant`` saves over ``against`` on the same tree or position."""
+    t = _paired(d, variant, against, by)
+    t["saved"] = 100.0 * (1 - t["nodes"].astype(float) / t["nodes_ref"].astype(float))
+    t["time_saved"] = 100.0 * (
+        1 - t["cpu_seconds"].astype(float) / t["cpu_seconds_ref"].astype(float)
+    )
+    return t
 
 
 def savings(df: pd.DataFrame) -> pd.DataFrame:
-    """Per pool, algorithm and instance: percent of nodes the table saves (``saved``), and
-    what ``tt_chance`` saves over the table alone (``chance_saved``, Star algorithms)."""
+    """Per pool, algorithm and instance: percent of nodes the table at every node saves over
+    no table (``saved``)."""
     d = _finished(df)
     if "pool" not in d.columns or (d["tt"] > 0).sum() == 0:
         raise PlotError("no rows with a transposition table")
-    t = _paired(d, "table", "no table")
-    t["saved"] = 100.0 * (1 - t["nodes"].astype(float) / t["nodes_ref"].astype(float))
-    c = _paired(d, "table + tt_chance", "table")
-    c["chance_saved"] = 100.0 * (1 - c["nodes"].astype(float) / c["nodes_ref"].astype(float))
-    return t.merge(
-        c[["pool", "algorithm", "instance", "chance_saved"]],
-        on=["pool", "algorithm", "instance"],
-        how="left",
-    )
+    return saving(d, TABLE, NO_TABLE, ["pool", "algorithm"])
+
+
+def relative_to_expectimax(d: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Every row with ``rel``: its nodes as a percent of expectimax's on the same instance
+    under the same kind of table (no table, a table at every node, at decision nodes)."""
+    ex = d[(d["algorithm"] == "expectimax") & (d["variant"].isin([NO_TABLE, TABLE, DECISION]))]
+    ex = ex.set_index([*by, "variant", "instance"])["nodes"]
+    out = d.copy()
+    keys = list(zip(*(out[c] for c in by), out["variant"].map(_base), out["instance"], strict=True))
+    ref = ex.reindex(keys).to_numpy(float)
+    out["rel"] = 100.0 * out["nodes"].to_numpy(float) / ref
+    return out
 
 
 def pool_table(df: pd.DataFrame) -> str:
-    """Per pool and algorithm: mean nodes without and with a table, percent saved by the
-    table (mean ± SE over trees, paired), and percent of expectimax's nodes (same table
-    status) without and with it: how much of each Star algorithm's advantage survives."""
+    """Per pool, algorithm and table: the trees, mean nodes, percent of nodes saved over no
+    table (paired per tree), and percent of expectimax's nodes under the same kind of table (how
+    much of each Star algorithm's advantage survives a table)."""
     d = _finished(df)
-    s = savings(df)
-    ex = d[d["algorithm"] == "expectimax"].set_index(["pool", "variant", "instance"])["nodes"]
+    if "pool" not in d.columns or (d["tt"] > 0).sum() == 0:
+        raise PlotError("no rows with a transposition table")
+    rel = relative_to_expectimax(d, ["pool"])
     lines = [
-        "| pool (distinct nodes per level) | algorithm | trees | nodes, no table | nodes, "
-        "table | % saved by the table | % of expectimax's nodes, no table | with table |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| pool (distinct nodes per level) | algorithm | table | trees | nodes: mean | "
+        "% saved over no table | % of expectimax's nodes (same kind of table) |",
+        "|---|---|---|---:|---:|---:|---:|",
     ]
     for p in _pools(d["pool"]):
-        for alg in ("expectimax", "star1", "star2", "star2.5-cyclic", "star2.5-sequential"):
-            g = s[(s["pool"] == p) & (s["algorithm"] == alg)]
-            if not len(g):
-                continue
-            rel = []
-            for variant in ("no table", "table"):
-                h = d[(d["pool"] == p) & (d["algorithm"] == alg) & (d["variant"] == variant)]
-                ref = ex.reindex(
-                    list(zip(h["pool"], h["variant"], h["instance"], strict=True))
-                ).to_numpy(float)
-                rel.append(mean_se(pd.Series(100.0 * h["nodes"].to_numpy(float) / ref)))
-            lines.append(
-                f"| {_pool_name(p)} | {alg} | {len(g)} | {g['nodes_ref'].astype(float).mean():.0f}"
-                f" | {g['nodes'].astype(float).mean():.0f} | {mean_se(g['saved'])} | "
-                f"{rel[0] if alg != 'expectimax' else '100'} | "
-                f"{rel[1] if alg != 'expectimax' else '100'} |"
-            )
+        for alg in ALGORITHMS:
+            for v in VARIANTS:
+                g = rel[(rel["pool"] == p) & (rel["algorithm"] == alg) & (rel["variant"] == v)]
+                if not len(g):
+                    continue
+                saved = "-"
+                if v != NO_TABLE:
+                    s = saving(d[d["pool"] == p], v, NO_TABLE, ["algorithm"])
+                    saved = mean_se(s[s["algorithm"] == alg]["saved"])
+                share = "100" if alg == "expectimax" and v == _base(v) else mean_se(g["rel"])
+                lines.append(
+                    f"| {_pool_name(p)} | {alg} | {v} | {len(g)} | "
+                    f"{g['nodes'].astype(float).mean():.0f} | {saved} | {share} |"
+                )
     return "\n".join(lines) + "\n"
 
 
+#: (variant, the table it is compared with) in the Veness and Blair table, in order.
+CHANCE_COMPARISONS = (
+    (f"{TABLE} + tt_chance", TABLE),
+    (f"{TABLE} + tt_chance + tt_probe", TABLE),
+    (f"{DECISION} + tt_chance + tt_probe", DECISION),
+)
+
+
 def chance_table(df: pd.DataFrame) -> str:
-    """Veness and Blair's claim beside ours: percent of nodes ``tt_chance`` saves over the
-    table alone, per pool and Star algorithm (mean ± SE over trees, paired)."""
-    s = savings(df).dropna(subset=["chance_saved"])
-    if not len(s):
+    """Veness and Blair's claim beside ours: per pool and Star algorithm, percent of nodes the
+    table's use at chance nodes saves over the same table alone (mean ± SE over trees,
+    paired): ``tt_chance``, ``tt_chance`` with ``tt_probe``, and both over a table at decision
+    nodes only."""
+    from starbench.analysis.published import text
+
+    d = _finished(df)
+    if not d["variant"].str.contains("tt_chance").any():
         raise PlotError("no tt_chance rows")
+    vb = text(VB, "star2.chance_saving")
+    heads = [f"{v} over the {a} alone" for v, a in CHANCE_COMPARISONS]
     lines = [
-        "| pool | algorithm | trees | % of nodes tt_chance saves over the table alone | "
-        "Veness and Blair (Star2, a dice game) |",
-        "|---|---|---:|---:|---:|",
+        "| pool | algorithm | trees | "
+        + " | ".join(f"% saved: {h}" for h in heads)
+        + " | Veness and Blair (Star2, a dice game) |",
+        "|---|---|---:|" + "---:|" * len(heads) + "---:|",
     ]
-    for p in _pools(s["pool"]):
-        for alg, g in s[s["pool"] == p].groupby("algorithm", sort=True):
-            vb = f"{VB_CHANCE_SAVING}" if alg == "star2" else ""
+    for p in _pools(d["pool"]):
+        at = d[d["pool"] == p]
+        for alg in ALGORITHMS[1:]:
+            cells, trees = [], 0
+            for v, against in CHANCE_COMPARISONS:
+                s = saving(at, v, against, ["algorithm"])
+                s = s[s["algorithm"] == alg]
+                trees = max(trees, len(s))
+                cells.append(mean_se(s["saved"]) if len(s) else "-")
+            if trees == 0:
+                continue
             lines.append(
-                f"| {_pool_name(p)} | {alg} | {len(g)} | {mean_se(g['chance_saved'])} | {vb} |"
+                f"| {_pool_name(p)} | {alg} | {trees} | {' | '.join(cells)} | "
+                f"{vb if alg == 'star2' else ''} |"
             )
     return "\n".join(lines) + "\n"
 
 
 def pool_figure(df: pd.DataFrame, width: float):
-    """Percent of nodes saved by the table against the pool size, one line per algorithm
-    (mean over trees with its 95 % interval, seaborn)."""
-    import matplotlib.pyplot as plt
+    """Percent of nodes saved over no table against the pool size, one panel per algorithm and
+    one line per table (mean over trees with its 95 % interval, seaborn)."""
     import seaborn as sns
 
-    s = savings(df)
-    s = s[s["pool"] > 0].copy()
+    d = _finished(df)
+    d = d[(d["pool"] > 0) & (d["algorithm"].isin(ALGORITHMS))].copy()
+    frames = [
+        saving(d, v, NO_TABLE, ["pool", "algorithm"]).assign(table=v)
+        for v in VARIANTS[1:]
+        if (d["variant"] == v).any()
+    ]
+    if not frames:
+        raise PlotError("no rows with a transposition table")
+    s = pd.concat(frames, ignore_index=True)
     s["pool"] = s["pool"].astype(int)
-    fig, ax = plt.subplots(figsize=(width, width * 0.62))
-    sns.lineplot(
+    order = [v for v in VARIANTS if v in set(s["table"])]
+    cols = [a for a in ALGORITHMS if a in set(s["algorithm"])]
+    grid = sns.relplot(
         data=s,
         x="pool",
         y="saved",
-        hue="algorithm",
-        style="algorithm",
+        hue="table",
+        hue_order=order,
+        style="table",
+        style_order=order,
+        col="algorithm",
+        col_order=cols,
+        kind="line",
         markers=True,
-        ax=ax,
         errorbar=("ci", 95),
         seed=0,
+        height=width / max(len(cols), 1) * 1.1,
+        aspect=0.9,
+        facet_kws={"sharey": True},
     )
-    ax.set_xscale("log")
-    ax.set_xlabel("distinct nodes per level (tree.pool)")
-    ax.set_ylabel("% of nodes saved by the table")
-    ax.set_ylim(0, 100)
-    fig.tight_layout()
-    g = s.groupby(["pool", "algorithm"])["saved"]
-    table = g.agg(["mean", "std", "count"]).reset_index()
-    lines = ["| pool | algorithm | % saved: mean | SD | trees |", "|---:|---|---:|---:|---:|"]
-    for r in table.itertuples():
-        lines.append(f"| {r.pool} | {r.algorithm} | {r.mean:.1f} | {r.std:.1f} | {r.count} |")
+    grid.set(xscale="log", ylim=(0, 100))
+    grid.set_axis_labels("distinct nodes per level (tree.pool)", "% of nodes saved over no table")
+    grid.set_titles("{col_name}")
+    fig = grid.figure
+    fig.set_size_inches(width, width * 0.55)
+    table = s.groupby(["pool", "algorithm", "table"])["saved"].agg(["mean", "std", "count"])
+    lines = [
+        "| pool | algorithm | table | % saved: mean | SD | trees |",
+        "|---:|---|---|---:|---:|---:|",
+    ]
+    for (pool, alg, tab), r in table.iterrows():
+        lines.append(
+            f"| {pool} | {alg} | {tab} | {r['mean']:.1f} | {r['std']:.1f} | {int(r['count'])} |"
+        )
     return fig, "\n".join(lines) + "\n"
+
+
+def game_table(df: pd.DataFrame) -> str:
+    """Iterative deepening to a fixed depth (one table across the iterations): per algorithm
+    and table, the searches, the mean nodes and CPU seconds per search, and what the table's use
+    at chance nodes saves over Star2 with the same table alone (nodes and CPU time, paired per
+    position), beside Veness and Blair's figures."""
+    from starbench.analysis.published import text
+
+    d = _finished(df)
+    if "game" not in d.columns or d["game"].isna().all():
+        raise PlotError("no game rows")
+    d["cpu_seconds"] = d["cpu_seconds"].astype(float)
+    lines = [
+        "| game | depth | algorithm | table | searches | nodes: mean ± SE | CPU s: mean ± SE | "
+        "% nodes saved over the same table alone | % CPU time saved over it |",
+        "|---|---:|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for (game, depth), at in d.groupby(["game", "depth"], sort=True):
+        for alg in ALGORITHMS:
+            for v in VARIANTS:
+                g = at[(at["algorithm"] == alg) & (at["variant"] == v)]
+                if not len(g):
+                    continue
+                saved = time = "-"
+                if v != _base(v):
+                    s = saving(at, v, _base(v), ["algorithm"])
+                    s = s[s["algorithm"] == alg]
+                    saved, time = mean_se(s["saved"]), mean_se(s["time_saved"])
+                lines.append(
+                    f"| {game} | {int(depth)} | {alg} | {v} | {len(g)} | "
+                    f"{mean_se(g['nodes'], 0)} | {mean_se(g['cpu_seconds'], 3)} | {saved} | "
+                    f"{time} |"
+                )
+    lines.append(
+        f"| Veness and Blair (a dice game, {text(VB, 'positions')} positions) | "
+        f"{text(VB, 'depth')} | star2 | table at chance nodes | | | | "
+        f"{text(VB, 'star2.chance_saving')} | {text(VB, 'star2.time_saving')} |"
+    )
+    return "\n".join(lines) + "\n"
 
 
 def deepening_table(df: pd.DataFrame) -> str:
@@ -167,6 +298,7 @@ def deepening_table(df: pd.DataFrame) -> str:
     d = df[df["status"].isin(["ok", "unverified", "budget_exceeded"])].copy()
     d["tt"] = d["tt"].fillna(0).astype(int)
     d["tt_chance"] = d["tt_chance"].fillna(False).astype(bool)
+    d["table"] = _deepening_tables(d)
     # every depth up to one past the deepest any search completed
     top = min(int(d["depth"].max()), int(d["depth_completed"].max()) + 1)
     reach = list(range(1, top + 1))
@@ -175,8 +307,8 @@ def deepening_table(df: pd.DataFrame) -> str:
         f"| game | algorithm | table | searches | depth completed: mean ± SE | {head} |",
         "|---|---|---|---:|---:|" + "---:|" * len(reach),
     ]
-    for (game, alg, tt, chance), g in d.groupby(
-        ["game", "algorithm", "tt", "tt_chance"], sort=True
+    for (game, alg, _tt, _chance, table), g in d.groupby(
+        ["game", "algorithm", "tt", "tt_chance", "table"], sort=True
     ):
         dc = g["depth_completed"].astype(float)
         spent: dict[int, list[int]] = {x: [] for x in reach}
@@ -192,7 +324,6 @@ def deepening_table(df: pd.DataFrame) -> str:
             cells.append(
                 f"{share:.0f} % ({float(np.median(spent[x])):,.0f})" if spent[x] else "0 %"
             )
-        table = "none" if tt == 0 else f"2^{tt}" + (" + tt_chance" if chance else "")
         lines.append(
             f"| {game} | {alg} | {table} | {len(g)} | {mean_se(dc, 2)} | {' | '.join(cells)} |"
         )
@@ -210,10 +341,7 @@ def deepening_figure(df: pd.DataFrame, width: float):
     d = df[df["status"].isin(["ok", "unverified", "budget_exceeded"])].copy()
     d["tt"] = d["tt"].fillna(0).astype(int)
     d["tt_chance"] = d["tt_chance"].fillna(False).astype(bool)
-    d["table"] = [
-        "none" if t == 0 else f"2^{t}" + (" + tt_chance" if c else "")
-        for t, c in zip(d["tt"], d["tt_chance"], strict=True)
-    ]
+    d["table"] = _deepening_tables(d)
     d["depth_completed"] = d["depth_completed"].astype(float)
     fig, ax = plt.subplots(figsize=(width, width * 0.62))
     sns.barplot(
@@ -237,3 +365,16 @@ def deepening_figure(df: pd.DataFrame, width: float):
     for (alg, table), r in g.iterrows():
         lines.append(f"| {alg} | {table} | {r['mean']:.2f} | {r['std']:.2f} | {int(r['count'])} |")
     return fig, "\n".join(lines) + "\n"
+
+
+def _deepening_tables(d: pd.DataFrame) -> list[str]:
+    """``none``, ``2^20``, ``2^20 + tt_chance``, ...: a row's table as the deepening tables
+    name it (its size, and what it adds)."""
+    out = []
+    for v, t in zip(variants(d), d["tt"], strict=True):
+        if t == 0:
+            out.append("none")
+            continue
+        where = " (decision nodes)" if _base(v) == DECISION else ""
+        out.append(f"2^{t}{where}{v.removeprefix(_base(v))}")
+    return out

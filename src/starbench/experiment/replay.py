@@ -1,0 +1,122 @@
+"""Replay a sample of a stored table's rows at the current code.
+
+A committed study keeps its tables from the commit it was computed at (its rows' ``git_commit``);
+the code moves on.  ``replay`` recomputes the cheapest few instances of each cell (by the nodes
+their rows recorded), every row of them, each on the engine its row records and with its budget,
+and returns every difference in the value, the best move, the run status or a counter.  A change
+that alters committed results is then seen at once (``tests/test_provenance.py`` replays every
+committed study), and a study is regenerated only when its own code changed.  Rows of a time
+budget are not deterministic and are not replayed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starbench.experiment.storage import CELL, TABLE, read_json
+from starbench.search import STAT_FIELDS
+
+#: What must be the same (besides the value, compared within the float tolerance of the row's
+#: bounds, exactly in exact mode).
+SAME = ("best_move", "run_status", "depth_completed", *STAT_FIELDS)
+
+
+@dataclass(frozen=True)
+class Difference:
+    folder: str
+    instance: int
+    label: str
+    field: str
+    stored: Any
+    now: Any
+
+    def __str__(self) -> str:
+        return (
+            f"{self.folder}: instance {self.instance} {self.label}: {self.field} stored "
+            f"{self.stored!r}, now {self.now!r}"
+        )
+
+
+def _settings(cell: dict[str, Any], row: dict[str, Any]) -> Any:
+    from starbench.experiment.settings import RunSettings, algorithm_spec
+    from starbench.games.spec import GameSpec
+    from starbench.search.registry import KEY_PARAMS, key_values
+    from starbench.trees.regular import RegularTreeSpec
+
+    ident = cell["identity"]
+    if "game" in ident:
+        tree: Any = GameSpec(**ident["game"])
+    else:
+        tree = RegularTreeSpec(**ident["tree"]).normalised()
+    params = {p: v for p, v in zip(KEY_PARAMS, key_values(row), strict=True) if v is not None}
+    spec = algorithm_spec(str(row["algorithm"]), params)
+    budget = row.get("node_budget")
+    return RunSettings(
+        tree=tree,
+        algorithms=(spec,),
+        seed=int(ident["seed"]),
+        exact=bool(ident["exact"]),
+        engine=str(row.get("engine") or "python"),
+        node_budget=None if budget is None or budget != budget else int(budget),
+        expectimax_limit=2**62,
+        size_limit=2**62,
+        progress=False,
+    ), spec
+
+
+def _plain(v: Any) -> Any:
+    if v is None or (isinstance(v, float) and math.isnan(v)) or str(v) == "<NA>":
+        return None
+    return v.item() if hasattr(v, "item") else v
+
+
+def replay(folder: Path, instances: int = 1) -> tuple[int, list[Difference]]:
+    """Recompute the ``instances`` cheapest instances of the cell in ``folder``; returns (rows
+    replayed, differences)."""
+    import pandas as pd
+
+    from starbench.experiment.compute import compute_instance
+    from starbench.experiment.rows import label
+    from starbench.search.arith import agree
+
+    folder = Path(folder)
+    cell = read_json(folder / CELL)
+    if cell is None:
+        raise FileNotFoundError(f"{folder / CELL}: no cell summary")
+    df = pd.read_parquet(folder / TABLE)
+    if "time_budget" in df.columns:
+        df = df[df["time_budget"].isna()]
+    if not len(df):
+        return 0, []
+    cost = df.groupby("instance")["nodes"].sum().sort_values(kind="stable")
+    out: list[Difference] = []
+    done = 0
+    for instance in cost.index[:instances]:
+        for rec in df[df["instance"] == instance].to_dict("records"):
+            row = {k: _plain(v) for k, v in rec.items()}
+            settings, spec = _settings(cell, row)
+            now = compute_instance(settings, int(instance), (spec,))[0]
+            stored_status = {"budget_exceeded": "budget_exceeded", "error": "error"}.get(
+                row["status"], "done"
+            )
+            stored = {**row, "run_status": stored_status}
+            name = label(row)
+            done += 1
+            if (stored["value"] is None) != (now["value"] is None) or (
+                now["value"] is not None
+                and not agree(now["value"], stored["value"], row["L"], row["U"], False)
+            ):
+                out.append(
+                    Difference(
+                        str(folder), int(instance), name, "value", row["value"], now["value"]
+                    )
+                )
+            for f in SAME:
+                if f in stored and _plain(stored.get(f)) != _plain(now.get(f)):
+                    out.append(
+                        Difference(str(folder), int(instance), name, f, stored.get(f), now.get(f))
+                    )
+    return done, out
