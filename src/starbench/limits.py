@@ -16,10 +16,9 @@ machine's memory or never finish, and each one can be raised where it is set.
 * ``starbench export`` (10^6 nodes; ``--max-nodes``).
 
 Depths: JSON files are read by Python's ``json`` module, which refuses nesting deeper than about a
-thousand brackets: about 490 levels of MAX/MIN nodes, or 330 of chance nodes (one clear error
-says so).  The Python engine searches recursively: Star2 and Star2.5 reach about 300 levels,
-expectimax and Star1 about 600; deeper, a search ends with one clear error (a row with status
-``error`` in ``starbench run``).  The compiled engine has no depth limit of its own.
+thousand brackets (one clear error says so).  The Python engine searches recursively; deeper than
+its stack allows, a search ends with one clear error (a row with status ``error`` in
+``starbench run``).  The compiled engine has no depth limit of its own.
 """
 
 from __future__ import annotations

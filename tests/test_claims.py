@@ -1,0 +1,79 @@
+"""Every number in a README's prose is checked (``starbench.analysis.claims``): each is in a
+quote of the README's claims file that recomputes it from the committed tables, reads it from
+``experiments/published.csv`` or says why it is not a result; an unlisted number fails."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from starbench.analysis import claims, published
+
+ROOT = Path(__file__).resolve().parents[1]
+READMES = [ROOT / "README.md", *sorted((ROOT / "experiments").glob("*/README.md"))]
+
+
+def _claims(readme: Path) -> tuple[Path, str | None]:
+    if readme.parent == ROOT:
+        return ROOT / "experiments" / "claims.yaml", None
+    return readme.parent / "claims.yaml", readme.parent.name
+
+
+@pytest.mark.parametrize("readme", READMES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_number_in_the_prose_is_checked(readme):
+    path, study = _claims(readme)
+    report = claims.check(readme, path, study)
+    assert report.ok, f"{readme.relative_to(ROOT)}:\n{report}"
+
+
+@pytest.mark.parametrize("readme", READMES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_changing_any_quoted_number_is_seen(readme):
+    """Change each number of the prose in turn (its last digit): the number is then either
+    unlisted or part of a quote that no longer matches."""
+    path, _study = _claims(readme)
+    text = claims.prose(readme.read_text(encoding="utf-8"))
+    entries = claims.load_entries(path) if path.exists() else []
+    quotes = [e.plain for e in entries]
+    spans = claims.numbers(text)
+    assert spans or not entries
+    for a, b in spans:
+        digit = text[b - 1]
+        changed = text[: b - 1] + ("3" if digit != "3" else "4") + text[b:]
+        still = [q for q in quotes if q in changed]
+        lost = [q for q in quotes if q in text and q not in changed]
+        assert lost or not any(
+            x <= a and b <= x + len(q)
+            for q in still
+            for x in (m.start() for m in re.finditer(re.escape(q), changed))
+        ), (readme.name, text[max(0, a - 40) : b + 20])
+
+
+def test_every_published_figure_has_its_source():
+    rows = published.table()
+    assert rows and all(source for _value, source in rows.values())
+    for (study, _q), (value, _s) in rows.items():
+        assert (ROOT / "experiments" / study).is_dir(), study
+        float(value)
+
+
+def test_the_mechanism_catches_a_wrong_and_an_unlisted_number(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        "Star1 examines 80.6 % of the leaves at N = 10.\n\n"
+        "<!-- BEGIN x.md -->\n| 12.5 |\n<!-- END x.md -->\n\n"
+        "Run `starbench run trees=100` and see [the figure](figures/f-2.png); 7 more.\n"
+    )
+    (tmp_path / "claims.yaml").write_text(
+        "claims:\n"
+        "  - quote: 'examines {80.6} % of the leaves'\n"
+        "    expr: \"'80.7'\"\n"
+        "facts:\n"
+        "  setting:\n"
+        "    - 'at N = 10'\n"
+    )
+    r = claims.check(readme, tmp_path / "claims.yaml", None)
+    assert r.wrong and "80.6" in r.wrong[0] and "80.7" in r.wrong[0]
+    assert [u.split("'")[1] for u in r.unlisted] == ["7"]  # the table, the code, the link skipped
+    assert not r.missing
