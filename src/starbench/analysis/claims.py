@@ -4,9 +4,9 @@ A README's *prose* is its text outside generated blocks (``<!-- BEGIN path -->``
 ``<!-- END path -->``, written by ``scripts/make_figures.py`` from the committed tables and
 checked by their own tests) and outside code blocks; a *number* is any figure in it (``27.4``,
 ``9,331``, ``1e-9``, the ``4`` of ``N = 4``), except inside inline code (a command or a key's
-value), link targets and the names ``0-ply``, ``2-ply`` (gnubg's and Ballard's terms).  Every number must be covered by an entry of the README's claims file,
-``experiments/<study>/claims.yaml`` for a study's README and ``experiments/claims.yaml`` for the
-top-level one.  An entry is a ``quote``, a verbatim piece of the prose (whitespace is not
+value), link targets and the names ``0-ply``, ``2-ply`` (gnubg's and Ballard's terms).  Every
+number must be covered by an entry of the README's claims file, ``experiments/<study>/claims.yaml``
+for a study's README and ``experiments/claims.yaml`` for the top-level one.  An entry is a ``quote``, a verbatim piece of the prose (whitespace is not
 significant) with each checked number in braces, and one of
 
 * ``expr``: a Python expression over the committed tables (the helpers below, and the functions
