@@ -1,13 +1,14 @@
 """Every number a README's prose quotes is checked: generated, recomputed, published or a fact.
 
-A README's *prose* is its text outside generated blocks (``<!-- BEGIN path -->`` ...
-``<!-- END path -->``, written by ``scripts/make_figures.py`` from the committed tables and
-checked by their own tests) and outside code blocks; a *number* is any figure in it (``27.4``,
-``9,331``, ``1e-9``, the ``4`` of ``N = 4``), except inside inline code (a command or a key's
-value), link targets and the names ``0-ply``, ``2-ply`` (gnubg's and Ballard's terms).  Every
-number must be covered by an entry of the README's claims file, ``experiments/<study>/claims.yaml``
-for a study's README and ``experiments/claims.yaml`` for the top-level one.  An entry is a ``quote``, a verbatim piece of the prose (whitespace is not
-significant) with each checked number in braces, and one of
+A README's *prose* is its text outside generated blocks (``<!-- BEGIN path -->`` ... ``<!-- END
+path -->``, written by ``scripts/make_figures.py`` from the committed tables and checked by
+their own tests) and outside code blocks; a *number* is any figure in it (``27.4``, ``9,331``,
+``1e-9``, the ``4`` of ``N = 4``), except inside inline code (a command or a key's value), link
+targets and the names ``0-ply``, ``2-ply`` (gnubg's and Ballard's terms). Every number must be
+covered by an entry of the README's claims file, ``experiments/<study>/claims.yaml`` for a
+study's README and ``experiments/claims.yaml`` for the top-level one. An entry is a ``quote``, a
+verbatim piece of the prose (whitespace is not significant) with each checked number in braces,
+and one of
 
 * ``expr``: a Python expression over the committed tables (the helpers below, and the functions
   the file's ``setup`` block defines) that gives the braced numbers as text, in order (one
@@ -76,11 +77,7 @@ def exempt(text: str) -> list[tuple[int, int]]:
 def numbers(text: str) -> list[tuple[int, int]]:
     """Spans of the numbers of ``prose(...)`` that must be covered."""
     skip = exempt(text)
-    return [
-        m.span()
-        for m in NUMBER.finditer(text)
-        if not any(a <= m.start() < b for a, b in skip)
-    ]
+    return [m.span() for m in NUMBER.finditer(text) if not any(a <= m.start() < b for a, b in skip)]
 
 
 def normal(quote: str) -> str:
