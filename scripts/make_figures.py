@@ -61,9 +61,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=str(ROOT / "results"))
     ap.add_argument("--experiments", default=str(ROOT / "experiments"))
+    ap.add_argument(
+        "--only", nargs="+", metavar="STUDY", help="remake these studies' figures and tables only"
+    )
     args = ap.parse_args(argv)
     results, experiments = Path(args.results), Path(args.experiments)
     studies = sorted(p for p in results.iterdir() if p.is_dir() and any(p.rglob("table.parquet")))
+    if args.only:
+        unknown = set(args.only) - {s.name for s in studies}
+        if unknown:
+            print(f"--only: no study {', '.join(sorted(unknown))} under {results}", file=sys.stderr)
+            return 2
+        studies = [s for s in studies if s.name in args.only]
     if not studies:
         print(f"no study tables under {results}", file=sys.stderr)
         return 2

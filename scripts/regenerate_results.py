@@ -156,7 +156,7 @@ def swap_in(study: str) -> None:
     runtime = staged.with_name(f"{study}.runtime.md")
     atomic_write_text(ROOT / "experiments" / study / "runtime.md", runtime.read_text())
     runtime.unlink()
-    for journal in [*staged.rglob("rows.jsonl"), *staged.rglob("run.log")]:
+    for journal in [*staged.rglob("rows.jsonl"), *staged.rglob("run.log"), *staged.rglob(".lock")]:
         journal.unlink()
     if folder.exists():
         aside = folder.with_name(f"{study}.old-{time.strftime('%Y%m%d-%H%M%S')}")

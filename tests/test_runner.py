@@ -502,8 +502,10 @@ def test_slurm_launcher_config_composes():
             return_hydra_config=True,
         )
     assert cfg.hydra.launcher.cpus_per_task == 4 and cfg.hydra.launcher.account == "proj"
-    cache = os.environ.get("NUMBA_CACHE_DIR", cfg.hydra.sweep.dir + "/.numba-cache")
+    home = os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~") + "/.cache")
+    cache = os.environ.get("NUMBA_CACHE_DIR", home + "/starbench/numba")
     assert cfg.hydra.launcher.setup == [f'export NUMBA_CACHE_DIR="{cache}"']
+    assert cfg.hydra.sweep.dir not in cache  # never in a results folder (numba's cache: pickles)
 
 
 def test_the_kernel_cache_in_a_shared_folder_is_written_once_then_loaded(tmp_path):

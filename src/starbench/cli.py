@@ -44,8 +44,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         from starbench.run import import_plugin
 
         import_plugin(module, "--plugin")
-    load_entry_points()
     if args.list:
+        load_entry_points()
         for info in ALGORITHMS.values():
             print(info.describe())
         return 0
@@ -326,7 +326,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as e:
         return fail(str(e))
     except RecursionError:
-        return fail("the tree is too deep for the Python engine's recursion limit")
+        return fail(
+            "the tree is too deep for the Python engine's recursion limit; the compiled engine "
+            "has no depth limit: add --engine compiled (float mode)"
+        )
     except OSError as e:  # an output that cannot be written (checked paths can still fail)
         where = f"{e.filename}: " if e.filename else ""
         return fail(f"{where}cannot write ({e.strerror or e})")

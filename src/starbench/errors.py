@@ -30,6 +30,11 @@ class EvaluationError(InputError):
     """An evaluation outside [L, U] or NaN met during a search (names the node)."""
 
 
+class WriteFailed(StarbenchError):
+    """A file could not be written while a cell ran (a full disk, a lost mount, a permission):
+    the message names the file; the rows journaled before it are kept (exit status 1)."""
+
+
 class BudgetExceeded(StarbenchError):
     """A search stopped because it reached its node or time budget."""
 

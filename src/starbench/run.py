@@ -21,7 +21,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from starbench.errors import ConfigError, InputError
+from starbench.errors import ConfigError, InputError, WriteFailed
 
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 #: The sweeper that launches the union of an experiment's ``sweeps`` as one batch
@@ -73,11 +73,10 @@ def import_plugin(module: str, key: str = "plugins") -> None:
 
 
 def load_plugins(cfg: Any) -> None:
-    from starbench.search.registry import load_entry_points
-
+    """Import the modules ``plugins`` names; installed entry points are loaded only when an
+    algorithm that is not built in is asked for (``registry.get_algorithm``)."""
     for module in cfg.get("plugins") or []:
         import_plugin(module)
-    load_entry_points()
 
 
 def settings_of(cfg: Any):
@@ -114,9 +113,15 @@ def _task(cfg: Any) -> int:
     try:
         settings = settings_of(cfg)
         return run_cell(settings, folder, overrides=list(hc.overrides.task)).exit_code
-    except InputError as e:
+    except WriteFailed as e:  # the disk, not the input: exit 1, the cell marked interrupted
         sys.stderr.write(f"starbench: error: {e}\n")
-        _mark_failed(folder, str(e))
+        return 1
+    except InputError as e:
+        from starbench.experiment.cellfolder import FolderBusy
+
+        sys.stderr.write(f"starbench: error: {e}\n")
+        if not isinstance(e, FolderBusy):  # a busy folder is the other run's to mark
+            _mark_failed(folder, str(e))
         return 2
 
 
@@ -502,7 +507,9 @@ def _exit_status(cells: list[Cell]) -> int:
     code = 0
     for _overrides, _settings, folder in cells:
         cell = read_json(folder / CELL) or {}
-        status = cell.get("status")
+        from starbench.experiment.runner import cell_status
+
+        status = cell_status(cell)
         if status == "failed":
             return 2 if len(cells) == 1 else 1
         if status != "complete" or (cell.get("counts") or {}).get("error"):

@@ -40,12 +40,14 @@ def load_results(path: Path) -> pd.DataFrame:
         raise PlotError(f"{path}: no such file or folder")
     if not files:
         raise PlotError(f"{path}: no result tables (table.parquet) below this folder")
+    from starbench.experiment import tablefile
+
     frames = []
     for f in files:
         try:
-            frames.append(pd.read_parquet(f))
-        except Exception as e:  # noqa: BLE001 - any unreadable table is bad input here
-            raise PlotError(f"{f}: cannot read the table ({e})") from None
+            frames.append(tablefile.read(f))
+        except tablefile.CorruptTable as e:  # a damaged table is refused, never plotted
+            raise PlotError(str(e)) from None
     df = pd.concat(frames, ignore_index=True)
     for col in ("algorithm", "status", "instance"):
         if col not in df.columns:

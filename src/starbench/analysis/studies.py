@@ -242,6 +242,40 @@ def hypotheses_table(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def hypotheses_deeper_table(df: pd.DataFrame) -> str:
+    """Per hypothesis and Star2 counting convention: Star2 at N = 10, random (or static) order,
+    at every level count, beside Ballard's deeper-tree figures."""
+    m = percent_leaves(_prepare(df))
+    m = m[m["label"].isin(list(STAR2_COUNTINGS)) & (m["branching"] == 10)].copy()
+    if not len(m):
+        raise PlotError("no Star2 rows at N = 10")
+    m["hypothesis"] = _hypothesis(m)
+    m = m[m["order"] != "optimal"]
+    s = summarise(m, ["hypothesis", "levels", "label"])
+    levels = sorted(int(x) for x in s["levels"].unique())
+    pub = ballard_deeper()
+    lines = [
+        "| hypothesis | Star2 counting | "
+        + " | ".join(f"{lv} levels (published {pub[lv][1]})" for lv in levels if lv in pub)
+        + " |",
+        "|---|---|" + "---:|" * len([lv for lv in levels if lv in pub]),
+    ]
+    for h, what, _ in HYPOTHESES:
+        for label, (counting, _) in STAR2_COUNTINGS.items():
+            cells = []
+            for lv in levels:
+                if lv not in pub:
+                    continue
+                r = s[(s["hypothesis"] == h) & (s["levels"] == lv) & (s["label"] == label)]
+                cells.append(
+                    "-" if not len(r) else f"{r.iloc[0]['mean']:.1f} ± {r.iloc[0]['se']:.2f}"
+                )
+            if all(c == "-" for c in cells):
+                continue
+            lines.append(f"| {h} ({what}) | {counting} | {' | '.join(cells)} |")
+    return "\n".join(lines) + "\n"
+
+
 def probing_table(df: pd.DataFrame) -> str:
     """Star2.5 by probing factor, N = 20, 3 levels: published vs ours."""
     m = _random_order_3_levels(df)
@@ -343,7 +377,10 @@ STUDY_TABLES = {
         ("deeper-vs-ours.md", deeper_table),
     ],
     "ballard1983-uniform": [("published-vs-ours.md", ballard_table)],
-    "ballard1983-hypotheses": [("hypotheses.md", hypotheses_table)],
+    "ballard1983-hypotheses": [
+        ("hypotheses.md", hypotheses_table),
+        ("deeper.md", hypotheses_deeper_table),
+    ],
     "ballard1983-probing": [("published-vs-ours.md", probing_table)],
     "hauk2004": [("depth-under-budget.md", budget_table)],
     "heyden2009": [("best-k.md", best_k_table)],

@@ -49,8 +49,11 @@ def _flag(d: pd.DataFrame, name: str) -> pd.Series:
 def variants(d: pd.DataFrame) -> pd.Series:
     """The table each row searched with (``VARIANTS``)."""
     tt = d["tt"].fillna(0).astype(int)
-    nodes = d["tt_nodes"] if "tt_nodes" in d.columns else pd.Series(None, index=d.index)
-    base = np.where(tt == 0, NO_TABLE, np.where(nodes.fillna("all") == "decision", DECISION, TABLE))
+    nodes = (
+        d["tt_nodes"].astype(object) if "tt_nodes" in d.columns else pd.Series("all", index=d.index)
+    )
+    decision = (nodes == "decision").fillna(False).to_numpy(bool)
+    base = np.where(tt == 0, NO_TABLE, np.where(decision, DECISION, TABLE))
     out = pd.Series(base, index=d.index, dtype=object)
     out = out.where(~_flag(d, "tt_chance"), out + " + tt_chance")
     return out.where(~_flag(d, "tt_probe"), out + " + tt_probe")

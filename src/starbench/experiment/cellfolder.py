@@ -8,11 +8,15 @@ The rules (one place):
   another cell is refused, before anything runs, with one line naming the folder (exit 2):
   ``cell.json`` is only a summary, so deleting or truncating it changes nothing;
 * rows made at another git commit are refused unless ``resume=force``;
-* a ``table.parquet`` that cannot be read, in a folder without a journal, is moved aside to
+* a ``table.parquet`` that cannot be read or fails its checksum (``tablefile.read``: the SHA-256
+  ``cell.json`` records, and every page's CRC), in a folder without a journal, is moved aside to
   ``table.parquet.corrupt`` (one line says so) and the cell is computed again: nothing else is
-  lost.  With a journal the table is simply written again from it;
-* an output folder that cannot be created (a file in the way, no permission) is refused before
-  anything runs.
+  lost, and nothing of the damaged table is used.  With a journal the table is simply written
+  again from it;
+* an output folder that cannot be created (a file in the way, no permission, a link to nothing)
+  is refused before anything runs;
+* one process computes a cell at a time: the runner holds the folder's lock (``storage.CellLock``)
+  while it runs, and a second run into the same folder is refused with one line.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from starbench.errors import ConfigError
+from starbench.experiment import tablefile
 from starbench.experiment.metadata import metadata
 from starbench.experiment.rows import META, Row
 from starbench.experiment.settings import (
@@ -33,7 +38,16 @@ from starbench.experiment.settings import (
     cell_identity,
     normalised_identity,
 )
-from starbench.experiment.storage import CELL, JOURNAL, TABLE, Journal, read_json
+from starbench.experiment.storage import (
+    CELL,
+    JOURNAL,
+    LOCK,
+    TABLE,
+    CellBusy,
+    CellLock,
+    Journal,
+    read_json,
+)
 from starbench.trees.regular import RegularTreeSpec
 
 CORRUPT = ".corrupt"
@@ -49,6 +63,11 @@ def check_writable(folder: Path, key: str = "hydra.run.dir") -> None:
     hint = FRESH if key.startswith("hydra.") else f"choose another path for {key}"
     probe = folder
     while not probe.exists() and probe.parent != probe:
+        if probe.is_symlink():  # a link to nothing: mkdir would fail on it
+            raise ConfigError(
+                f"{key}: {folder}: {probe} is a symbolic link to {os.readlink(probe)}, which "
+                f"does not exist; {hint}"
+            )
         probe = probe.parent
     if probe.exists() and not probe.is_dir():
         where = "is" if probe == folder else f"lies below {probe}, which is"
@@ -61,27 +80,45 @@ def check_writable(folder: Path, key: str = "hydra.run.dir") -> None:
         ) from None
 
 
-def _table_identity(path: Path) -> tuple[set[str], set[str]] | None:
-    """(cell digests, git commits) of a stored table's rows, or None when it cannot be read."""
-    import pandas as pd
-    import pyarrow.parquet as pq
+def check_unlocked(folder: Path, key: str = "hydra.run.dir") -> None:
+    """Refuse a cell folder another starbench run is writing (its lock is held)."""
+    if not (Path(folder) / LOCK).exists():
+        return
+    try:
+        CellLock(folder).acquire().release()
+    except CellBusy as e:
+        raise busy(folder, key, str(e)) from None
 
+
+class FolderBusy(ConfigError):
+    """A cell folder another run is computing (never marked failed: it is that run's)."""
+
+
+def busy(folder: Path, key: str, holder: str) -> ConfigError:
+    return FolderBusy(
+        f"{key}: {folder} is being computed by another starbench run ({holder}); wait for it "
+        f"to finish, or {FRESH}"
+    )
+
+
+def _table_identity(path: Path) -> tuple[set[str], set[str]] | None:
+    """(cell digests, git commits) of a stored table's rows, or None when it cannot be read or
+    fails its checksum (``tablefile.read``)."""
     names = [f.name for f in fields(RegularTreeSpec)]
     try:
-        schema = pq.read_schema(path).names
-        if "game" in schema:  # a game cell: no generator parameters to recompute it from
-            df = pd.read_parquet(path, columns=["game", "cell", "git_commit"])
-            if df["game"].notna().any():
-                games = df[df["game"].notna()]
-                return set(games["cell"].astype(str)), {
-                    str(c) for c in df["git_commit"].dropna().unique()
-                }
-        text = ["skew_text"] if "skew_text" in schema else []
-        df = pd.read_parquet(path, columns=[*names, *text, "seed", "exact", "generator_version"])
+        whole = tablefile.read(path)
+        if "game" in whole.columns and whole["game"].notna().any():
+            # a game cell: no generator parameters to recompute it from
+            games = whole[whole["game"].notna()]
+            return set(games["cell"].astype(str)), {
+                str(c) for c in whole["git_commit"].dropna().unique()
+            }
+        text = ["skew_text"] if "skew_text" in whole.columns else []
+        df = whole[[*names, *text, "seed", "exact", "generator_version"]].copy()
         if text:  # skew is stored as a number, its exact text beside it
             df["skew"] = df.pop("skew_text")
-        commits = pd.read_parquet(path, columns=["git_commit"])["git_commit"]
-    except Exception:  # noqa: BLE001 - any unreadable table is handled by the caller
+        commits = whole["git_commit"]
+    except Exception:  # noqa: BLE001 - any unreadable or corrupt table is handled by the caller
         return None
     cells = set()
     for rec in df.drop_duplicates().to_dict("records"):
@@ -103,13 +140,18 @@ def _refuse_other_cell(folder: Path, where: str) -> ConfigError:
     )
 
 
-def check_folder(settings: RunSettings, folder: Path, key: str = "hydra.run.dir") -> None:
-    """Refuse (before anything runs) a folder holding another cell, or rows from another
-    commit unless forced.  A corrupt table is not refused here: the run recovers it."""
+def check_folder(
+    settings: RunSettings, folder: Path, key: str = "hydra.run.dir", *, locked: bool = False
+) -> None:
+    """Refuse (before anything runs) a folder holding another cell, rows from another commit
+    unless forced, or one another run is computing (``locked``: this process holds its lock).
+    A corrupt table is not refused here: the run recovers it."""
     folder = Path(folder)
     check_writable(folder, key)
     if not folder.is_dir():
         return
+    if not locked:
+        check_unlocked(folder, key)
     cell = settings.cell
     journal = Journal(folder)
     commits: set[str] = set()
@@ -163,7 +205,7 @@ def load(
     if journal.path.exists() and journal.path.stat().st_size:
         contents = journal.read(Row.of)
         if contents.legacy or (contents.cells and contents.cells != {cell}):
-            check_folder(settings, folder)  # raises with the right message
+            check_folder(settings, folder, locked=True)  # raises with the right message
             raise _refuse_other_cell(folder, JOURNAL)
         return contents.runs, contents.rows
     table = folder / TABLE
@@ -174,8 +216,9 @@ def load(
         aside = table.with_name(TABLE + CORRUPT)
         os.replace(table, aside)
         warn(
-            f"starbench: {table}: the table cannot be read and there is no journal to rebuild "
-            f"it from; moved it to {aside.name} and computing the cell again"
+            f"starbench: {table}: the table cannot be read or fails its checksum, and there is "
+            f"no journal to rebuild it from; moved it to {aside.name} and computing the cell "
+            f"again"
         )
         return {}, []
     if got[0] - {cell}:
@@ -196,7 +239,7 @@ def rows_of_table(path: Path, settings: RunSettings) -> tuple[dict[int, dict[str
 
     from starbench.experiment.rows import FIELDS
 
-    pf = pq.ParquetFile(path)
+    pf = pq.ParquetFile(path, page_checksum_verification=True)
     have = set(pf.schema_arrow.names)
     shared = [c for c in (*META, "node_budget", "time_budget") if c in have]
     present = [c for c in FIELDS if c in have]

@@ -1,7 +1,9 @@
 """``starbench collect DIR``: one tidy table from every cell below DIR, and what is missing.
 
-Cells are the folders holding a ``cell.json``.  A table that cannot be read is reported
-(``unreadable``) with the command that rebuilds it, and the other cells are still collected.
+Cells are the folders holding a ``cell.json``.  A table that cannot be read or fails its
+checksum is reported (``corrupt``, one line saying why) with the command that rebuilds it, and
+the other cells are still collected.  ``collected.parquet`` gets its own checksum in
+``collected.json``.
 A sweep folder also holds ``sweep.json`` (written
 by ``starbench run`` before launching), the list of the cells it asked for and each one's request
 (``coverage.Request``), so cells that never started are reported as missing.  Every cell's table
@@ -14,13 +16,23 @@ continues the cell).
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from starbench.experiment import tablefile
 from starbench.experiment.coverage import Coverage, Request, check, held_of_table
-from starbench.experiment.storage import CELL, TABLE, atomic_write, read_json
+from starbench.experiment.runner import cell_status
+from starbench.experiment.storage import (
+    CELL,
+    TABLE,
+    atomic_write,
+    atomic_write_text,
+    file_digest,
+    read_json,
+)
 
 COLLECTED = "collected.parquet"
 
@@ -75,9 +87,9 @@ def collect(root: Path, csv: bool = False) -> Collected:
 
     def read(table: Path) -> Any:
         try:
-            df = pd.read_parquet(table)
-        except Exception:  # noqa: BLE001 - any unreadable table is reported, not fatal
-            problems.append(("unreadable", str(table), rerun_command(overrides, folder)))
+            df = tablefile.read(table)
+        except tablefile.CorruptTable as e:  # reported with its reason, not collected
+            problems.append(("corrupt", str(e), rerun_command(overrides, folder)))
             return None
         frames.append(df)
         return df
@@ -86,7 +98,7 @@ def collect(root: Path, csv: bool = False) -> Collected:
         cell = read_json(folder / CELL) or {}
         asked = expected.get(folder.resolve())
         overrides = (asked or {}).get("overrides") or cell.get("overrides") or []
-        status = cell.get("status")
+        status = cell_status(cell)
         table = folder / TABLE
         counts = cell.get("counts") or {}
         df = None
@@ -97,7 +109,7 @@ def collect(root: Path, csv: bool = False) -> Collected:
             elif df is not None and counts.get("error"):
                 problems.append(("failed", str(folder), rerun_command(overrides, folder)))
         else:
-            kind = "failed" if status == "failed" else "incomplete"
+            kind = {"failed": "failed", "interrupted": "interrupted"}.get(status, "incomplete")
             problems.append((kind, str(folder), rerun_command(overrides, folder)))
         request = request_of(cell, asked)
         if df is not None and request is not None:
@@ -113,7 +125,14 @@ def collect(root: Path, csv: bool = False) -> Collected:
         return Collected(None, 0, len(cells), problems, coverage)
     df = pd.concat(frames, ignore_index=True)
     out = root / COLLECTED
-    atomic_write(out, lambda p: df.to_parquet(p, index=False))
+    atomic_write(out, lambda p: df.to_parquet(p, index=False, write_page_checksum=True))
+    tables = {COLLECTED: file_digest(out)}
     if csv:
         atomic_write(root / "collected.csv", lambda p: df.to_csv(p, index=False))
+        tables["collected.csv"] = file_digest(root / "collected.csv")
+    # the collected table's checksum, checked by every reader (``tablefile.read``)
+    atomic_write_text(
+        out.with_suffix(".json"),
+        json.dumps({"rows": len(df), "cells": len(cells), "tables": tables}),
+    )
     return Collected(out, len(df), len(cells), problems, coverage)

@@ -180,7 +180,8 @@ class Instance:
             return None, search.stats().as_dict(), f"budget_exceeded: {e}"
         except (StarbenchError, ArithmeticError, RecursionError) as e:
             stats = search.stats().as_dict() if search is not None else {}
-            return None, stats, f"error: {type(e).__name__}: {e}"
+            hint = "; engine=compiled has no depth limit" if isinstance(e, RecursionError) else ""
+            return None, stats, f"error: {type(e).__name__}: {e}{hint}"
 
     def bounds_and_levels(self) -> tuple[Any, Any, int | None, int | None]:
         t = self._compiled if self._compiled is not None else self.python

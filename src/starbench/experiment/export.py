@@ -13,7 +13,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from starbench.errors import InputError
+from starbench.errors import InputError, short
 from starbench.experiment.storage import TABLE
 from starbench.limits import EXPORT_MAX_NODES
 from starbench.trees.explicit import tree_to_json
@@ -25,16 +25,17 @@ DEFAULT_EXPORT_LIMIT = EXPORT_MAX_NODES
 def row_of(
     path: Path, instance: int | None, row: int | None, cell: str | None = None
 ) -> dict[str, Any]:
-    import pandas as pd
 
     path = Path(path)
     table = path / TABLE if path.is_dir() else path
     if not table.exists():
         raise InputError(f"{path}: no result table here (expected a cell folder or a .parquet)")
+    from starbench.experiment import tablefile
+
     try:
-        df = pd.read_parquet(table)
-    except Exception as e:  # noqa: BLE001 - any unreadable file is bad input here
-        raise InputError(f"{table}: cannot read the table ({e})") from None
+        df = tablefile.read(table)
+    except tablefile.CorruptTable as e:  # a damaged table is refused, never exported
+        raise InputError(str(e)) from None
     if row is not None:
         if not 0 <= row < len(df):
             raise InputError(f"--row: must be in [0, {len(df) - 1}], got {row}")
@@ -103,7 +104,8 @@ def export(
     tree = tree_of_row(r)
     if tree.spec.size > limit:
         raise InputError(
-            f"the tree has {tree.spec.size} nodes, over the export limit of {limit} (--max-nodes)"
+            f"the tree has {short(tree.spec.size)} nodes, over the export limit of {limit} "
+            f"(--max-nodes)"
         )
     from starbench.experiment.storage import atomic_write_text
 

@@ -76,8 +76,7 @@ def _plain(v: Any) -> Any:
 def replay(folder: Path, instances: int = 1) -> tuple[int, list[Difference]]:
     """Recompute the ``instances`` cheapest instances of the cell in ``folder``; returns (rows
     replayed, differences)."""
-    import pandas as pd
-
+    from starbench.experiment import tablefile
     from starbench.experiment.compute import compute_instance
     from starbench.experiment.rows import label
     from starbench.search.arith import agree
@@ -86,7 +85,7 @@ def replay(folder: Path, instances: int = 1) -> tuple[int, list[Difference]]:
     cell = read_json(folder / CELL)
     if cell is None:
         raise FileNotFoundError(f"{folder / CELL}: no cell summary")
-    df = pd.read_parquet(folder / TABLE)
+    df = tablefile.read(folder / TABLE)
     if "time_budget" in df.columns:
         df = df[df["time_budget"].isna()]
     if not len(df):

@@ -293,7 +293,7 @@ def table_dtypes() -> dict[str, str]:
             "float64",
         )
     )
-    dt.update(instance="int64", tree_seed="UInt64", levels="Int64", tree_size="Int64")
+    dt.update(instance="int64", tree_seed="UInt64", levels="Int64", tree_size="float64")
     dt.update(seed="uint64", exact="bool", generator_version="Int64", git_dirty="boolean")
     dt.update({p: kinds.get(hints[p], "object") for p in tree_params})
     dt.update(skew="float64", skew_text="str", pct_leaves="float64", probe_full_window="boolean")
@@ -330,7 +330,7 @@ def table_chunks(
                 "pool": tree.get("pool", 0),
                 "skew": float(Fraction(str(tree["skew"]))),  # a number; its exact text beside
                 "skew_text": str(tree["skew"]),
-                "tree_size": RegularTreeSpec(**tree).size,
+                "tree_size": RegularTreeSpec(**tree).size_float,
             }
             generator = ident["generator_version"]
         per_run[n] = {

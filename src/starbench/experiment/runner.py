@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from starbench.errors import ConfigError
+from starbench.errors import ConfigError, WriteFailed
 from starbench.experiment import cellfolder
 from starbench.experiment.compute import Progress, execute
 from starbench.experiment.coverage import Request, grow, label_of_key, requested, worst_se
@@ -34,7 +34,17 @@ from starbench.experiment.rows import (
     verify,
 )
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
-from starbench.experiment.storage import CELL, TABLE, TABLE_CSV, Journal, atomic_write
+from starbench.experiment.storage import (
+    CELL,
+    TABLE,
+    TABLE_CSV,
+    CellBusy,
+    CellLock,
+    Journal,
+    atomic_write,
+    file_digest,
+    read_json,
+)
 from starbench.experiment.storage import atomic_write_text as _atomic_write_text
 from starbench.experiment.tablefile import write_table
 from starbench.search.registry import key_values
@@ -84,9 +94,74 @@ def run_cell(
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ConfigError(f"hydra.run.dir: cannot create {folder} ({e.strerror})") from None
+    lock = CellLock(folder)
+    try:
+        lock.acquire()
+    except CellBusy as e:
+        raise cellfolder.busy(folder, "hydra.run.dir", str(e)) from None
+    try:
+        return _run_locked(settings, folder, overrides, out, warn)
+    except OSError as e:  # a full disk, a lost mount: one line, the journaled rows are kept
+        where = e.filename or folder
+        message = (
+            f"{where}: cannot write ({e.strerror or e}); the cell is marked interrupted, the rows "
+            f"journaled so far are kept, and the same command continues it"
+        )
+        _mark(folder, "interrupted", message)
+        raise WriteFailed(message) from None
+    except BaseException as e:  # killed (Ctrl-C) or failed: never left "running"
+        _mark(folder, "interrupted", f"{type(e).__name__}: {e}")
+        raise
+    finally:
+        lock.release()
+
+
+def _mark(folder: Path, status: str, message: str) -> None:
+    """Set ``cell.json``'s status (best effort: the disk may be full; readers also take a
+    ``running`` cell whose process is gone as interrupted, ``cell_status``)."""
+    try:
+        cell = read_json(folder / CELL) or {}
+        if cell.get("status") == "running":
+            cell.update(status=status, error=message)
+            _atomic_write_text(folder / CELL, json.dumps(cell, indent=1, sort_keys=True))
+    except OSError:
+        pass
+
+
+def cell_status(cell: dict[str, Any]) -> str | None:
+    """A ``cell.json``'s status as it is now: ``running`` only while its process lives."""
+    status = cell.get("status")
+    pid = cell.get("pid")
+    if status == "running" and isinstance(pid, int) and not _alive(pid, cell.get("host")):
+        return "interrupted"
+    return status
+
+
+def _alive(pid: int, host: Any) -> bool:
+    import os
+    import socket
+
+    if host is not None and host != socket.gethostname():
+        return True  # another machine's process (a cluster job): not ours to tell
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _run_locked(
+    settings: RunSettings,
+    folder: Path,
+    overrides: list[str] | None,
+    out: Callable[[str], None],
+    warn: Callable[[str], None],
+) -> CellOutcome:
     log = RunLog(folder / RUN_LOG)
     out, warn = log.tee(out), log.tee(warn)
-    check_folder(settings, folder)
+    check_folder(settings, folder, locked=True)
     runs, old = cellfolder.load(settings, folder, warn)
     meta = metadata()
     commits = sorted({str(h["meta"].get("git_commit")) for h in runs.values()})
@@ -164,6 +239,9 @@ def run_cell(
     else:
         atomic_write(table, lambda p: written.append(write_table(chunks, p)))
     kept = written[0]
+    digests = {TABLE: file_digest(table)}
+    if settings.csv:
+        digests[TABLE_CSV] = file_digest(folder / TABLE_CSV)
     statuses = kept["status"]
     rows_written = len(statuses)
     for i in (i for i, st in enumerate(statuses) if st == "mismatch"):
@@ -173,7 +251,7 @@ def run_cell(
             warn(mismatch_line(r, r["expectimax_value"], r["verified_by"], saved=True))
     counts = {s: statuses.count(s) for s in STATUSES} if rows_written else {}
     status = "mismatch" if counts.get("mismatch") else "complete"
-    _write_cell(folder, settings, status, overrides, commits, counts, n, request, held)
+    _write_cell(folder, settings, status, overrides, commits, counts, n, request, held, digests)
     out(f"table: {table} ({rows_written} rows, {computed} computed now)")
     out(summary(kept, {label_of_key(k): c for k, c in fresh.items()}))
     return CellOutcome(folder, table, rows_written, computed, counts)
@@ -315,9 +393,13 @@ def _write_cell(
     trees: int,
     request: Request,
     held: dict[str, int] | None = None,
+    tables: dict[str, str] | None = None,
 ) -> None:
     """``cell.json``: what the cell is, its status, the last command's request (``request``;
-    ``trees``: the size it reached) and what the table holds (rows per label)."""
+    ``trees``: the size it reached), what the table holds (rows per label) and the SHA-256 of
+    each table file (``tables``; kept from the last write until a new table replaces it)."""
+    if tables is None:
+        tables = (read_json(folder / CELL) or {}).get("tables") or {}
     cell = {
         "cell": settings.cell,
         "identity": settings.cell_identity(),
@@ -330,5 +412,11 @@ def _write_cell(
         "request": request.as_json(),
         "holds": held or {},
         "counts": counts,
+        "tables": tables,
     }
+    if status == "running":  # who runs it (``cell_status``: a dead process is interrupted)
+        import os
+        import socket
+
+        cell.update(pid=os.getpid(), host=socket.gethostname())
     _atomic_write_text(folder / CELL, json.dumps(cell, indent=1, sort_keys=True))

@@ -24,12 +24,19 @@ import hashlib
 import json
 import typing
 from dataclasses import dataclass, field, fields, make_dataclass
+from fractions import Fraction
 from typing import Any
 
 from starbench.engines import AUTO_RUN_NODES, ENGINES, choose
-from starbench.errors import ConfigError, InputError
+from starbench.errors import ConfigError, InputError, short
 from starbench.games.spec import GAME_KEYS, GameSpec
-from starbench.limits import EXPECTIMAX_LIMIT, SIZE_LIMIT
+from starbench.limits import (
+    COUNT_LIMIT,
+    EXPECTIMAX_LIMIT,
+    MAX_ALGORITHMS,
+    SIZE_LIMIT,
+    TABLE_MEMORY_LIMIT,
+)
 from starbench.search.registry import (
     KEY_PARAMS,
     get_algorithm,
@@ -119,6 +126,38 @@ class AlgorithmSpec:
         return label(self.name, dict(self.params), dict(self.params))
 
 
+def check_table_memory(where: str, params: Any, limit: int) -> None:
+    """Refuse a transposition table whose memory (``2**tt`` x ``BYTES_PER_ENTRY``, the
+    documented layout) is over ``limit`` bytes (one line, naming the key that raises it)."""
+    from starbench.search.transposition import BYTES_PER_ENTRY
+
+    bits = int(dict(params).get("tt") or 0)
+    need = (1 << bits) * BYTES_PER_ENTRY if bits else 0
+    if need > limit:
+        raise ConfigError(
+            f"{where}: a table of 2^{bits} entries takes about {need / 2**30:.3g} GiB "
+            f"({BYTES_PER_ENTRY} bytes an entry), over table_memory_limit={limit} bytes; use a "
+            f"smaller tt or raise table_memory_limit"
+        )
+
+
+def check_underflow(spec: RegularTreeSpec) -> None:
+    """Refuse, in float mode, outcome probabilities that underflow (0 or a subnormal float),
+    where every window division and weighted sum would be wrong; exact mode is the remedy."""
+    import sys
+
+    from starbench.trees.regular import shape_of
+
+    probs = shape_of(spec).const_probs
+    if probs and min(float(p) for p in probs) < sys.float_info.min:
+        raise ConfigError(
+            f"tree.skew: {short(Fraction(str(spec.skew)))} with {spec.chance_arity} outcomes makes "
+            f"the least likely "
+            f"outcome's probability underflow in floats (below {sys.float_info.min:.3g}); run "
+            f"exact=true (fractions) or choose a larger tree.skew"
+        )
+
+
 def algorithm_spec(name: str, params: dict[str, Any], where: str = "algorithms") -> AlgorithmSpec:
     try:
         info = get_algorithm(name)
@@ -130,8 +169,14 @@ def algorithm_spec(name: str, params: dict[str, Any], where: str = "algorithms")
 
 def _check_int(key: str, v: Any, lo: int, hi: int | None = None, what: str = "") -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
-        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise ConfigError(f"{key}: must be an integer {rng}{what}, got {v!r}")
+        if hi is None:
+            rng = f">= {lo}{what}"
+        elif hi == COUNT_LIMIT or hi == 1024:  # the integer columns' bound (limits.py)
+            rng = f">= {lo}{what} (at most {'2^62' if hi == COUNT_LIMIT else hi})"
+        else:
+            rng = f"in [{lo}, {hi}]{what}"
+        got = short(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v)
+        raise ConfigError(f"{key}: must be an integer {rng}, got {got}")
     return v
 
 
@@ -173,6 +218,9 @@ class RunSettings:
     resume: str = _k("auto", "auto: continue a folder of this commit; force: any commit", RESUME)
     progress: bool = _k(True, "show progress")
     debug: bool = _k(False, "check every windowed result with a full-window search (slow)")
+    table_memory_limit: int = _k(
+        TABLE_MEMORY_LIMIT, "bytes a transposition table may take (2**tt x 32 bytes estimated)"
+    )
 
     def __post_init__(self) -> None:
         spec, specs = self.tree, self.algorithms
@@ -202,13 +250,22 @@ class RunSettings:
                     f"one cell)"
                 )
             seen.add(s.key)
-        _check_int("trees", self.trees, 1)
+        _check_int("trees", self.trees, 1, COUNT_LIMIT)
         _check_int("seed", self.seed, 0, UINT64_MAX)
-        _check_int("n_jobs", self.n_jobs, 1)
-        _check_int("expectimax_limit", self.expectimax_limit, 1)
-        _check_int("size_limit", self.size_limit, 1)
+        _check_int("n_jobs", self.n_jobs, 1, 1024)
+        _check_int("expectimax_limit", self.expectimax_limit, 1, COUNT_LIMIT)
+        _check_int("size_limit", self.size_limit, 1, COUNT_LIMIT)
         if self.node_budget is not None:
-            _check_int("node_budget", self.node_budget, 1, what=" or null")
+            _check_int("node_budget", self.node_budget, 1, COUNT_LIMIT, what=" or null")
+        _check_int("table_memory_limit", self.table_memory_limit, 1)
+        if len(specs) > MAX_ALGORITHMS:
+            raise ConfigError(
+                f"algorithms: at most {MAX_ALGORITHMS} algorithms in one cell, got {len(specs)}"
+            )
+        for i, a in enumerate(specs):
+            check_table_memory(f"algorithms[{i}]: {a.label}", a.params, self.table_memory_limit)
+        if not isinstance(spec, GameSpec) and not self.exact:
+            check_underflow(spec)
         _number_or_null("time_budget", self.time_budget, "seconds")
         if self.resume not in RESUME:
             raise ConfigError(f"resume: must be one of {', '.join(RESUME)}, got {self.resume!r}")
@@ -226,6 +283,16 @@ class RunSettings:
             except InputError as e:
                 where = f"(algorithms[{i}]: {a.name})"
                 raise ConfigError(str(e).replace(f"({a.name})", where)) from None
+        if isinstance(spec, GameSpec) and self.node_budget is None and self.time_budget is None:
+            nodes, moves, outcomes = spec.size_estimate(self.seed)
+            if nodes > self.size_limit:
+                raise ConfigError(
+                    f"tree: {spec.game} searched {spec.depth} plies deep may visit about "
+                    f"{nodes:.3g} nodes ({moves} moves x {outcomes} outcomes per ply, "
+                    f"from the first position), over size_limit={self.size_limit:.3g}: set "
+                    f"node_budget (nodes) or time_budget (seconds) to bound every search, or "
+                    f"raise size_limit"
+                )
         if (
             spec.size is not None
             and spec.size > self.size_limit
@@ -233,8 +300,9 @@ class RunSettings:
             and self.time_budget is None
         ):
             raise ConfigError(
-                f"tree: these trees have {spec.size:.3g} nodes (tree.branching={spec.branching}, "
-                f"tree.chance_arity={spec.chance_arity}, tree.depth={spec.depth}), over "
+                f"tree: these trees have {spec.size_float:.3g} nodes "
+                f"(tree.branching={spec.branching}, tree.chance_arity={spec.chance_arity}, "
+                f"tree.depth={spec.depth}), over "
                 f"size_limit={self.size_limit:.3g}: set node_budget (nodes) or time_budget "
                 f"(seconds) to bound every search, or raise size_limit"
             )
@@ -244,10 +312,11 @@ class RunSettings:
                 "max_trees",
                 self.max_trees,
                 self.trees,
+                COUNT_LIMIT,
                 what=" (and >= trees when target_se is set)",
             )
         else:
-            _check_int("max_trees", self.max_trees, 1)
+            _check_int("max_trees", self.max_trees, 1, COUNT_LIMIT)
         name = self.name
         if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
             raise ConfigError(f"name: must be a folder name (no '/'), got {name!r}")
@@ -484,8 +553,9 @@ def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
         spec.pattern, "x"
     )
     default = RegularTreeSpec()
+    skew = str(spec.skew) if len(str(spec.skew)) <= 24 else short(Fraction(str(spec.skew)))
     extra = {  # every other parameter, where it is not its default (after normalisation)
-        "skew": f"skew{str(spec.skew).replace('/', '-')}",
+        "skew": f"skew{skew.replace('/', '-')}",
         "weight_max": f"w{spec.weight_max}",
         "resolution": f"r{spec.resolution}",
         "noise_sd": f"noise{spec.noise_sd:g}",

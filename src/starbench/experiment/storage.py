@@ -10,8 +10,9 @@ A cell folder holds
   cell is refused.  Lines are flushed as each instance completes (a kill -9 loses nothing: the
   page cache survives the process) and fsync'ed at most a few times a second and when the cell
   ends; after a crash of the machine only the last line can be incomplete, and it is ignored;
-* ``cell.json``: what the cell is (tree, seed, generator version, commit), its status and the
-  overrides that rerun it;
+* ``cell.json``: what the cell is (tree, seed, generator version, commit), its status, the
+  overrides that rerun it, and the SHA-256 of each table file (``tables``), which every reader
+  checks before it uses the table (``tablefile.read``);
 * ``table.parquet`` (and ``table.csv`` on request): the tidy table, written atomically
   (temporary file ``.<name>.<pid>.<random>.tmp`` in the same folder, then ``os.replace``;
   temporaries left by a killed process are removed by the next write).
@@ -19,6 +20,7 @@ A cell folder holds
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -80,6 +82,8 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
             os.fsync(f.fileno())
         os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, path)
+    except OSError as e:  # name the file being written (a full disk names none)
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
@@ -93,6 +97,17 @@ def _umask() -> int:
 
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
+
+
+def file_digest(path: Path) -> str:
+    """The SHA-256 of a file's bytes (the checksum ``cell.json`` records for its tables)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def read_json(path: Path) -> dict[str, Any] | None:
@@ -172,6 +187,12 @@ class Journal:
         self._write("\n".join(json.dumps([cell, run, *r], separators=(",", ":")) for r in rows))
 
     def _write(self, text: str) -> None:
+        try:
+            self._append(text)
+        except OSError as e:  # name the journal (a full disk names no file)
+            raise OSError(e.errno, e.strerror or str(e), str(self.path)) from None
+
+    def _append(self, text: str) -> None:
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             torn = False
@@ -191,7 +212,59 @@ class Journal:
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
-            self._file = None
+            f, self._file = self._file, None
+            try:
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError as e:
+                raise OSError(e.errno, e.strerror or str(e), str(self.path)) from None
+            finally:
+                with contextlib.suppress(OSError):
+                    f.close()
+
+
+LOCK = ".lock"
+
+
+class CellBusy(Exception):
+    """Another process is writing this cell (its lock is held)."""
+
+
+class CellLock:
+    """The exclusive lock of one cell folder (``.lock``, an ``flock``), held by the process that
+    computes the cell, so that a second run into the same folder is refused in one line instead
+    of computing everything twice.  The lock dies with its process (a kill -9 frees it)."""
+
+    def __init__(self, folder: Path):
+        self.path = Path(folder) / LOCK
+        self._fd: int | None = None
+
+    def acquire(self) -> CellLock:
+        try:
+            import fcntl
+        except ImportError:  # no flock on this platform: no lock
+            return self
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                holder = os.read(fd, 64).decode(errors="replace").strip() or "another process"
+            finally:
+                os.close(fd)
+            raise CellBusy(holder) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()}".encode())
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor releases the flock
+            self._fd = None
+
+    def __enter__(self) -> CellLock:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

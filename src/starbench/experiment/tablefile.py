@@ -6,6 +6,11 @@ the ``pandas`` metadata key that pandas itself writes (the documented pandas-on-
 metadata), so ``pd.read_parquet`` gives every column its pandas dtype back: nullable ``Int64``
 for counters that can be missing, ``str`` for text, ``boolean`` for ``git_dirty``.
 
+Integrity: every data page carries its CRC (Parquet's page checksum), and the folder's
+``cell.json`` records the SHA-256 of the whole file (``storage.file_digest``).  ``read`` is the one
+way a stored table is read: it checks both and raises ``CorruptTable`` (one line naming the file)
+when either fails or the file cannot be decoded, so a damaged table is never used.
+
 Why arrays are built from buffers here (numpy -> ``pa.Array.from_buffers``) rather than with
 ``pa.array``: pyarrow imports pandas the first time it converts any Python or numpy object,
 which alone costs a run ~45 MB of resident memory; the runner never needs pandas, and a cell of
@@ -113,7 +118,7 @@ def write_table(
     dtypes = table_dtypes()
     arrow_schema = schema(dtypes)
     kept: dict[str, list[Any]] = {c: [] for c in SUMMARY_COLUMNS}
-    writer = pq.ParquetWriter(parquet, arrow_schema)
+    writer = pq.ParquetWriter(parquet, arrow_schema, write_page_checksum=True)
     csv_file = None
     try:
         for chunk in chunks:
@@ -133,3 +138,53 @@ def write_table(
         if csv_file is not None:
             csv_file.close()
     return kept
+
+
+class CorruptTable(Exception):
+    """A stored table that fails its checksum or cannot be read (one line: which and why)."""
+
+
+def expected_digest(path: Any) -> str | None:
+    """The SHA-256 the folder's ``cell.json`` (or, for a collected table, ``collected.json``)
+    records for ``path``, or None where none is recorded (tables written before checksums)."""
+    from pathlib import Path
+
+    from starbench.experiment.storage import CELL, read_json
+
+    path = Path(path)
+    for summary in (path.parent / CELL, path.with_suffix(".json")):
+        data = read_json(summary)
+        if data and isinstance(data.get("tables"), dict) and path.name in data["tables"]:
+            return str(data["tables"][path.name])
+    return None
+
+
+def verify(path: Any) -> None:
+    """Raise ``CorruptTable`` when ``path`` does not match its recorded SHA-256."""
+    from starbench.experiment.storage import file_digest
+
+    want = expected_digest(path)
+    if want is None:
+        return
+    try:
+        got = file_digest(path)
+    except OSError as e:
+        raise CorruptTable(f"{path}: cannot be read ({e.strerror})") from None
+    if got != want:
+        raise CorruptTable(
+            f"{path}: its checksum does not match the one recorded when it was written (the file "
+            f"was changed or damaged)"
+        )
+
+
+def read(path: Any, columns: list[str] | None = None) -> Any:
+    """A stored table as a DataFrame, after its checksum (``verify``) and with every data page's
+    CRC checked; ``CorruptTable`` (one line) if it fails or cannot be decoded."""
+    import pandas as pd
+
+    verify(path)
+    try:
+        return pd.read_parquet(path, columns=columns, page_checksum_verification=True)
+    except Exception as e:  # noqa: BLE001 - any undecodable table is corrupt
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise CorruptTable(f"{path}: cannot be read as a table ({first[:160]})") from None

@@ -152,6 +152,10 @@ def openspiel_position(game: Any, position: str | None, key: str = "--position")
             )
         state.apply_action(action)
     if state.is_terminal():
+        if not position:
+            raise InputError(
+                f"--game: {game}: the game's start position is terminal: nothing to search"
+            )
         raise InputError(f"{key}: the position is terminal: nothing to search")
     return state
 

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from starbench.errors import ConfigError, InputError
+from starbench.limits import MAX_DEPTH
 
 #: Where a playout stops: a number of decision plies drawn uniformly in this range.
 PLAYOUT_PLIES = (0, 20)
@@ -77,9 +78,14 @@ class GameSpec:
     def validate(self, prefix: str = "tree.") -> GameSpec:
         """Check every key by building the first tree (one line naming the key, else); return
         the spec with the heuristic resolved to its name and the library version filled in."""
-        if isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1:
+        if (
+            isinstance(self.depth, bool)
+            or not isinstance(self.depth, int)
+            or not 1 <= self.depth <= MAX_DEPTH
+        ):
             raise ConfigError(
-                f"{prefix}depth: must be an integer >= 1 (decision plies), got {self.depth!r}"
+                f"{prefix}depth: must be an integer >= 1 (decision plies, at most {MAX_DEPTH}), "
+                f"got {self.depth!r}"
             )
         iterative = self.iterative
         if isinstance(iterative, str) and iterative.lower() in ("true", "false"):
@@ -106,6 +112,33 @@ class GameSpec:
         return replace(
             self, heuristic=source.heuristic, version=source.version, iterative=iterative
         )
+
+    def size_estimate(self, seed: int = 0) -> tuple[float, int, int]:
+        """(nodes, moves, outcomes): about how many nodes a search to ``depth`` visits, as
+        (moves x outcomes)^depth with the most moves and chance outcomes met on the first path
+        of instance 0's tree (a game's size is not known before it is searched; the estimate
+        bounds it like a generated tree's size, ``limits``)."""
+        from starbench.trees.protocol import Kind
+
+        tree = self.source(seed, 0, exact=False).tree
+        node, moves, outcomes = tree.root, 1, 1
+        for _ in range(6):
+            kind = tree.kind(node)
+            if kind == Kind.LEAF:
+                break
+            kids = list(tree.children(node))
+            if not kids:
+                break
+            if kind == Kind.CHANCE:
+                outcomes = max(outcomes, len(kids))
+            else:
+                moves = max(moves, len(kids))
+            node = kids[0]
+        try:
+            nodes = float(moves * outcomes) ** self.depth
+        except OverflowError:
+            nodes = float("inf")
+        return nodes, moves, outcomes
 
     def _source(self, position: str | None, dice: str | None, exact: bool) -> Any:
         from starbench.games.source import game_source

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starbench.errors import InputError
+from starbench.limits import MAX_ALGORITHMS
 from starbench.search.alphabeta import AlphaBeta
 from starbench.search.base import Search
 from starbench.search.expectimax import Expectimax
@@ -297,21 +298,39 @@ def register_algorithm(
     return info
 
 
-def load_entry_points() -> None:
-    """Register the algorithms that installed packages declare (once per process)."""
+#: Entry points that failed to load: "name (package): error", each reported once.
+FAILED_PLUGINS: list[str] = []
+
+
+def load_entry_points(warn: Callable[[str], None] | None = None) -> list[str]:
+    """Register the algorithms that installed packages declare (once per process, and only when
+    something asks for an algorithm that is not built in, or for the list of them).  A plugin
+    that fails to load is reported once, in one line naming its package (``warn``, default
+    stderr), and blocks nothing else; returns those lines."""
     global _entry_points_loaded
     if _entry_points_loaded:
-        return
+        return FAILED_PLUGINS
     _entry_points_loaded = True
+    import sys
     from importlib.metadata import entry_points
 
+    say = warn or (lambda line: sys.stderr.write(line + "\n"))
     for ep in entry_points(group=ENTRY_POINT_GROUP):
+        package = getattr(getattr(ep, "dist", None), "name", None) or ep.value.split(":")[0]
         try:
             loaded = ep.load()
-        except Exception as e:  # noqa: BLE001 - a broken plugin is named, not fatal
-            raise InputError(f"plugin {ep.name} ({ep.value}) cannot be loaded: {e}") from None
-        if callable(loaded) and not isinstance(loaded, type):
-            loaded()
+            if callable(loaded) and not isinstance(loaded, type):
+                loaded()
+        except Exception as e:  # noqa: BLE001 - a broken plugin is named, never fatal
+            text = str(e).strip().splitlines()
+            line = (
+                f"starbench: plugin {ep.name} of package {package} cannot be loaded "
+                f"({type(e).__name__}: {text[0] if text else ''}); its algorithms are not "
+                f"available"
+            )
+            FAILED_PLUGINS.append(line)
+            say(line)
+    return FAILED_PLUGINS
 
 
 def get_algorithm(name: str) -> AlgorithmInfo:
@@ -320,7 +339,10 @@ def get_algorithm(name: str) -> AlgorithmInfo:
     try:
         return ALGORITHMS[name]
     except KeyError:
-        raise InputError(f"unknown algorithm {name!r} (allowed: {', '.join(ALGORITHMS)})") from None
+        failed = f"; {len(FAILED_PLUGINS)} plugin(s) failed to load" if FAILED_PLUGINS else ""
+        raise InputError(
+            f"unknown algorithm {name!r} (allowed: {', '.join(ALGORITHMS)}{failed})"
+        ) from None
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -375,14 +397,30 @@ def expand_spec(spec: str) -> list[str]:
                 ) from None
             if b < a:
                 raise InputError(f"empty range {value!r} in {spec!r} (the first is larger)")
+            if b - a + 1 > MAX_ALGORITHMS:
+                raise InputError(
+                    f"range {value!r} in {spec!r} has {b - a + 1} values, over the "
+                    f"{MAX_ALGORITHMS} algorithms a list may hold"
+                )
             values = [str(v) for v in range(a, b + 1)]
         else:
             values = [value]
         combos = [[*c, f"{key}={v}"] if eq else [*c, item] for c in combos for v in values]
+        if len(combos) > MAX_ALGORITHMS:
+            raise InputError(
+                f"{spec!r} expands to {len(combos)} algorithms, over the {MAX_ALGORITHMS} a list "
+                f"may hold"
+            )
     return [f"{name}:{','.join(c)}" for c in combos]
 
 
 def parse_specs(text: str) -> list[tuple[str, dict[str, str]]]:
     """A list of specs in the syntax of ``starbench solve --algorithm``, ranges expanded, every
     one checked: ``"expectimax,star2.5-cyclic:k=0..6"``."""
-    return [parse_spec(s) for spec in split_specs(text) for s in expand_spec(spec)]
+    specs = [s for spec in split_specs(text) for s in expand_spec(spec)]
+    if len(specs) > MAX_ALGORITHMS:
+        raise InputError(
+            f"the list expands to {len(specs)} algorithms, over the {MAX_ALGORITHMS} a list may "
+            f"hold"
+        )
+    return [parse_spec(s) for s in specs]

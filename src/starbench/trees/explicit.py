@@ -32,6 +32,7 @@ import contextlib
 import gc
 import json
 import math
+import sys
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -449,7 +450,17 @@ def _normalised(raw: tuple[Any, ...], where: Callable[[int], str], exact: bool) 
         )
     if total != 1:
         ps = [p / total for p in ps]
-    return tuple(ps) if exact else tuple(float(p) for p in ps)
+    if exact:
+        return tuple(ps)
+    out = tuple(float(p) for p in ps)
+    for j, f in enumerate(out):
+        if f < sys.float_info.min:  # 0 or subnormal: every window division would be wrong
+            raise TreeError(
+                f"{where(j)}: probability {short(ps[j])} underflows in floats (below "
+                f"{sys.float_info.min:.3g}); read the tree exactly (starbench solve --exact, "
+                f"load_tree(..., exact=True))"
+            )
+    return out
 
 
 _RATIO_CACHE: dict[Any, tuple[int, int, float] | None] = {}
@@ -498,6 +509,8 @@ def _ratios(raw: tuple[Any, ...]) -> tuple[float, ...] | None:
     common = math.lcm(*(r[1] for r in parts))
     if sum(r[0] * (common // r[1]) for r in parts) != common:
         return None
+    if any(r[2] < sys.float_info.min for r in parts):
+        return None  # underflows in floats: the general path says so
     return tuple(r[2] for r in parts)
 
 

@@ -42,8 +42,8 @@ from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
 from typing import Any
 
-from starbench.errors import ConfigError
-from starbench.limits import FULL_PASS_LIMIT
+from starbench.errors import ConfigError, short
+from starbench.limits import COUNT_LIMIT, FULL_PASS_LIMIT, MAX_ARITY, MAX_DEPTH, VALUE_LIMIT
 from starbench.trees.hashing import (
     PURPOSE_INCREMENT,
     PURPOSE_NOISE,
@@ -86,6 +86,15 @@ def _p(default: Any, help: str, choices: Any = None) -> Any:
 
 #: Specs already found valid by ``validate``.
 _VALID: set[tuple[Any, ...]] = set()
+
+
+def _canonical_skew(skew: Any) -> Any:
+    """``skew`` as its rational's lowest terms (``2/4`` and ``0.5`` -> ``1/2``); left as it is
+    when it is not a rational (``validate`` refuses it)."""
+    try:
+        return str(Fraction(str(skew)))
+    except (ValueError, ZeroDivisionError):
+        return skew
 
 
 def _has_chance(p: dict[str, Any]) -> bool:
@@ -131,12 +140,16 @@ class RegularTreeSpec:
 
     def normalised(self) -> RegularTreeSpec:
         """The same trees with every parameter that does not apply at its default
-        (``ineffective``), so that parameters without effect never make distinct cells."""
+        (``ineffective``), so that parameters without effect never make distinct cells, and
+        ``skew`` in one spelling (``1/2``, ``2/4``, ``0.5`` are the rational 1/2: one cell)."""
         reset = self.ineffective()
-        if not reset:
+        canonical = _canonical_skew(self.skew)
+        if not reset and canonical == self.skew:
             return self
         d = {f.name: f.default for f in fields(self)}
-        return RegularTreeSpec(**{**asdict(self), **{name: d[name] for name, _ in reset}})
+        return RegularTreeSpec(
+            **{**asdict(self), "skew": canonical, **{name: d[name] for name, _ in reset}}
+        )
 
     def ineffective(self) -> list[tuple[str, str]]:
         """The parameters set away from their defaults that have no effect under the others,
@@ -162,7 +175,8 @@ class RegularTreeSpec:
             key = None
 
         def bad(key: str, allowed: str, got: Any) -> ConfigError:
-            return ConfigError(f"{prefix}{key}: {allowed}, got {got!r}")
+            shown = short(got) if isinstance(got, int) and not isinstance(got, bool) else repr(got)
+            return ConfigError(f"{prefix}{key}: {allowed}, got {shown}")
 
         for f in fields(self):
             v = getattr(self, f.name)
@@ -172,12 +186,17 @@ class RegularTreeSpec:
                 raise bad(f.name, "must be true or false", v)
             if f.type == "str" and f.name != "skew" and not isinstance(v, str):
                 raise bad(f.name, "must be a string", v)
-        if self.depth < 1:
-            raise bad("depth", "must be an integer >= 1 (decision plies)", self.depth)
-        if self.branching < 1:
-            raise bad("branching", "must be an integer >= 1", self.branching)
-        if self.chance_arity < 1:
-            raise bad("chance_arity", "must be an integer >= 1", self.chance_arity)
+        if not 1 <= self.depth <= MAX_DEPTH:
+            raise bad(
+                "depth",
+                f"must be an integer >= 1 (decision plies, at most {MAX_DEPTH})",
+                self.depth,
+            )
+        for name in ("branching", "chance_arity"):
+            if not 1 <= getattr(self, name) <= MAX_ARITY:
+                raise bad(
+                    name, f"must be an integer >= 1 (at most {MAX_ARITY})", getattr(self, name)
+                )
         if self.pattern not in PATTERNS:
             raise bad("pattern", f"must be one of {', '.join(PATTERNS)}", self.pattern)
         if self.pattern == "max,min" and self.trailing_chance:
@@ -202,10 +221,28 @@ class RegularTreeSpec:
             raise bad("skew", "must be a rational number in (0, 1] such as 1/2", self.skew)
         if self.weight_max < 1:
             raise bad("weight_max", "must be an integer >= 1", self.weight_max)
+        if self.distribution == "random" and self.chance_arity * self.weight_max >= VALUE_LIMIT:
+            raise bad(
+                "weight_max",
+                f"must keep chance_arity x weight_max below 2^53 (exact in floats), here "
+                f"chance_arity={self.chance_arity}",
+                self.weight_max,
+            )
         if self.value_model not in VALUE_MODELS:
             raise bad("value_model", f"must be one of {', '.join(VALUE_MODELS)}", self.value_model)
         if self.resolution < 1:
             raise bad("resolution", "must be an integer >= 1", self.resolution)
+        top = self.resolution * (
+            len(self.level_kinds) if VALUE_MODELS[self.value_model].incremental else 1
+        )
+        if top >= VALUE_LIMIT:
+            raise bad(
+                "resolution",
+                f"must keep every value below 2^53 (exact in floats, in both engines): "
+                f"resolution x levels < 2^53 with value_model={self.value_model}, here "
+                f"{len(self.level_kinds)} levels",
+                self.resolution,
+            )
         if self.bounds not in BOUNDS:
             raise bad("bounds", f"must be one of {', '.join(BOUNDS)}", self.bounds)
         if self.ordering not in ORDERINGS:
@@ -227,16 +264,22 @@ class RegularTreeSpec:
             raise bad(
                 "outcome_order", f"must be one of {', '.join(OUTCOME_ORDERS)}", self.outcome_order
             )
-        if self.pool < 0:
-            raise bad("pool", "must be an integer >= 0 (0: a tree, no transpositions)", self.pool)
-        if self.full_pass_limit < 1:
-            raise bad("full_pass_limit", "must be an integer >= 1", self.full_pass_limit)
+        if not 0 <= self.pool <= COUNT_LIMIT:
+            raise bad(
+                "pool",
+                "must be an integer >= 0 (at most 2^62; 0: a tree, no transpositions)",
+                self.pool,
+            )
+        if not 1 <= self.full_pass_limit <= COUNT_LIMIT:
+            raise bad(
+                "full_pass_limit", "must be an integer >= 1 (at most 2^62)", self.full_pass_limit
+            )
         if self.needs_full_pass and self.size > self.full_pass_limit:
             what = self.full_pass_reason
             raise ConfigError(
                 f"{prefix}{what}: needs a full pass over the tree, allowed up to "
                 f"{prefix}full_pass_limit={self.full_pass_limit} nodes; this tree has "
-                f"{self.size} nodes"
+                f"{short(self.size)} nodes"
             )
         if key is not None:
             _VALID.add(key)
@@ -272,6 +315,15 @@ class RegularTreeSpec:
             width *= a
             total += width
         return total
+
+    @property
+    def size_float(self) -> float:
+        """``size`` as a float (the ``tree_size`` column): exact below 2^53, the nearest float
+        above, ``inf`` past the float range."""
+        try:
+            return float(self.size)
+        except OverflowError:
+            return float("inf")
 
     @property
     def leaf_count(self) -> int:

@@ -1,0 +1,372 @@
+"""Fault injection: every bad input or fault gives a result or one line with its exit status,
+within seconds, and never silently wrong data (corrupt tables, overflow, underflow, a full disk,
+unbounded searches, broken plugins, a busy folder)."""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from starbench import cli
+from starbench.experiment.settings import cell_name
+from starbench.experiment.storage import CellLock
+
+EXE = str(Path(sys.executable).parent / "starbench")
+SMALL = ["trees=3", "progress=false", "engine=python"]
+NOT_COMPARED = ("seconds", "cpu_seconds", "date", "git_commit", "git_dirty", "hostname")
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _one_line(code: int, err: str, want: int = 2) -> str:
+    lines = err.strip().splitlines()
+    assert code == want and len(lines) == 1 and "Traceback" not in err, (code, err)
+    assert lines[0].startswith("starbench: error: ")
+    return lines[0]
+
+
+def _comparable(df: pd.DataFrame) -> pd.DataFrame:
+    return df.drop(columns=[c for c in NOT_COMPARED if c in df.columns]).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- 1: tables
+def test_a_flipped_byte_in_a_table_is_never_adopted_and_never_a_traceback(tmp_path, capsys):
+    """The committed results' case (a table, its cell.json, no journal): 40 seeded one-byte
+    flips; every run moves the damaged table aside in one line and computes the cell again, so
+    the table afterwards is the original one; plot, collect and export refuse it in one line."""
+    src = tmp_path / "src"
+    assert _cli(capsys, "run", *SMALL, f"hydra.run.dir={src}")[0] == 0
+    (src / "rows.jsonl").unlink()
+    good = _comparable(pd.read_parquet(src / "table.parquet"))
+    data = (src / "table.parquet").read_bytes()
+    rng = random.Random(0)
+    for t in range(40):
+        cell = tmp_path / f"c{t}"
+        shutil.copytree(src, cell)
+        damaged = bytearray(data)
+        i = rng.randrange(len(damaged))
+        damaged[i] ^= 1 << rng.randrange(8)
+        (cell / "table.parquet").write_bytes(bytes(damaged))
+        # the readers refuse it in one line
+        assert "checksum" in _one_line(
+            *_cli(capsys, "export", str(cell), "-o", str(cell / "t.json"))[:3:2]
+        )
+        code, out, err = _cli(capsys, "plot", str(cell), "--out", str(tmp_path / "p"))
+        assert code == 2 and "checksum" in err and "Traceback" not in err, err
+        assert cli.main(["collect", str(cell)]) == 1
+        assert "corrupt: " in capsys.readouterr().out
+        # the run recovers: moved aside, computed again, the same rows
+        code, out, err = _cli(capsys, "run", *SMALL, f"hydra.run.dir={cell}")
+        assert code == 0 and "fails its checksum" in err and "Traceback" not in err, err
+        assert (cell / "table.parquet.corrupt").exists()
+        again = _comparable(pd.read_parquet(cell / "table.parquet"))
+        pd.testing.assert_frame_equal(again, good)
+        shutil.rmtree(cell)
+
+
+def test_every_committed_table_has_its_checksum():
+    from starbench.experiment.tablefile import expected_digest, verify
+
+    tables = sorted((Path(__file__).resolve().parents[1] / "results").glob("*/*/table.parquet"))
+    assert tables
+    for t in tables:
+        assert expected_digest(t), t
+        verify(t)
+
+
+# --------------------------------------------------------------------------- 2: overflow
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ("tree.resolution=6917529027641081856", "tree.resolution"),
+        ("tree.resolution=100000000000000000000000000000", "tree.resolution"),
+        ("tree.pool=18446744073709551616", "tree.pool"),
+        ("tree.full_pass_limit=100000000000000000000000000000", "tree.full_pass_limit"),
+        ("node_budget=18446744073709551616", "node_budget"),
+    ],
+)
+def test_values_that_leave_the_exact_range_are_refused(tmp_path, capsys, override, key):
+    line = _one_line(*_cli(capsys, "run", override, *SMALL, f"hydra.run.dir={tmp_path}")[::2])
+    assert line.startswith(f"starbench: error: {key}:"), line
+    assert not tmp_path.exists() or not any(tmp_path.iterdir())
+
+
+def test_the_largest_accepted_values_agree_on_both_engines(capsys, tmp_path):
+    """resolution x levels just below 2^53 (the bound in limits.py): both engines give the same
+    rows, the value exact."""
+    from starbench import RegularTreeSpec
+
+    levels = RegularTreeSpec(depth=4, trailing_chance=True).levels
+    r = (2**53 - 1) // levels  # the largest resolution accepted at these levels
+    args = [
+        "tree.branching=1",
+        "tree.chance_arity=1",
+        "tree.depth=4",
+        "tree.trailing_chance=true",
+        f"tree.resolution={r}",
+        "trees=2",
+        "progress=false",
+    ]
+    line = _one_line(
+        *_cli(
+            capsys,
+            "run",
+            *args[:-3],
+            f"tree.resolution={r + 1}",
+            "trees=2",
+            f"hydra.run.dir={tmp_path}/over",
+        )[::2]
+    )
+    assert line.startswith("starbench: error: tree.resolution:")
+    tables = []
+    for engine in ("python", "compiled"):
+        folder = tmp_path / engine
+        code, _, err = _cli(capsys, "run", *args, f"engine={engine}", f"hydra.run.dir={folder}")
+        assert code == 0, err
+        tables.append(pd.read_parquet(folder / "table.parquet"))
+    a, b = (_comparable(t).drop(columns=["engine"]) for t in tables)
+    pd.testing.assert_frame_equal(a, b)
+    assert (a["value"] < 2**53).all() and set(a["status"]) == {"ok"}
+
+
+def test_a_huge_tree_under_a_budget_writes_every_column(tmp_path, capsys):
+    code, _, err = _cli(
+        capsys,
+        "run",
+        "tree.depth=30",
+        "node_budget=200000",
+        "trees=2",
+        "progress=false",
+        "algorithms=[expectimax,star2]",
+        f"hydra.run.dir={tmp_path}",
+    )
+    assert code == 0, err
+    df = pd.read_parquet(tmp_path / "table.parquet")
+    assert set(df["status"]) == {"budget_exceeded"} and df["tree_size"].iloc[0] > 2**63
+    assert json.loads((tmp_path / "cell.json").read_text())["status"] == "complete"
+
+
+# --------------------------------------------------------------------------- 3: writes
+def _limit_file_size():
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))
+
+
+def test_a_full_disk_is_one_line_and_the_rerun_continues(tmp_path):
+    cell = tmp_path / "cell"
+    argv = [EXE, "run", "trees=400", "progress=false", "engine=python", f"hydra.run.dir={cell}"]
+    p = subprocess.run(
+        argv, capture_output=True, text=True, preexec_fn=_limit_file_size, timeout=300
+    )
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 1 and len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
+    assert f"{cell / 'rows.jsonl'}: cannot write (File too large)" in lines[0]
+    assert json.loads((cell / "cell.json").read_text())["status"] == "interrupted"
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and "saved rows kept" in p.stdout, p.stderr
+    assert len(pd.read_parquet(cell / "table.parquet")) == 400 * 7
+
+
+def test_a_cell_whose_process_died_is_interrupted_not_running(tmp_path, capsys):
+    from starbench.experiment.runner import cell_status
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    import socket
+
+    assert cell_status({"status": "running", "pid": dead.pid, "host": socket.gethostname()}) == (
+        "interrupted"
+    )
+    assert cell_status({"status": "running", "pid": dead.pid, "host": "elsewhere"}) == "running"
+
+
+# --------------------------------------------------------------------------- 4: bounded
+@pytest.mark.parametrize(
+    "override",
+    [
+        "tree.depth=1000000000",
+        "tree.depth=100000000000000000000000000000",
+        "tree.depth=18446744073709551616",
+    ],
+)
+def test_absurd_depths_are_refused_at_once(tmp_path, override):
+    p = subprocess.run(
+        [EXE, "run", override, f"hydra.run.dir={tmp_path}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (
+        p.returncode == 2
+        and "tree.depth: must be an integer >= 1 (decision plies, at most 10000)" in p.stderr
+    )
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_ranges_tables_and_games_are_bounded(tmp_path, capsys):
+    line = _one_line(
+        *_cli(
+            capsys,
+            "run",
+            "algorithms=[star2.5-cyclic:k=0..100000000]",
+            *SMALL,
+            f"hydra.run.dir={tmp_path}",
+        )[::2]
+    )
+    assert "over the 1000 algorithms a list may hold" in line
+    line = _one_line(
+        *_cli(capsys, "run", "algorithms=[star2:tt=30]", *SMALL, f"hydra.run.dir={tmp_path}")[::2]
+    )
+    assert "table_memory_limit" in line and "32 GiB" in line
+    # the limit is the user's: lowered, a small table is refused; raised again, it runs
+    line = _one_line(
+        *_cli(
+            capsys,
+            "run",
+            "algorithms=[star2:tt=16]",
+            "table_memory_limit=1000000",
+            *SMALL,
+            f"hydra.run.dir={tmp_path}/low",
+        )[::2]
+    )
+    assert "over table_memory_limit=1000000 bytes" in line
+    code, _, err = _cli(
+        capsys,
+        "run",
+        "algorithms=[star2:tt=16]",
+        "table_memory_limit=3000000",
+        *SMALL,
+        f"hydra.run.dir={tmp_path}/raised",
+    )
+    assert code == 0, err
+
+
+def test_an_unbounded_game_search_is_refused(tmp_path, capsys):
+    pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
+    line = _one_line(
+        *_cli(
+            capsys,
+            "run",
+            "tree=game",
+            "tree.game=pig",
+            "tree.depth=30",
+            f"hydra.run.dir={tmp_path}",
+        )[::2]
+    )
+    assert "node_budget" in line and "size_limit" in line and "2 moves x 6 outcomes" in line
+
+
+# --------------------------------------------------------------------------- 5: underflow
+def test_probabilities_that_underflow_in_floats_are_refused(tmp_path, capsys):
+    line = _one_line(
+        *_cli(
+            capsys,
+            "run",
+            "tree.distribution=geometric",
+            "tree.skew=1e-300",
+            "tree.chance_arity=5",
+            *SMALL,
+            f"hydra.run.dir={tmp_path}",
+        )[::2]
+    )
+    assert line.startswith("starbench: error: tree.skew:") and "exact=true" in line
+    code, _, err = _cli(
+        capsys,
+        "run",
+        "tree.distribution=geometric",
+        "tree.skew=1e-300",
+        "tree.chance_arity=5",
+        "exact=true",
+        "trees=2",
+        "progress=false",
+        f"hydra.run.dir={tmp_path}/exact",
+    )
+    assert code == 0, err
+    tree = tmp_path / "p.json"
+    tree.write_text('{"bounds": [0, 10], "root": {"chance": [["1e-400", 1], ["1", 2]]}}')
+    line = _one_line(*_cli(capsys, "solve", str(tree))[::2])
+    assert "underflows in floats" in line and "--exact" in line
+    assert _cli(capsys, "solve", str(tree), "--exact")[0] == 0
+
+
+# --------------------------------------------------------------------------- 6: plugins
+def test_a_broken_entry_point_is_named_once_and_blocks_nothing(monkeypatch, capsys, tmp_path):
+    import importlib.metadata as md
+
+    from starbench.search import registry
+
+    class Dist:
+        name = "broken-pkg"
+
+    class EP:
+        name, value, group, dist = "bad", "no_such_module:register", "starbench.algorithms", Dist
+
+        def load(self):
+            raise ImportError("No module named 'no_such_module'")
+
+    monkeypatch.setattr(md, "entry_points", lambda group=None: [EP()] if group else [])
+    monkeypatch.setattr(registry, "_entry_points_loaded", False)
+    monkeypatch.setattr(registry, "FAILED_PLUGINS", [])
+    # built-in algorithms never load the entry points
+    assert _cli(capsys, "run", *SMALL, f"hydra.run.dir={tmp_path}/a")[0] == 0
+    assert not registry._entry_points_loaded
+    # an unknown name loads them: one line naming the package, then the usual refusal
+    code, _, err = _cli(
+        capsys, "run", "algorithms=[nothing]", *SMALL, f"hydra.run.dir={tmp_path}/b"
+    )
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 2, err
+    assert "plugin bad of package broken-pkg cannot be loaded (ImportError" in lines[0]
+    assert "unknown algorithm 'nothing'" in lines[1] and "1 plugin(s) failed" in lines[1]
+    assert _cli(capsys, "solve", "--list")[2].count("broken-pkg") == 0  # reported once only
+
+
+# --------------------------------------------------------------------------- 7: the smaller ones
+def test_the_smaller_ones(tmp_path, capsys):
+    link = tmp_path / "dangling"
+    link.symlink_to(tmp_path / "nowhere" / "x")
+    line = _one_line(*_cli(capsys, "run", *SMALL, f"hydra.run.dir={link}")[::2])
+    assert "is a symbolic link to" in line and "which does not exist" in line
+    # one canonical spelling of a rational: one cell
+    names = {
+        cell_name({"distribution": "geometric", "skew": s}, 0, False)
+        for s in ("1/2", "2/4", "0.5", "5e-1")
+    }
+    assert len(names) == 1
+    # a second run into a folder another run is computing: refused in one line
+    folder = tmp_path / "busy"
+    folder.mkdir()
+    with CellLock(folder):
+        line = _one_line(*_cli(capsys, "run", *SMALL, f"hydra.run.dir={folder}")[::2])
+    assert "is being computed by another starbench run" in line
+    assert not (folder / "cell.json").exists()
+    # a chain deeper than the Python engine's recursion: the compiled engine is named
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"bounds": [0, 10], "root": ' + '{"max": [' * 480 + "1" + "]}" * 480 + "}")
+    solve = [EXE, "solve", str(deep), "-a", "star2", "--engine"]  # a fresh process's stack
+    p = subprocess.run([*solve, "python"], capture_output=True, text=True, timeout=120)
+    assert "--engine compiled" in _one_line(p.returncode, p.stderr)
+    p = subprocess.run([*solve, "compiled"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+
+
+def test_a_game_whose_start_is_terminal_names_the_game(capsys):
+    pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
+    line = _one_line(*_cli(capsys, "solve", "--game", "pig(winscore=0)", "--depth", "2")[::2])
+    assert line == (
+        "starbench: error: --game: pig(winscore=0): the game's start position is terminal: "
+        "nothing to search"
+    )
