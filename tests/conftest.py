@@ -41,3 +41,18 @@ def _registry_restored():
     yield
     registry.ALGORITHMS.clear()
     registry.ALGORITHMS.update(before)
+
+
+def pytest_sessionstart(session):
+    """Under pytest-xdist, the controller compiles the kernel's two specializations (without a
+    table, with one) once, in two processes at once, into numba's cache before the workers
+    start, so that no worker compiles them again (each compile is 10-20 s CPU)."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return  # a worker, or one process: the first compiled test compiles what it needs
+    import subprocess
+
+    code = "import sys; from starbench.compiled import engine; engine.warm_up({sys.argv[1] == 't'})"
+    procs = [subprocess.Popen([sys.executable, "-c", code, f]) for f in ("f", "t")]
+    for p in procs:
+        p.wait()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -107,6 +108,7 @@ def test_dice_chance_nodes(data):
     check_tree(parse_tree(obj), data.draw(ks), data.draw(afters))
 
 
+@pytest.mark.slow
 @given(specs, st.integers(0, 2**64 - 1), ks, afters)
 def test_generated_trees(spec, seed, k, after):
     check_tree(RegularTree(spec, seed=seed), k, after)

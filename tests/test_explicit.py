@@ -228,7 +228,7 @@ def test_huge_numbers_one_short_line_naming_the_file(tmp_path, capsys, text, fla
     assert main(["solve", str(path), *flags]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and message in err and str(path) in err, err
-    assert len(err) < 200
+    assert len(err) - len(str(path)) < 150  # short beside the path (which pytest chooses)
 
 
 def test_huge_exact_bounds_are_finite_in_exact_mode(tmp_path, capsys):

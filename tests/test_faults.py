@@ -43,6 +43,7 @@ def _comparable(df: pd.DataFrame) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- 1: tables
+@pytest.mark.slow
 def test_a_flipped_byte_in_a_table_is_never_adopted_and_never_a_traceback(tmp_path, capsys):
     """The committed results' case (a table, its cell.json, no journal): 40 seeded one-byte
     flips; every run moves the damaged table aside in one line and computes the cell again, so

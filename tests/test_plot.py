@@ -59,6 +59,7 @@ def results(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_every_figure_is_written(results, tmp_path):
     warnings: list[str] = []
     written = plot(results, tmp_path, warn=warnings.append)
@@ -159,6 +160,7 @@ def test_mismatched_values_are_refused(results, tmp_path, capsys):
     assert err.count("\n") == 1 and "1 rows have mismatched values" in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("study", sorted(STUDY_TABLES))
 def test_committed_study_tables_regenerate_from_committed_results(study, tmp_path):
     results = ROOT / "results" / study
@@ -177,6 +179,7 @@ def test_committed_study_tables_regenerate_from_committed_results(study, tmp_pat
             assert md.read_text() == (tmp_path / md.name).read_text(), f"{md} is stale"
 
 
+@pytest.mark.slow
 def test_make_figures_script(tmp_path):
     """The script on one study (every study's figure tables are checked above)."""
     results = tmp_path / "results"

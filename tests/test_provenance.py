@@ -42,6 +42,7 @@ def test_the_regeneration_script_covers_every_committed_study():
     assert {s.name for s in _studies()} == set(STUDIES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("study", [s.name for s in _studies()])
 def test_the_current_code_replays_a_sample_of_every_committed_study(study):
     if study.startswith("hauk2004-backgammon") or study == "hauk2004-deepening":

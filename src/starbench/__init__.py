@@ -5,12 +5,15 @@ The public API::
     from starbench import RegularTree, RegularTreeSpec, load_tree, search
     tree = RegularTree(RegularTreeSpec(branching=10, chance_arity=10, depth=2), seed=0)
     result = search(tree, "star2.5-cyclic", k=3)  # engine="auto" | "compiled" | "python"
+
+``starbench.search`` is both the search function and the subpackage of the algorithms
+(``import starbench.search.registry`` works).
     result.value, result.best_move, result.stats.leaves
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
-from starbench.engines import search
+import starbench.search as search  # callable: starbench.search(tree, name, engine=..., ...)
 from starbench.errors import InputError, StarbenchError
 from starbench.search import ALGORITHMS, SearchResult, SearchStats
 from starbench.search.base import Search

@@ -170,6 +170,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, no window (the library leaves the backend alone)
     from starbench.analysis import plot
     from starbench.experiment.cellfolder import check_writable
 

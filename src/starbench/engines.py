@@ -14,7 +14,8 @@ for loading (the first time: compiling) numba's kernel to pay: for ``solve``, tr
 ``AUTO_SOLVE_NODES`` nodes; for ``run``, cells whose trees hold over ``AUTO_RUN_NODES`` nodes in
 all (trees x nodes per tree, ``max_trees`` when the cell may grow).  It says why when it does
 not.  ``run``, ``solve``, ``bench`` and the public ``starbench.search`` all choose through
-``choose`` and run through ``search``.
+``choose`` and run through ``run`` (one resolved ``registry.AlgorithmSpec``, one ``Outcome``);
+nothing outside ``starbench.compiled`` calls the kernel.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from starbench.errors import InputError
-from starbench.search.stats import SearchResult
+from starbench.errors import BudgetExceeded, EvaluationError, InputError, StarbenchError
+from starbench.search.registry import AlgorithmSpec
+from starbench.search.stats import SearchResult, SearchStats
 
 ENGINES = ("auto", "compiled", "python")
 #: ``solve --engine auto`` uses the compiled engine on trees of more nodes than this.
@@ -104,6 +106,24 @@ def choose(
     return Choice("compiled", "auto")
 
 
+def prepare(before: Any = None, after: Any = None, specs: Any = None) -> float:
+    """Load (the first time on a machine: compile) the compiled kernel's specializations that
+    searches with ``specs`` use (with a table, without one; by default the one without) before
+    anything is timed; ``before()`` is called when one is not loaded yet,
+    ``after(seconds)`` once they are.  Returns the seconds it took (0 when already loaded)."""
+    from starbench.compiled.engine import forms_for, is_warm, warm_up
+
+    forms = forms_for(specs) if specs else None
+    if is_warm(forms):
+        return 0.0
+    if before is not None:
+        before()
+    seconds = warm_up(forms)
+    if after is not None:
+        after(seconds)
+    return seconds
+
+
 def compiled_tree(tree: Any) -> Any:
     """``tree`` in the compiled kernel's form (generated trees stay lazy where they can)."""
     from starbench.compiled.engine import CompiledTree
@@ -117,6 +137,77 @@ def compiled_tree(tree: Any) -> Any:
     if isinstance(tree, ExplicitTree):
         return CompiledTree.from_explicit(tree)
     raise InputError(f"the compiled engine cannot search trees of type {type(tree).__name__}")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one search gave, the same on both engines: its result (a finished search), or the
+    statistics where it stopped (``status`` ``budget_exceeded``, or ``error``: a bad
+    evaluation, a recursion too deep for the Python engine), with the exception that said so."""
+
+    engine: str
+    status: str  # done, budget_exceeded, error
+    result: SearchResult | None = None
+    stats: SearchStats | None = None
+    error: BaseException | None = None
+
+    @property
+    def message(self) -> str | None:
+        """The stop's reason as a row's ``error`` column holds it."""
+        e = self.error
+        if e is None:
+            return None
+        if self.status == "budget_exceeded":
+            return str(e)
+        hint = "; the compiled engine has no depth limit" if isinstance(e, RecursionError) else ""
+        return f"{type(e).__name__}: {e}{hint}"
+
+    def value(self) -> SearchResult:
+        """The result, or the exception the search stopped with (raised)."""
+        if self.result is None:
+            assert self.error is not None
+            if isinstance(self.error, BudgetExceeded) and not hasattr(self.error, "stats"):
+                self.error.stats = self.stats  # type: ignore[attr-defined]
+            raise self.error
+        return self.result
+
+
+def run(
+    spec: AlgorithmSpec,
+    tree: Any,
+    *,
+    engine: str = "python",
+    exact: bool = False,
+    debug: bool = False,
+    node_budget: int | None = None,
+    time_budget: float | None = None,
+    compiled: Any = None,
+) -> Outcome:
+    """Run one search of ``tree`` on ``engine`` (``python`` or ``compiled``, as ``choose``
+    gave it): the one run path of ``solve``, the runner, the public ``starbench.search`` and
+    the benchmark.  ``compiled``: ``tree`` already in the kernel's form (``compiled_tree``), so
+    that several searches of one tree prepare it once.  Bad input (a request the search cannot
+    be made with) raises ``InputError``; every end of a search is an ``Outcome``."""
+    if engine == "compiled":
+        from starbench.compiled.engine import run as kernel_run
+
+        try:
+            result = kernel_run(compiled or compiled_tree(tree), spec, node_budget=node_budget)
+        except BudgetExceeded as e:
+            return Outcome("compiled", "budget_exceeded", None, e.stats, e)  # type: ignore[attr-defined]
+        except EvaluationError as e:
+            return Outcome("compiled", "error", None, None, e)
+        return Outcome("compiled", "done", result, result.stats)
+    search = spec.make(
+        tree, exact=exact, debug=debug, node_budget=node_budget, time_budget=time_budget
+    )
+    try:
+        result = search.run()
+    except BudgetExceeded as e:
+        return Outcome("python", "budget_exceeded", None, search.stats(), e)
+    except (StarbenchError, ArithmeticError, RecursionError) as e:
+        return Outcome("python", "error", None, search.stats(), e)
+    return Outcome("python", "done", result, result.stats)
 
 
 def search(
@@ -135,32 +226,28 @@ def search(
     ``params`` are the algorithm's own parameters (``k``, ``after_probe``, ...); ``exact``
     searches in fractions and ``debug`` checks every windowed result against a full-window
     search (both Python engine); ``engine``: ``auto`` (compiled wherever it serves the
-    request), ``compiled`` or ``python``.  The counters are the same on both engines.
+    request), ``compiled`` or ``python``.  The counters are the same on both engines.  A search
+    stopped by its budget raises ``BudgetExceeded`` (with ``stats``, where it stopped), one that
+    met a bad evaluation ``EvaluationError``.
     """
+    from starbench.search.registry import resolve
+
+    spec = resolve(algorithm, params)
     choice = choose(
         engine,
-        algorithm,
+        spec.name,
         exact=exact,
         debug=debug,
         time_budget=time_budget,
         tree=tree,
-        params=params,
+        params=spec.own,
     )
-    if choice.engine == "compiled":
-        from starbench.compiled.engine import run
-
-        return run(compiled_tree(tree), algorithm, params, node_budget=node_budget)
-    from starbench.search.registry import get_algorithm
-
-    return (
-        get_algorithm(algorithm)
-        .make(
-            tree,
-            params,
-            exact=exact,
-            debug=debug,
-            node_budget=node_budget,
-            time_budget=time_budget,
-        )
-        .run()
-    )
+    return run(
+        spec,
+        tree,
+        engine=choice.engine,
+        exact=exact,
+        debug=debug,
+        node_budget=node_budget,
+        time_budget=time_budget,
+    ).value()

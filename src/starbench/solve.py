@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from starbench.search import ALGORITHMS, SearchResult, get_algorithm, parse_spec
+from starbench.search import ALGORITHMS, SearchResult, parse_spec
 from starbench.search.arith import agree, format_value
-from starbench.search.registry import expand_spec, shown_params
+from starbench.search.registry import expand_spec, resolve
 from starbench.textable import text_table
 from starbench.trees.protocol import Tree, has_chance
 
@@ -46,44 +46,47 @@ def solve(
     each search and ``after`` after it (its values are ``Solved.extras``): a game source resets
     and reads its move-ordering counter there.
     """
-    from starbench.compiled.engine import run
-    from starbench.engines import AUTO_SOLVE_NODES, choose, compiled_tree, python_engine_notes
+    from starbench.engines import AUTO_SOLVE_NODES, choose, compiled_tree, python_engine_notes, run
 
-    parsed = [parse_spec(x) for s in (specs or default_algorithms(tree)) for x in expand_spec(s)]
-    # construct every search first: bad input is reported before anything runs
-    searches = [get_algorithm(n).make(tree, p, exact=exact, debug=debug) for n, p in parsed]
+    specs_ = [
+        resolve(n, p)
+        for s in (specs or default_algorithms(tree))
+        for x in expand_spec(s)
+        for n, p in [parse_spec(x)]
+    ]
+    # make every search first: bad input is reported before anything runs
+    for spec in specs_:
+        spec.make(tree, exact=exact, debug=debug)
     choices = [
         choose(
             engine,
-            name,
+            spec.name,
             exact=exact,
             debug=debug,
             tree=tree,
             min_nodes=AUTO_SOLVE_NODES,
             key="--engine",
-            params=params,
+            params=spec.own,
         )
-        for name, params in parsed
+        for spec in specs_
     ]
     if log is not None:
-        labelled = [
-            (f"{name}:{','.join(f'{k}={v}' for k, v in params.items())}" if params else name, c)
-            for (name, params), c in zip(parsed, choices, strict=True)
-        ]
-        for line in python_engine_notes(labelled):
+        for line in python_engine_notes(
+            [(spec.label, c) for spec, c in zip(specs_, choices, strict=True)]
+        ):
             log(line)
     kernel_tree = None
     results = []
     extras = []
-    for (name, params), search, choice in zip(parsed, searches, choices, strict=True):
+    for spec, choice in zip(specs_, choices, strict=True):
         if before is not None:
             before()
-        if choice.engine == "compiled":
-            if kernel_tree is None:
-                kernel_tree = compiled_tree(tree)
-            results.append(run(kernel_tree, name, params))
-        else:
-            results.append(search.run())
+        if choice.engine == "compiled" and kernel_tree is None:
+            kernel_tree = compiled_tree(tree)
+        outcome = run(
+            spec, tree, engine=choice.engine, exact=exact, debug=debug, compiled=kernel_tree
+        )
+        results.append(outcome.value())
         extras.append(None if after is None else after())
     L, U = tree.bounds
     mismatch = None
@@ -99,11 +102,10 @@ def solve(
 
 
 def label(r: SearchResult) -> str:
+    """The result's one label (``registry.AlgorithmSpec.label``)."""
     info = ALGORITHMS.get(r.algorithm)
-    own = [p.name for p in info.params] if info else []
-    params = shown_params({k: r.params[k] for k in own if k in r.params})
-    shown = ",".join(f"{k}={v}" for k, v in params.items())
-    return f"{r.algorithm}:{shown}" if shown else r.algorithm
+    own = {p.name: r.params[p.name] for p in info.params if p.name in r.params} if info else {}
+    return resolve(r.algorithm, own).label if info else r.algorithm
 
 
 def row(

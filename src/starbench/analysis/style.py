@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
+# The backend is the user's: importing starbench.analysis does not switch it (``starbench plot``
+# and scripts/make_figures.py, which only write files, choose Agg themselves).
 
 #: Figure widths in inches (single column and double column of a two-column paper).
 WIDTHS = {"single": 3.5, "double": 7.16}

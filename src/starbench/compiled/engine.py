@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 
 from starbench.compiled.codes import BAD_EVAL, BUDGET, EXHAUSTIVE, N_STATS, PROBING, WINDOWED
+from starbench.compiled.kernel import ArrayTree, LazyTree, Options, Out, Probe, Table
 from starbench.errors import BudgetExceeded, EvaluationError, InputError
 from starbench.search.alphabeta import AlphaBeta
 from starbench.search.arith import tolerance
 from starbench.search.expectimax import Expectimax
 from starbench.search.minimax import Minimax
-from starbench.search.registry import get_algorithm
+from starbench.search.registry import AlgorithmSpec, get_algorithm, resolve
 from starbench.search.star1 import Star1
 from starbench.search.star2 import Star2
 from starbench.search.stats import SearchResult, SearchStats
@@ -79,7 +80,9 @@ def unsupported(
     return None
 
 
-_NO_ARRAYS = (
+#: An ``ArrayTree`` for a lazy tree and a ``LazyTree`` for an array tree: the kernel takes both
+#: bundles and reads the one its ``Options.lazy`` names.
+_NO_ARRAYS = ArrayTree(
     np.zeros(1, np.int64),
     np.zeros(1, np.int64),
     np.zeros(1, np.int64),
@@ -87,98 +90,89 @@ _NO_ARRAYS = (
     np.zeros(1),
     np.zeros(1, np.uint64),
 )
-_NO_TABLE = (
-    np.zeros(1, np.uint64),
+_NO_LAZY = LazyTree(
+    0,
     np.zeros(1, np.int64),
-    np.zeros(1),
-    np.zeros(1),
     np.zeros(1, np.int64),
+    np.uint64(0),
+    np.uint64(0),
+    False,
+    np.uint64(1),
+    0,
+    0,
+    False,
+    np.zeros(1),
+    np.uint64(1),
 )
 
 
 @functools.lru_cache(maxsize=64)
 def _form_of(spec: RegularTreeSpec) -> tuple[dict[str, Any], Any, Any]:
     """What every instance of ``spec`` shares in the kernel's form (checked once per spec):
-    the CompiledTree fields but the seeds, arrays and bounds, and the declared bounds (L, U).
-    The arrays are shared by the instances; the kernel only reads them."""
+    the ``LazyTree`` fields but the seeds, the shape, and the declared bounds (L, U).  The
+    arrays are shared by the instances; the kernel only reads them."""
     from starbench.compiled.trees import ORDERING_CODES, OUTCOME_CODES
 
     shape = shape_of(spec)  # validates the spec
     const = shape.const_probs
-    form = dict(
-        lazy=not spec.needs_full_pass and spec.pool == 0,
+    lazy = dict(
         levels=len(shape.level_kinds),
-        max_arity=int(max(shape.arities, default=1)),
-        max_depth=len(shape.level_kinds),
-        has_chance=spec.pattern != "max,min",
-        size=spec.size,
         level_kind=np.array([int(k) for k in shape.level_kinds], np.int64),
         level_arity=np.array(shape.arities, np.int64),
-        incremental=VALUE_MODELS[spec.value_model].incremental,
+        incremental=bool(VALUE_MODELS[spec.value_model].incremental),
         r1=np.uint64(spec.resolution + 1),
-        ordering=ORDERING_CODES[spec.ordering],
-        outcome=OUTCOME_CODES[spec.outcome_order],
+        ordering=int(ORDERING_CODES[spec.ordering]),
+        outcome=int(OUTCOME_CODES[spec.outcome_order]),
         dist_random=spec.distribution == "random",
         const_probs=np.zeros(1) if const is None else np.array([float(p) for p in const]),
         wmax=np.uint64(spec.weight_max),
     )
-    return form, *shape.declared_bounds
+    shared = dict(
+        lazy=not spec.needs_full_pass and spec.pool == 0,
+        max_arity=int(max(shape.arities, default=1)),
+        max_depth=len(shape.level_kinds),
+        has_chance=spec.pattern != "max,min",
+        size=spec.size,
+    )
+    return {"tree": lazy, **shared}, *shape.declared_bounds
 
 
 @dataclass
 class CompiledTree:
-    """A tree in the kernel's form."""
+    """A tree in the kernel's form: its bundles (``kernel.LazyTree`` for a generated tree
+    searched lazily, ``kernel.ArrayTree`` for a tree in arrays), bounds and shape."""
 
     lazy: bool
     L: float
     U: float
     bounds: tuple[Any, Any]
-    levels: int
     max_arity: int
     max_depth: int
     has_chance: bool
-    tseed: np.uint64
-    rid: np.uint64
-    level_kind: np.ndarray
-    level_arity: np.ndarray
-    incremental: bool
-    r1: np.uint64
-    ordering: int
-    outcome: int
-    dist_random: bool
-    const_probs: np.ndarray
-    wmax: np.uint64
-    arrays: tuple[np.ndarray, ...]
+    tree: LazyTree
+    arrays: ArrayTree
     size: int
     tree_seed_int: int = 0
+
+    @property
+    def levels(self) -> int:
+        return self.tree.levels
 
     @classmethod
     def from_explicit(cls, tree: ExplicitTree) -> CompiledTree:
         from starbench.compiled.trees import explicit_arrays
 
-        arrays = explicit_arrays(tree)
-        nchild = arrays[2]
+        arrays = ArrayTree(*explicit_arrays(tree))
         L, U = tree.bounds
         return cls(
             False,
             float(L),
             float(U),
             (L, U),
-            0,
-            int(nchild.max(initial=1)),
+            int(arrays.nchild.max(initial=1)),
             tree.max_depth,
             tree.first_chance() is not None,
-            np.uint64(0),
-            np.uint64(0),
-            np.zeros(1, np.int64),
-            np.zeros(1, np.int64),
-            False,
-            np.uint64(1),
-            0,
-            0,
-            False,
-            np.zeros(1),
-            np.uint64(1),
+            _NO_LAZY,
             arrays,
             tree.size,
         )
@@ -191,40 +185,49 @@ class CompiledTree:
         from starbench.compiled.trees import materialize
 
         ts = tree_seed(seed, instance) if ts is None else ts
-        form, L, U = _form_of(spec)
+        cached = spec.__dict__.get("_compiled_form")
+        if cached is None:  # once per spec object (the lru cache below: once per spec)
+            cached = _form_of(spec)
+            object.__setattr__(spec, "_compiled_form", cached)
+        form, L, U = cached
+        f = form["tree"]
         tseed, rid = np.uint64(ts), np.uint64(root_id(ts))
-        arrays: tuple[np.ndarray, ...] = _NO_ARRAYS
+        lazy_tree = LazyTree(tseed=tseed, rid=rid, **f)
+        arrays = _NO_ARRAYS
         if not form["lazy"]:
-            *arrays, lo, hi = materialize(
+            *made, lo, hi = materialize(
                 spec.levels,
-                form["level_kind"],
-                form["level_arity"],
+                f["level_kind"],
+                f["level_arity"],
                 tseed,
                 rid,
-                form["incremental"],
-                form["r1"],
-                form["ordering"],
-                form["outcome"],
-                form["dist_random"],
-                form["const_probs"],
-                form["wmax"],
+                f["incremental"],
+                f["r1"],
+                f["ordering"],
+                f["outcome"],
+                f["dist_random"],
+                f["const_probs"],
+                f["wmax"],
                 float(spec.noise_sd),
                 np.uint64(spec.pool),
             )
-            arrays = tuple(arrays)
+            arrays = ArrayTree(*made)
             if spec.bounds == "tree":
                 L, U = int(lo), int(hi)
                 if L == U:
                     U = L + 1
         return cls(
+            lazy=form["lazy"],
             L=float(L),
             U=float(U),
             bounds=(L, U),
-            tseed=tseed,
-            rid=rid,
+            max_arity=form["max_arity"],
+            max_depth=form["max_depth"],
+            has_chance=form["has_chance"],
+            tree=lazy_tree,
             arrays=arrays,
+            size=form["size"],
             tree_seed_int=ts,
-            **form,
         )
 
     def first_chance(self) -> bool:
@@ -232,86 +235,47 @@ class CompiledTree:
 
     def root_arity(self) -> int:
         if self.lazy:
-            return int(self.level_arity[0]) if self.levels else 0
-        return int(self.arrays[2][0])
+            return int(self.tree.level_arity[0]) if self.tree.levels else 0
+        return int(self.arrays.nchild[0])
 
 
 def run(
     ct: CompiledTree,
-    name: str,
+    spec: AlgorithmSpec | str,
     params: dict[str, Any] | None = None,
     *,
     node_budget: int | None = None,
 ) -> SearchResult:
-    """Search a CompiledTree with a registered algorithm on the compiled kernel."""
+    """Search a CompiledTree on the compiled kernel: ``spec`` a resolved request
+    (``registry.AlgorithmSpec``), or an algorithm's name with its ``params``."""
     from starbench.compiled.kernel import search_kernel
 
-    try:  # by type and value: 2.0 == 2, but only 2 is a valid k
-        key = (name, tuple(sorted((p, type(v), v) for p, v in (params or {}).items())))
-        hash(key)
-    except TypeError:  # an unhashable parameter value: resolve refuses it below
-        key = None
-    shown, algo, k, sequential, research, skip_full, bits, tt_chance, tt_probe, decision = (
-        _kernel_params(*key) if key is not None else _resolve(name, params or {})
-    )
-    if not get_algorithm(name).chance and ct.has_chance:
-        raise InputError(f"{name} does not apply to trees with chance nodes")
-    table = _NO_TABLE
-    if bits:  # the table's arrays: key, depth (-1: empty), lower, upper, move
-        size = 1 << bits
-        table = (
-            np.empty(size, np.uint64),
-            np.empty(size, np.int64),
-            np.empty(size),
-            np.empty(size),
-            np.empty(size, np.int64),
-        )
-    stats = np.zeros(N_STATS, np.int64)
-    root_vals = np.zeros(max(ct.max_arity, 1))
-    budget = -1 if node_budget is None else int(node_budget)
-    a = ct.arrays
-    warm_up()
-    t0, c0 = time.perf_counter(), time.process_time()
-    status, value, best, bad = search_kernel(
+    if not isinstance(spec, AlgorithmSpec):
+        spec = resolve(spec, params)
+    algo, probing, tt, chance, settings = _kernel_form(spec)
+    if not chance and ct.has_chance:
+        raise InputError(f"{spec.name} does not apply to trees with chance nodes")
+    table = _table(tt.bits) if tt.bits else None
+    out = Out(np.zeros(N_STATS, np.int64), np.zeros(ct.max_arity or 1))
+    opts = Options(
         algo,
-        k,
-        sequential,
-        research,
-        skip_full,
         ct.L,
         ct.U,
-        budget,
+        -1 if node_budget is None else int(node_budget),
         ct.lazy,
         ct.levels,
-        ct.level_kind,
-        ct.level_arity,
-        ct.tseed,
-        ct.rid,
-        ct.incremental,
-        ct.r1,
-        ct.ordering,
-        ct.outcome,
-        ct.dist_random,
-        ct.const_probs,
-        ct.wmax,
-        a[0],
-        a[1],
-        a[2],
-        a[3],
-        a[4],
-        a[5],
         ct.max_arity,
         ct.max_depth,
-        stats,
-        root_vals,
-        bits > 0,
-        tt_chance,
-        tt_probe,
-        decision,
-        *table,
+        tt.chance,
+        tt.probe,
+        tt.decision_only,
     )
+    if (table is not None) not in _WARMED:  # its first use here: compiled outside the timing
+        warm_up({table is not None})
+    t0, c0 = time.perf_counter(), time.process_time()
+    status, value, best, bad = search_kernel(opts, ct.tree, ct.arrays, probing, table, out)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    st = SearchStats(*stats.tolist())
+    st = SearchStats(*out.stats.tolist())
     if status == BUDGET:
         raise _Budget(f"node budget of {node_budget} nodes exceeded", st)
     if status == BAD_EVAL:
@@ -322,94 +286,89 @@ def run(
     best_move = None if best < 0 else int(best)
     tied = None
     if algo == EXHAUSTIVE and best_move is not None:  # as arith.agree, for every root move
-        close = np.abs(root_vals[: ct.root_arity()] - value) <= tolerance(ct.L, ct.U)
+        close = np.abs(out.root_vals[: ct.root_arity()] - value) <= tolerance(ct.L, ct.U)
         tied = tuple(int(m) for m in np.flatnonzero(close))
-    return SearchResult(name, dict(shown), float(value), best_move, tied, st, False, seconds, cpu)
-
-
-def _resolve(name: str, params: dict[str, Any]) -> tuple[Any, ...]:
-    """The registry's checked parameters of ``name`` as the kernel takes them: (shown
-    parameters, algorithm code, k, sequential, research, skip_full, tt bits, tt_chance,
-    tt_probe, table at decision nodes only)."""
-    info = get_algorithm(name)
-    resolved = info.resolve(params)
-    algo = kernel_algo(name)
-    if algo is None:
-        raise InputError(f"the compiled engine does not implement {name}")
-    full = {**info.fixed, **resolved}
-    # the registry resolved every parameter (its defaults are the only ones); the exhaustive
-    # and windowed procedures have no probing parameters
-    probing = algo == PROBING
-    return (
-        full,
-        algo,
-        int(full["k"]) if probing else 0,
-        probing and full["probing"] == "sequential",
-        probing and full["after_probe"] == "research",
-        probing and not full["probe_full_window"],
-        int(full.get("tt", 0)),
-        bool(full.get("tt_chance", False)),
-        bool(full.get("tt_probe", False)),
-        full.get("tt_nodes", "all") == "decision",
+    return SearchResult(
+        spec.name, dict(settings), float(value), best_move, tied, st, False, seconds, cpu
     )
 
 
-@functools.lru_cache(maxsize=256)
-def _kernel_params(name: str, items: tuple[tuple[str, type, Any], ...]) -> tuple[Any, ...]:
-    """``_resolve`` remembered per (name, typed parameters): errors are not cached, so bad
-    parameters raise every time."""
-    return _resolve(name, {p: v for p, _, v in items})
+def _kernel_form(spec: AlgorithmSpec) -> tuple[int, Any, Any, bool, dict[str, Any]]:
+    """(kernel code, probe bundle, table settings, searches chance nodes, settings) of a
+    resolved request, worked out once per request object."""
+    form = spec.__dict__.get("_kernel")
+    if form is None:
+        algo = kernel_algo(spec.name)
+        if algo is None:
+            raise InputError(f"the compiled engine does not implement {spec.name}")
+        probe = spec.probing
+        probing = _NO_PROBE  # k = 0 (Star1, and the algorithms without probes): no probe phase
+        if algo == PROBING and probe.k > 0:
+            probing = Probe(int(probe.k), probe.sequential, probe.research, probe.skip_full)
+        form = (int(algo), probing, spec.table, spec.info.chance, spec.settings)
+        object.__setattr__(spec, "_kernel", form)  # a cache on the frozen request itself
+    return form
 
 
-_WARM = False
+_NO_PROBE = Probe(0, False, False, False)
+
+#: A kernel specialization: with a table (True) or without one (False).  Numba compiles one
+#: machine-code kernel per specialization, each the first time it is used (``kernel.py``).
+Form = bool
+
+_WARMED: set[Form] = set()
 
 
-def warm_up() -> float:
-    """Compile (or load from numba's cache) the kernels once per process, outside any timing;
-    returns the seconds it took (0 when already warm)."""
-    global _WARM
-    if _WARM:
-        return 0.0
-    _WARM = True
+def forms_for(specs: Any) -> set[Form]:
+    """The specializations that searches with ``specs`` use."""
+    return {bool(_kernel_form(spec)[2].bits) for spec in specs}
+
+
+def is_warm(forms: Any = None) -> bool:
+    """Has this process loaded (or compiled) these specializations (default: the one without a
+    table)?"""
+    return set(forms or {False}) <= _WARMED
+
+
+def warm_up(forms: Any = None) -> float:
+    """Compile (or load from numba's cache) the kernel's specializations ``forms`` (default:
+    the one without a table) once per process, outside any timing, with a one-node search of
+    each; a search compiles its own the first time it is used.  Returns the seconds it took (0
+    when all were warm)."""
     from starbench.compiled.kernel import search_kernel
 
+    todo = sorted(set(forms or {False}) - _WARMED)
+    if not todo:
+        return 0.0
     t0 = time.perf_counter()
-    one = np.zeros(1, np.int64)
-    arrays = (np.array([3], np.int64), one, one, np.zeros(1), np.zeros(1), np.zeros(1, np.uint64))
-    search_kernel(
-        0,
-        0,
-        False,
-        False,
-        False,
-        0.0,
-        1.0,
-        -1,
-        False,
-        0,
-        one,
-        one,
-        np.uint64(0),
-        np.uint64(0),
-        False,
-        np.uint64(1),
-        0,
-        0,
-        False,
-        np.zeros(1),
-        np.uint64(1),
-        *arrays,
-        1,
-        0,
-        np.zeros(N_STATS, np.int64),
-        np.zeros(1),
-        False,
-        False,
-        False,
-        False,
-        *_NO_TABLE,
-    )
+    for table in todo:
+        _WARMED.add(table)
+        ct = CompiledTree.from_regular(_TINY, 0, 0)
+        opts = Options(int(PROBING), ct.L, ct.U, -1, True, ct.levels, 1, 1, False, False, False)
+        search_kernel(
+            opts,
+            ct.tree,
+            ct.arrays,
+            Probe(1, False, False, False),
+            _table(1) if table else None,
+            Out(np.zeros(N_STATS, np.int64), np.zeros(max(ct.max_arity, 1))),
+        )
     return time.perf_counter() - t0
+
+
+_TINY = RegularTreeSpec(branching=1, chance_arity=1, depth=1)
+
+
+def _table(bits: int) -> Table:
+    """An empty table of 2**bits entries: key, depth (-1: empty), lower, upper, move."""
+    size = 1 << bits
+    return Table(
+        np.empty(size, np.uint64),
+        np.empty(size, np.int64),
+        np.empty(size),
+        np.empty(size),
+        np.empty(size, np.int64),
+    )
 
 
 class _Budget(BudgetExceeded):

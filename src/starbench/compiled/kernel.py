@@ -55,6 +55,8 @@ materialised with ``materialize`` when an ordering or bound needs exact values),
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, types
 from numba.core import cgutils
@@ -79,7 +81,6 @@ from starbench.compiled.codes import (  # noqa: E402  (the kernel's named codes)
     NORMAL,
     OK,
     PROBE,
-    PROBING,
     PUSH,
     RESUME,
     S_CCUT,
@@ -262,14 +263,12 @@ def count(stats, kind, inprobe, budget):
 
 
 @njit(inline="always")
-def leaf_value(lazy, incremental, tseed, r1d, a_value, idx, nid, ps):
-    """The value of a leaf (``Search._leaf``): its path sum, its hashed value, or its array
-    value."""
-    if lazy:
-        if incremental:
-            return float(ps)
-        return float(np.int64(fastmod(draw(tseed, nid, P_VALUE), r1d)))
-    return a_value[idx]
+def lazy_leaf_value(incremental, tseed, r1d, nid, ps):
+    """The value of a generated leaf (``Search._leaf``): its path sum, or its hashed value (a
+    tree in arrays holds its leaves' values)."""
+    if incremental:
+        return float(ps)
+    return float(np.int64(fastmod(draw(tseed, nid, P_VALUE), r1d)))
 
 
 @njit(cache=True)
@@ -335,73 +334,71 @@ def by_hint(h, m):
     return m
 
 
+#: The kernel's arguments, a few named bundles (numba types each as a tuple of its fields): what
+#: the search is (``Options``: ``lazy`` says which tree bundle is the tree), the tree
+#: (``LazyTree``, a generated tree searched lazily, and ``ArrayTree``, a tree in arrays: the one
+#: not searched is a one-element placeholder), how it probes (``Probe``; k = 0: no probe phase),
+#: the transposition table (``Table``, or None) and the outputs (``Out``).  A table given as None
+#: is a specialization of its own: numba prunes every step that needs it, so a search without a
+#: table compiles no table code.  The tree and the probe are run-time values, not
+#: specializations: pruning them too saved about a tenth of a compile each while multiplying
+#: the kernels to compile by four (measured: 8 specializations took 104 s CPU in all).
+Options = namedtuple(
+    "Options",
+    "algo L U budget lazy levels max_arity max_depth tt_chance probe_by_table decision_only",
+)
+LazyTree = namedtuple(
+    "LazyTree",
+    "levels level_kind level_arity tseed rid incremental r1 ordering outcome dist_random "
+    "const_probs wmax",
+)
+ArrayTree = namedtuple("ArrayTree", "kind first nchild prob value key")
+Probe = namedtuple("Probe", "k sequential research skip_full")
+Table = namedtuple("Table", "key depth lo hi move")
+Out = namedtuple("Out", "stats root_vals")
+
+
 @njit(cache=True)
-def search_kernel(
-    algo,
-    k,
-    sequential,
-    research,
-    skip_full,
-    L,
-    U,
-    budget,
-    lazy,
-    levels,
-    level_kind,
-    level_arity,
-    tseed,
-    rid,
-    incremental,
-    r1,
-    ordering,
-    outcome,
-    dist_random,
-    const_probs,
-    wmax,
-    a_kind,
-    a_first,
-    a_nchild,
-    a_prob,
-    a_value,
-    a_key,
-    max_arity,
-    max_depth,
-    stats,
-    root_vals,
-    use_tt,
-    tt_chance,
-    probe_by_table,
-    tt_decision_only,
-    t_key,
-    t_depth,
-    t_lo,
-    t_hi,
-    t_move,
-):
+def search_kernel(opts, tree, arrays, probe, table, out):
     """Search the tree from its root with window (-inf, +inf).
 
-    Returns (status, value, best move or -1, bad node); fills ``stats`` (STAT_FIELDS order) and,
-    for the exhaustive algorithm at a decision root, ``root_vals`` with every root child's value.
+    ``opts`` an ``Options``; ``tree`` a ``LazyTree``, ``arrays`` an ``ArrayTree`` (``opts.lazy``
+    says which one is searched); ``probe`` a ``Probe``; ``table`` a ``Table`` or None; ``out``
+    an ``Out``.  Returns (status, value, best move or -1, bad node); fills ``out.stats``
+    (STAT_FIELDS order) and, for the exhaustive algorithm at a decision root, ``out.root_vals``
+    with every root child's value.
     """
+    # the bundles, unpacked once
+    algo, L, U, budget = opts.algo, opts.L, opts.U, opts.budget
+    # the levels of a generated tree (lazy or in arrays: the table's depths), 0 for a tree file
+    levels, max_arity, max_depth = opts.levels, opts.max_arity, opts.max_depth
+    tt_chance, probe_by_table = opts.tt_chance, opts.probe_by_table
+    tt_decision_only = opts.decision_only
     # Every array the steps use is a *borrowed* view (``borrow``): numba updates no reference
     # count when a step uses it.  The arguments are owned by the caller; the stack's arrays are
     # rows of a few owner arrays (one per element type and shape), kept alive to the end (``keep``).
-    level_kind = borrow(level_kind)
-    level_arity = borrow(level_arity)
-    const_probs = borrow(const_probs)
-    a_kind = borrow(a_kind)
-    a_first = borrow(a_first)
-    a_nchild = borrow(a_nchild)
-    a_prob = borrow(a_prob)
-    a_value = borrow(a_value)
-    a_key = borrow(a_key)
-    stats = borrow(stats)
-    root_vals = borrow(root_vals)
-    t_key = borrow(t_key)
-    t_depth = borrow(t_depth)
-    t_lo = borrow(t_lo)
-    t_hi = borrow(t_hi)
-    t_move = borrow(t_move)
+    lazy = opts.lazy  # a lazy generated tree (``tree``), else a tree in arrays (``arrays``)
+    tseed, rid, incremental, r1 = tree.tseed, tree.rid, tree.incremental, tree.r1
+    ordering, outcome = tree.ordering, tree.outcome
+    dist_random, wmax = tree.dist_random, tree.wmax
+    level_kind = borrow(tree.level_kind)
+    level_arity = borrow(tree.level_arity)
+    const_probs = borrow(tree.const_probs)
+    a_kind = borrow(arrays.kind)
+    a_first = borrow(arrays.first)
+    a_nchild = borrow(arrays.nchild)
+    a_prob = borrow(arrays.prob)
+    a_value = borrow(arrays.value)
+    a_key = borrow(arrays.key)
+    k, sequential, research, skip_full = probe.k, probe.sequential, probe.research, probe.skip_full
+    stats = borrow(out.stats)
+    root_vals = borrow(out.root_vals)
+    if table is not None:
+        t_key = borrow(table.key)
+        t_depth = borrow(table.depth)
+        t_lo = borrow(table.lo)
+        t_hi = borrow(table.hi)
+        t_move = borrow(table.move)
     D = max_depth + 1
     A = max_arity if max_arity > 0 else 1
     r1d, wd = divisor(r1), divisor(wmax)  # the value range and the weights: % as multiplication
@@ -524,15 +521,21 @@ def search_kernel(
         if ckind == LEAF:
             if count(stats, LEAF, inprobe == 1, budget):
                 return BUDGET, d, np.nan
-            v = leaf_value(lazy, incremental, tseed, r1d, a_value, cidx, cid, cps)
+            if lazy:
+                v = lazy_leaf_value(incremental, tseed, r1d, cid, cps)
+            else:
+                v = a_value[cidx]
             if not (L <= v <= U):
                 f_idx[e] = cidx
                 return BAD_EVAL, e, v
             return OK, d, v
         f_tt[e] = 0
-        if use_tt and not (tt_decision_only and ckind == CHANCE):
+        if table is not None and not (tt_decision_only and ckind == CHANCE):
             # ``Search._tt_search`` (NORMAL) and ``Star2._outcome`` (RESUME)
-            ckey = cid if lazy else a_key[cidx]
+            if lazy:
+                ckey = cid
+            else:
+                ckey = a_key[cidx]
             f_key[e] = ckey
             mode = f_mode[e]
             if mode != PROBE:
@@ -718,7 +721,7 @@ def search_kernel(
             lo[d, j] = L
             hi[d, j] = U
             st_has[d, j] = 0
-        if use_tt and tt_chance:  # ``Star1._initial_bounds``: the table's bounds per outcome
+        if table is not None and tt_chance:  # ``Star1._initial_bounds``: table bounds per outcome
             cdepth = tt_depth(f_level[d] + 1)
             for j in range(n):
                 if c_kind[d, j] == LEAF:
@@ -735,7 +738,7 @@ def search_kernel(
                         lo[d, j] = t_lo[s]
                     if t_hi[s] < U:
                         hi[d, j] = t_hi[s]
-        if algo == PROBING and k > 0:
+        if k > 0:  # Star2 and Star2.5 (k = 0 is Star1: no probe phase)
             nt = 0
             for j in range(n):
                 if probe_by_table and lo[d, j] == hi[d, j]:
@@ -918,7 +921,10 @@ def search_kernel(
         if count(stats, kind, f_inprobe[d] == 1, budget):
             return BUDGET, d, np.nan
         if kind == LEAF:
-            v = leaf_value(lazy, incremental, tseed, r1d, a_value, f_idx[d], f_id[d], f_ps[d])
+            if lazy:
+                v = lazy_leaf_value(incremental, tseed, r1d, f_id[d], f_ps[d])
+            else:
+                v = a_value[f_idx[d]]
             if not (L <= v <= U):
                 return BAD_EVAL, d, v
             return OK, d - 1, v
@@ -942,7 +948,7 @@ def search_kernel(
     f_beta[0] = np.inf
     f_pc[0] = ENTER
     f_mode[0] = NORMAL
-    if use_tt:
+    if table is not None:
         for s in range(len(t_depth)):
             t_depth[s] = -1  # an empty table
         if f_kind[0] == CHANCE and not tt_decision_only:
@@ -967,7 +973,7 @@ def search_kernel(
             return BUDGET, np.nan, -1, -1
         if status == BAD_EVAL:
             return BAD_EVAL, ret, -1, f_idx[top]
-        if use_tt and top < sp and f_tt[sp] == 1:  # frame sp is done: store its result
+        if table is not None and top < sp and f_tt[sp] == 1:  # frame sp done: store its result
             move = -1
             if f_kind[sp] != CHANCE and f_bm[sp] >= 0:
                 move = by_hint(f_hint[sp], f_bm[sp])

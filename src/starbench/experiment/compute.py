@@ -18,13 +18,12 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
-from starbench.engines import Choice, choose
-from starbench.errors import BudgetExceeded, ConfigError, InputError, StarbenchError
-from starbench.experiment.settings import AlgorithmSpec, RunSettings
+from starbench.engines import Choice, choose, run
+from starbench.errors import ConfigError, InputError, StarbenchError
+from starbench.experiment.settings import RunSettings
 from starbench.games.spec import GameSpec
-from starbench.search import get_algorithm
 from starbench.search.arith import format_value
-from starbench.search.registry import KEY_PARAMS, key_values
+from starbench.search.registry import KEY_PARAMS, AlgorithmSpec, key_values
 from starbench.trees.regular import RegularTree
 
 
@@ -107,18 +106,15 @@ class Instance:
             used.append(at(depth))
             return used[-1].tree
 
-        info = get_algorithm(spec.name)
-        params = dict(spec.params)
-
         def make(tree: Any, **options: Any) -> Any:
-            return info.make(tree, params, exact=s.exact, debug=s.debug, **options)
+            return spec.make(tree, exact=s.exact, debug=s.debug, **options)
 
         try:
             d = deepen(
                 tree_at,
                 make,
                 game.depth,
-                tt=int(params.get("tt") or 0),
+                tt=spec.table.bits,
                 node_budget=s.node_budget,
                 time_budget=s.time_budget,
             )
@@ -147,41 +143,27 @@ class Instance:
         return d.result, extra, None
 
     def search(self, spec: AlgorithmSpec, engine: str) -> tuple[Any, dict[str, int], str | None]:
-        """(result or None, statistics, run status or None) of one search."""
+        """(result or None, statistics, run status or None) of one search (``engines.run``)."""
         s = self.settings
         if isinstance(s.tree, GameSpec) and s.tree.iterative:
             return self.deepen(spec)
-        if engine == "compiled":
-            from starbench.compiled.engine import run
-
-            try:
-                return (
-                    run(self.compiled, spec.name, dict(spec.params), node_budget=s.node_budget),
-                    {},
-                    None,
-                )
-            except BudgetExceeded as e:
-                return None, e.stats.as_dict(), f"budget_exceeded: {e}"  # type: ignore[attr-defined]
-        search = None
-        tree = self.python
+        tree = None if engine == "compiled" else self.python
         if self.game is not None:
             self.game.reset_counts()
-        try:
-            search = get_algorithm(spec.name).make(
-                tree,
-                dict(spec.params),
-                exact=s.exact,
-                debug=s.debug,
-                node_budget=s.node_budget,
-                time_budget=s.time_budget,
-            )
-            return search.run(), {}, None
-        except BudgetExceeded as e:
-            return None, search.stats().as_dict(), f"budget_exceeded: {e}"
-        except (StarbenchError, ArithmeticError, RecursionError) as e:
-            stats = search.stats().as_dict() if search is not None else {}
-            hint = "; engine=compiled has no depth limit" if isinstance(e, RecursionError) else ""
-            return None, stats, f"error: {type(e).__name__}: {e}{hint}"
+        outcome = run(
+            spec,
+            tree,
+            engine=engine,
+            exact=s.exact,
+            debug=s.debug,
+            node_budget=s.node_budget,
+            time_budget=s.time_budget,
+            compiled=self.compiled if engine == "compiled" else None,
+        )
+        if outcome.status == "done":
+            return outcome.result, {}, None
+        stats = outcome.stats.as_dict() if outcome.stats is not None else {}
+        return None, stats, f"{outcome.status}: {outcome.message}"
 
     def bounds_and_levels(self) -> tuple[Any, Any, int | None, int | None]:
         t = self._compiled if self._compiled is not None else self.python

@@ -288,14 +288,20 @@ def _announce(
     if settings.progress:
         warn(f"starbench: {todo} instances to compute ({', '.join(engines)} engine)")
     if "compiled" in engines and settings.n_jobs == 1:
-        from starbench.compiled import engine
+        from starbench.engines import prepare
 
-        if not engine._WARM:
-            if settings.progress:
-                warn("starbench: loading the compiled kernel (compiled once, then cached)")
-            seconds = engine.warm_up()
-            if settings.progress and seconds > 2:
-                warn(f"starbench: kernel ready in {seconds:.1f} s")
+        prepare(
+            lambda: (
+                settings.progress
+                and warn("starbench: loading the compiled kernel (compiled once, then cached)")
+            ),
+            lambda seconds: (
+                settings.progress
+                and seconds > 2
+                and warn(f"starbench: kernel ready in {seconds:.1f} s")
+            ),
+            [a for a in wanted if engine_for(settings, a) == "compiled"],
+        )
 
 
 def _none(x: Any) -> Any:

@@ -39,11 +39,9 @@ from starbench.limits import (
 )
 from starbench.search.registry import (
     KEY_PARAMS,
+    AlgorithmSpec,
     get_algorithm,
-    key_values,
-    label,
     parse_specs,
-    shown_params,
 )
 from starbench.trees.regular import GENERATOR_VERSION, RegularTreeSpec
 
@@ -96,36 +94,6 @@ AlgorithmConfig = algorithm_config()
 UINT64_MAX = 2**64 - 1
 
 
-@dataclass(frozen=True)
-class AlgorithmSpec:
-    """One algorithm with its resolved parameters."""
-
-    name: str
-    params: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def k(self) -> int | None:
-        return dict(self.params).get("k")
-
-    @property
-    def after_probe(self) -> str | None:
-        return dict(self.params).get("after_probe")
-
-    @property
-    def probe_full_window(self) -> bool | None:
-        """False where set so (convention C2); None at the default (``LATE_PARAMS``)."""
-        return shown_params(dict(self.params)).get("probe_full_window")
-
-    @property
-    def key(self) -> tuple[Any, ...]:
-        return (self.name, *key_values(dict(self.params)))
-
-    @property
-    def label(self) -> str:
-        """The request's one label (``registry.label``), as its rows are labelled."""
-        return label(self.name, dict(self.params), dict(self.params))
-
-
 def check_table_memory(where: str, params: Any, limit: int) -> None:
     """Refuse a transposition table whose memory (``2**tt`` x ``BYTES_PER_ENTRY``, the
     documented layout) is over ``limit`` bytes (one line, naming the key that raises it)."""
@@ -160,11 +128,9 @@ def check_underflow(spec: RegularTreeSpec) -> None:
 
 def algorithm_spec(name: str, params: dict[str, Any], where: str = "algorithms") -> AlgorithmSpec:
     try:
-        info = get_algorithm(name)
-        resolved = info.resolve(params)
+        return AlgorithmSpec.of(name, params)
     except InputError as e:
         raise ConfigError(f"{where}: {e}") from None
-    return AlgorithmSpec(info.name, tuple(resolved.items()))
 
 
 def _check_int(key: str, v: Any, lo: int, hi: int | None = None, what: str = "") -> int:

@@ -1,7 +1,15 @@
-"""Search algorithms over the tree protocol: one module per algorithm, a registry, one entry."""
+"""Search algorithms over the tree protocol: one module per algorithm, a registry, one entry.
+
+The package is callable: ``starbench.search(tree, name, engine=..., **params)`` is
+``starbench.engines.search`` (either engine, ``auto`` by default), so the public function and the
+subpackage are one name (``import starbench.search.registry`` works); ``search`` in this package
+is the Python reference engine's entry.
+"""
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import Any
 
 from starbench.search.registry import ALGORITHMS, AlgorithmInfo, get_algorithm, parse_spec
@@ -40,3 +48,15 @@ __all__ = [
     "parse_spec",
     "search",
 ]
+
+
+class _CallablePackage(types.ModuleType):
+    """This package, callable as the public ``starbench.search``."""
+
+    def __call__(self, tree: Any, algorithm: str = "expectimax", **kw: Any) -> SearchResult:
+        from starbench.engines import search as run
+
+        return run(tree, algorithm, **kw)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

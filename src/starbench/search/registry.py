@@ -7,6 +7,7 @@ its parameters: ``star2.5-cyclic:k=3,after_probe=research``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -331,6 +332,128 @@ def load_entry_points(warn: Callable[[str], None] | None = None) -> list[str]:
             FAILED_PLUGINS.append(line)
             say(line)
     return FAILED_PLUGINS
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    """How a Star algorithm probes (``star2.Star2``): k moves per successor (0: Star1), cyclic or
+    sequential, resume or re-search after the probe, and whether the full window is probed."""
+
+    k: int = 0
+    sequential: bool = False
+    research: bool = False
+    skip_full: bool = False  # probe_full_window=false
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """The transposition table of a search (``search.transposition``): 2**bits entries (0:
+    none), at every node or at decision nodes only, and its use at chance nodes."""
+
+    bits: int = 0
+    decision_only: bool = False  # tt_nodes=decision
+    chance: bool = False  # tt_chance
+    probe: bool = False  # tt_probe
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """One algorithm with its parameters resolved once (checked, defaults filled in): the one
+    value a search is made from on either engine, and the only source of its label and of its
+    rows' key.  ``AlgorithmSpec("star2")`` and ``AlgorithmSpec.of("star2", {...})`` resolve
+    alike; ``params`` then holds every one of the algorithm's own parameters."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        info = get_algorithm(self.name)
+        given = dict(self.params)
+        if set(given) != {p.name for p in info.params}:  # not yet resolved: resolve it now
+            object.__setattr__(self, "params", tuple(info.resolve(given).items()))
+        object.__setattr__(self, "name", info.name)
+
+    @classmethod
+    def of(cls, name: str, given: dict[str, Any] | None = None) -> AlgorithmSpec:
+        """Resolve ``given`` for the algorithm ``name`` (``InputError`` naming what is wrong)."""
+        info = get_algorithm(name)
+        return cls(info.name, tuple(info.resolve(dict(given or {})).items()))
+
+    @property
+    def info(self) -> AlgorithmInfo:
+        return get_algorithm(self.name)
+
+    @property
+    def own(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """What the algorithm's class is made with: its fixed settings and its parameters."""
+        return {**self.info.fixed, **self.own}
+
+    @property
+    def label(self) -> str:
+        return label(self.name, self.own, self.own)
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (self.name, *key_values(self.own))
+
+    @property
+    def k(self) -> int | None:
+        return self.own.get("k")
+
+    @property
+    def after_probe(self) -> str | None:
+        return self.own.get("after_probe")
+
+    @property
+    def probe_full_window(self) -> bool | None:
+        """False where set so (convention C2); None at the default (``LATE_PARAMS``)."""
+        return shown_params(self.own).get("probe_full_window")
+
+    @property
+    def probing(self) -> ProbeSettings:
+        s = self.settings
+        if "probing" not in s:  # not a probing algorithm
+            return ProbeSettings()
+        return ProbeSettings(
+            int(s["k"]),
+            s["probing"] == "sequential",
+            s["after_probe"] == "research",
+            not s["probe_full_window"],
+        )
+
+    @property
+    def table(self) -> TableSettings:
+        s = self.own
+        return TableSettings(
+            int(s.get("tt") or 0),
+            s.get("tt_nodes") == "decision",
+            bool(s.get("tt_chance")),
+            bool(s.get("tt_probe")),
+        )
+
+    def make(self, tree: Any, **options: Any) -> Search:
+        """The Python engine's search of ``tree`` (``options``: exact, debug, budgets, table)."""
+        return self.info.make(tree, self.own, **options)
+
+
+def resolve(name: str, params: dict[str, Any] | None = None) -> AlgorithmSpec:
+    """``AlgorithmSpec.of``, remembered per (name, typed parameters): the public API and the
+    benchmark resolve the same request many times."""
+    try:
+        key = (name, tuple(sorted((p, type(v), v) for p, v in (params or {}).items())))
+        hash(key)
+    except TypeError:  # an unhashable value: resolve refuses it
+        return AlgorithmSpec.of(name, params)
+    return _resolved(*key)
+
+
+@functools.lru_cache(maxsize=512)
+def _resolved(name: str, items: tuple[tuple[str, type, Any], ...]) -> AlgorithmSpec:
+    return AlgorithmSpec.of(name, {p: v for p, _, v in items})
 
 
 def get_algorithm(name: str) -> AlgorithmInfo:

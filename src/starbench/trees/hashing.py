@@ -15,6 +15,8 @@ and in the compiled engine.  Rules kept everywhere (the compiled engine must fol
 
 from __future__ import annotations
 
+import functools
+
 MASK64 = 0xFFFFFFFFFFFFFFFF
 GOLDEN = 0x9E3779B97F4A7C15
 _M1 = 0xBF58476D1CE4E5B9
@@ -55,8 +57,10 @@ def unit_float(h: int) -> float:
     return (h >> 11) * _TWO_M53
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def tree_seed(seed: int, instance: int) -> int:
-    """The seed of instance ``instance`` of a cell whose seed is ``seed``."""
+    """The seed of instance ``instance`` of a cell whose seed is ``seed`` (remembered: every
+    search of an instance asks for it)."""
     return mix(seed, instance)
 
 

@@ -167,9 +167,12 @@ class RegularTreeSpec:
     def validate(self, prefix: str = "tree.") -> RegularTreeSpec:
         """Raise ConfigError naming the first bad key; return self when all is well (a spec
         found valid once is not checked again: specs are frozen)."""
+        if self.__dict__.get("_valid"):  # this very object was found valid before
+            return self
         try:  # keyed by every field's type and value (5.0 == 5, but only 5 is an integer)
             key = tuple((type(v), v) for v in self.__dict__.values())
             if key in _VALID:
+                object.__setattr__(self, "_valid", True)
                 return self
         except TypeError:  # an unhashable value: checked below, and refused
             key = None
@@ -283,6 +286,7 @@ class RegularTreeSpec:
             )
         if key is not None:
             _VALID.add(key)
+            object.__setattr__(self, "_valid", True)
         return self
 
     # ------------------------------------------------------------------ shape
