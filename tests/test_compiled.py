@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from starbench import RegularTree, RegularTreeSpec
 from starbench.compiled import hashing as ch
 from starbench.compiled.engine import CompiledTree, run, unsupported
-from starbench.errors import BudgetExceeded, EvaluationError
+from starbench.errors import BudgetExceeded, EvaluationError, InputError
 from starbench.examples import example_path
 from starbench.search import search  # the Python reference engine
 from starbench.trees import hashing as ph
@@ -338,13 +338,13 @@ def test_bench_writes_markdown_and_json(tmp_path):
         compile_and_memory=False,
     )
     md = (tmp_path / "bench.md").read_text()
-    assert "| tiny | ceiling kernel |" in md and "| tiny | star2.5-cyclic:k=2 |" in md
+    assert "| tiny | minimum-work kernel (anchor) |" in md and "| tiny | star2.5-cyclic:k=2 |" in md
     assert "load average" in md
     data = json.loads((tmp_path / "bench.json").read_text())
     assert data["rows"] == result["rows"]
     assert {(r["kind"], r["engine"]) for r in data["rows"]} == {
+        ("anchor", "compiled"),
         ("ceiling", "compiled"),
-        ("recursive ceiling", "compiled"),
         ("bare", "compiled"),
         ("bare", "python"),
         ("engine", "compiled"),
@@ -353,10 +353,14 @@ def test_bench_writes_markdown_and_json(tmp_path):
     }
     for r in data["rows"]:
         assert r["nodes_per_s"] > 0 and r["ratio_min"] <= r["ratio"] <= r["ratio_max"]
-        if r["engine"] == "compiled":  # also against the recursive ceiling, same repeats
-            v = r["vs_recursive"]
+        if r["engine"] == "compiled":  # also against the bare kernel, same repeats
+            v = r["vs_bare"]
             assert v["ratio_min"] <= v["ratio"] <= v["ratio_max"]
-    assert "| tiny | recursive ceiling |" in md
+    assert "| tiny | minimum-work loop |" in md and "| tiny | bare (generator's hashing) |" in md
+    pc = data["per_call"]  # the per-call section: public API, kernel only, the runner
+    assert pc["tree_nodes"] == 186 and len(pc["algorithms"]) == 7
+    assert pc["kernel_us"] > 0 and 0 < pc["runner_kernels_ms"] < pc["runner_ms"]
+    assert "Per call (CPU time" in md
     assert len(data["load"]["before"]) == 3
     from starbench.experiment.metadata import git_state
 
@@ -366,9 +370,10 @@ def test_bench_writes_markdown_and_json(tmp_path):
     assert ("uncommitted changes" in md) == bool(dirty)
 
 
-def test_both_ceilings_do_the_same_work():
-    """The loop and the recursive ceiling visit the same nodes and compute the same value."""
-    from starbench.bench import ceiling, ceiling_recursive
+def test_the_minimum_work_kernels_visit_the_whole_tree():
+    """The anchor (recursive) and the loop visit every node of the shape; the anchor refuses a
+    shape that is not alternating."""
+    from starbench.bench import anchor, ceiling
 
     for params in (
         dict(branching=5, chance_arity=6, depth=3),
@@ -376,8 +381,19 @@ def test_both_ceilings_do_the_same_work():
     ):
         spec = RegularTreeSpec(**params)
         for i in range(3):
-            value, nodes = ceiling(spec, 0, i)
-            assert (value, nodes) == ceiling_recursive(spec, 0, i) and nodes == spec.size
+            assert anchor(spec, 0, i)[1] == ceiling(spec, 0, i)[1] == spec.size
+    with pytest.raises(InputError, match="alternating"):
+        anchor(RegularTreeSpec(trailing_chance=True), 0, 0)
+
+
+def test_the_bench_times_the_default_experiments_algorithms():
+    import yaml
+
+    from starbench.bench import DEFAULT_ALGORITHMS
+
+    conf = Path(__file__).resolve().parents[1] / "conf" / "algorithms" / "default.yaml"
+    listed = yaml.safe_load(conf.read_text())["algorithms"]
+    assert [(a.pop("name"), a) for a in listed] == [(n, dict(p)) for n, p in DEFAULT_ALGORITHMS]
 
 
 def test_interleaved_ratios_are_taken_within_each_repeat():

@@ -1,28 +1,34 @@
 """``starbench bench``: nodes per CPU second per algorithm and engine, against reference kernels.
 
 On a fixed set of generated trees (uniform or dice outcomes, incremental values, generated order)
-every algorithm runs on both engines.  Two reference kernels run beside them on the same shapes:
+every algorithm runs on both engines.  Three reference kernels run beside them on the same
+shapes, each named for what it does:
 
-* the *ceiling*: expectimax with the minimum work per node this design allows (one SplitMix64
-  round per node for its id, a leaf value by a constant modulo, chance nodes weighted by a fixed
-  probability vector), compiled with numba as a loop over an explicit stack that evaluates
-  leaves in place: nothing a search engine could skip;
-* the *recursive ceiling*: the same work as a recursive numba function (a call per node, leaves
-  included), the reference the project's speed targets are stated against; on these shapes the
-  loop is about twice as fast, so its ratios are the stricter ones and both are reported;
-* the *bare* kernel: the same loop with starbench's own hashing (the engine's per-node hashing
-  included), in numba and in pure Python.
+* the *minimum-work kernel* (``anchor``, the reference of the percentages): expectimax with the
+  least work per node this design allows, recursive, one SplitMix64 round per node, a leaf's
+  value by a constant modulo, a chance node's outcomes weighted by fixed probabilities inside
+  its parent's loop: the per-node work of the reference kernel starbench's speed targets are
+  stated against.  Checked side by side with that reference once, in one process, interleaved,
+  CPU time (15 repeats, 2026-12-01, load about 0.7): 1.016, 0.997 and 0.998 of its speed on
+  b5-c6-d4, b10-c10-d3 and b20-c21dice-d2 (within 5 %);
+* the *minimum-work loop* (``ceiling``): the same kind of work as a loop over an explicit stack
+  that evaluates leaves in place (no call per node), about twice the anchor's speed;
+* the *bare* kernel: that loop with the generator's own hashing per node (starbench's
+  ``draw`` and ``child_id``: several mixing rounds and a division per child), in numba and in
+  pure Python: the floor for these trees, since every engine pays the generator's hashing.
 
 Measuring on a shared, noisy machine: time is CPU time of this process (``time.process_time``);
 in every repeat each contender runs once, in an order rotated from repeat to repeat (so a burst
-of load hits all of them); a contender's share of the ceiling is computed *within* each repeat
+of load hits all of them); a contender's share of a reference is computed *within* each repeat
 and the report gives the median of those per-repeat ratios with their range.  The compiled
 engine is timed two ways: *per call* through ``starbench.search(RegularTree(spec, seed=0,
 instance=i), name, engine="compiled")`` (tree construction and the Python around the kernel
-included), and *kernel only* on prepared trees.  The machine's load average is recorded before
-and after.  Compile time is measured apart, in fresh processes with an empty and then a warm
-numba cache; the search's own memory (peak RSS growth) in a fresh process on a lazy tree of
-depth 12 under a node budget.  The process is pinned to one core where the OS allows it.
+included), and *kernel only* on prepared trees; a per-call section times one small search
+both ways and the runner per instance.  The machine's load average is recorded before and
+after.  Compile time is measured apart, in CPU time, in fresh processes with an empty and then a
+warm numba cache, the kernel without a table and the table's specialization apart; the
+search's own memory (peak RSS growth) in a fresh process on a lazy tree of depth 12 under a
+node budget.  The process is pinned to one core where the OS allows it.
 Writes ``bench.md`` and ``bench.json``.
 """
 
@@ -46,6 +52,7 @@ from numba import njit
 from starbench.compiled.hashing import P_INCREMENT
 from starbench.compiled.hashing import draw as c_draw
 from starbench.compiled.hashing import mix as c_mix
+from starbench.errors import InputError
 from starbench.trees.hashing import PURPOSE_INCREMENT, child_id, draw, root_id, tree_seed
 from starbench.trees.regular import RegularTreeSpec
 
@@ -196,21 +203,31 @@ def _ceiling(levels, kinds, arities, probs, rid):
 
 
 @njit(cache=False)  # recursive: compiled in the bench's process, not cached
-def _ceiling_recursive(level, nid, levels, kinds, arities, probs, count):
-    """The recursive ceiling: the ceiling's work, one call per node."""
+def _anchor(nid, plies, maxing, b, probs, count):
+    """The minimum-work kernel, recursive, on an alternating tree (``plies`` decision levels of
+    ``b`` moves, MAX and MIN in turn, a chance node of ``len(probs)`` outcomes between two):
+    one SplitMix64 round per node (a move's child ``mix(id ^ (i + 1))``, an outcome's
+    ``mix(id ^ (j + 17))``), a leaf's value ``mix(id) % 201 - 100``, a chance node summed with
+    fixed probabilities inside its parent's loop, one call per decision node and leaf.  The
+    work of the reference kernel that starbench's speed targets are stated against (see the
+    module docstring for the side-by-side check)."""
     count[0] += 1
-    if level == levels:
-        return float(nid % np.uint64(201))
-    kind = kinds[level]
-    acc = 0.0 if kind == 2 else (-np.inf if kind == 0 else np.inf)
-    for j in range(arities[level]):
-        cid = _sm64(nid ^ np.uint64(j + 1))
-        v = _ceiling_recursive(level + 1, cid, levels, kinds, arities, probs, count)
-        if kind == 2:
-            acc += probs[level, j] * v
-        elif (kind == 0 and v > acc) or (kind == 1 and v < acc):
-            acc = v
-    return acc
+    if plies == 0:
+        return float(_sm64(nid) % np.uint64(201)) - 100.0
+    best = -1e18 if maxing else 1e18
+    for i in range(b):
+        cid = _sm64(nid ^ np.uint64(i + 1))
+        if plies == 1:
+            v = _anchor(cid, 0, not maxing, b, probs, count)
+        else:  # a chance child, summed here
+            count[0] += 1
+            v = 0.0
+            for j in range(probs.shape[0]):
+                oid = _sm64(cid ^ np.uint64(j + 17))
+                v += probs[j] * _anchor(oid, plies - 1, not maxing, b, probs, count)
+        if (maxing and v > best) or ((not maxing) and v < best):
+            best = v
+    return best
 
 
 @functools.lru_cache(maxsize=16)
@@ -236,12 +253,28 @@ def ceiling(spec: RegularTreeSpec, seed: int, instance: int) -> tuple[float, int
     return _ceiling(*_ceiling_shape(spec), np.uint64(tree_seed(seed, instance)))
 
 
-def ceiling_recursive(spec: RegularTreeSpec, seed: int, instance: int) -> tuple[float, int]:
-    """The recursive ceiling on the shape of ``spec``: (value, nodes)."""
+def anchor_args(spec: RegularTreeSpec) -> tuple[int, int, Any]:
+    """(decision plies, moves, outcome probabilities) of an alternating shape with a decision
+    root, for ``_anchor`` (``InputError`` where the shape is not one)."""
     levels, kinds, arities, probs = _ceiling_shape(spec)
+    decision = [lv for lv in range(levels) if kinds[lv] != 2]
+    chance = [lv for lv in range(levels) if kinds[lv] == 2]
+    if (
+        kinds[0] == 2
+        or len({int(arities[lv]) for lv in decision}) != 1
+        or chance != [lv + 1 for lv in decision[:-1]]
+    ):
+        raise InputError(f"the minimum-work kernel needs an alternating tree, not {spec}")
+    c = int(arities[chance[0]]) if chance else 1
+    outcome = probs[chance[0], :c] if chance else np.ones(1)
+    return len(decision), int(arities[0]), np.ascontiguousarray(outcome)
+
+
+def anchor(spec: RegularTreeSpec, seed: int, instance: int) -> tuple[float, int]:
+    """The minimum-work kernel (``_anchor``) on the shape of ``spec``: (value, nodes)."""
+    plies, b, probs = anchor_args(spec)
     count = np.zeros(1, np.int64)
-    rid = np.uint64(tree_seed(seed, instance))
-    value = _ceiling_recursive(0, rid, levels, kinds, arities, probs, count)
+    value = _anchor(np.uint64(tree_seed(seed, instance)), plies, True, b, probs, count)
     return value, int(count[0])
 
 
@@ -309,22 +342,33 @@ def measure_shape(
     from starbench import RegularTree
     from starbench.compiled.engine import CompiledTree, run
     from starbench.engines import search
+    from starbench.search.registry import resolve
 
     spec = RegularTreeSpec(**params)
     cts = [CompiledTree.from_regular(spec, 0, i) for i in range(instances)]
-    ceiling(spec, 0, 0), ceiling_recursive(spec, 0, 0), bare_compiled(spec, 0, 0)  # compile
+    plies, b, probs = anchor_args(spec)
+    roots = [np.uint64(tree_seed(0, i)) for i in range(instances)]
+    count = np.zeros(1, np.int64)
+
+    def anchor_nodes(i: int) -> int:
+        count[0] = 0
+        _anchor(roots[i], plies, True, b, probs, count)
+        return int(count[0])
+
+    anchor_nodes(0), ceiling(spec, 0, 0), bare_compiled(spec, 0, 0)  # compile
     compiled = {
+        "anchor": anchor_nodes,
         "ceiling": lambda i: ceiling(spec, 0, i)[1],
-        "recursive": lambda i: ceiling_recursive(spec, 0, i)[1],
         "bare": lambda i: bare_compiled(spec, 0, i)[1],
     }
     for algo, p in ALGOS:
         name = algo + (f":k={p['k']}" if "k" in p else "")
+        request = resolve(algo, p)
         compiled[f"call {name}"] = lambda i, a=algo, p=p: (
             search(RegularTree(spec, seed=0, instance=i), a, engine="compiled", **p).stats.nodes
         )
-        compiled[f"kernel {name}"] = lambda i, a=algo, p=p: run(cts[i], a, p).stats.nodes
-    fast = interleaved(compiled, instances, repeats, "ceiling", "recursive")
+        compiled[f"kernel {name}"] = lambda i, r=request: run(cts[i], r).stats.nodes
+    fast = interleaved(compiled, instances, repeats, "anchor", "bare")
     # the Python engine: fewer repeats (about python_budget seconds per contender), against
     # its own bare kernel
     pts = [RegularTree(spec, 0, i) for i in range(instances)]
@@ -349,8 +393,8 @@ def measure_shape(
             }
         )
 
+    add("anchor", "expectimax", "compiled", fast["anchor"])
     add("ceiling", "expectimax", "compiled", fast["ceiling"])
-    add("recursive ceiling", "expectimax", "compiled", fast["recursive"])
     add("bare", "expectimax", "compiled", fast["bare"])
     add("bare", "expectimax", "python", slow["bare"], repeats=py_reps)
     for algo, p in ALGOS:
@@ -361,18 +405,96 @@ def measure_shape(
     return rows
 
 
+#: The default experiment's algorithms (``conf/algorithms/default.yaml``; a test checks).
+DEFAULT_ALGORITHMS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("expectimax", {}),
+    ("star1", {}),
+    ("star2", {}),
+    ("star2.5-cyclic", {"k": 2}),
+    ("star2.5-cyclic", {"k": 5}),
+    ("star2.5-sequential", {"k": 2}),
+    ("star2.5-sequential", {"k": 5}),
+)
+
+#: The per-call section's tree: 186 nodes (MAX, chance, MIN; 5 moves, 6 outcomes).
+PER_CALL_TREE = dict(branching=5, chance_arity=6, depth=2)
+
+
+def _median_cpu(fn: Any, calls: int, repeats: int) -> list[float]:
+    """CPU seconds per call of ``fn()``, one value per repeat of ``calls`` calls."""
+    out = []
+    for _ in range(repeats):
+        t0 = time.process_time()
+        for _ in range(calls):
+            fn()
+        out.append((time.process_time() - t0) / calls)
+    return out
+
+
+def measure_per_call(repeats: int = 9, calls: int = 2000) -> dict[str, Any]:
+    """CPU time per call on a small tree (``PER_CALL_TREE``): a Star2 search through the public
+    API (the tree built per call), the same search on a prepared tree (kernel only: the engine's
+    ``run`` on a ``CompiledTree``), interleaved per repeat; and the runner's CPU time per
+    instance of the default experiment's 7 searches with ``engine=compiled``
+    (``experiment.compute.compute_instance``: the rows included), against the kernel-only time
+    of the same 7 searches."""
+    from starbench import RegularTree, search
+    from starbench.compiled.engine import CompiledTree, run
+    from starbench.experiment.compute import compute_instance
+    from starbench.experiment.settings import RunSettings
+    from starbench.search.registry import resolve
+
+    spec = RegularTreeSpec(**PER_CALL_TREE)
+    ct = CompiledTree.from_regular(spec, 0, 0)
+    star2 = resolve("star2")
+    api = lambda: search(RegularTree(spec, 0, 0), "star2", engine="compiled")  # noqa: E731
+    kernel = lambda: run(ct, star2)  # noqa: E731
+    todo = tuple(resolve(a, p) for a, p in DEFAULT_ALGORITHMS)
+    settings = RunSettings(tree=spec, algorithms=todo, engine="compiled", progress=False)
+    runner = lambda: compute_instance(settings, 0, todo)  # noqa: E731
+    seven = lambda: [run(ct, a) for a in todo]  # noqa: E731
+    for f in (api, kernel, runner, seven):
+        f()  # warm: compile, caches
+    got: dict[str, list[float]] = {"api": [], "kernel": [], "runner": [], "seven": []}
+    fns = {"api": api, "kernel": kernel, "runner": runner, "seven": seven}
+    per = {"api": calls, "kernel": calls, "runner": calls // 10, "seven": calls // 10}
+    for r in range(repeats):
+        names = list(fns)
+        for name in names[r % 4 :] + names[: r % 4]:
+            got[name] += _median_cpu(fns[name], per[name], 1)
+    med = {k: statistics.median(v) for k, v in got.items()}
+    ratios = [a / k for a, k in zip(got["api"], got["kernel"], strict=True)]
+    overhead = [a - k for a, k in zip(got["runner"], got["seven"], strict=True)]
+    return {
+        "tree_nodes": spec.size,
+        "algorithms": [a.label for a in todo],
+        "api_us": 1e6 * med["api"],
+        "kernel_us": 1e6 * med["kernel"],
+        "api_over_kernel": statistics.median(ratios),
+        "api_over_kernel_range": [min(ratios), max(ratios)],
+        "runner_ms": 1e3 * med["runner"],
+        "runner_kernels_ms": 1e3 * med["seven"],
+        "runner_overhead_ms": 1e3 * statistics.median(overhead),
+        "repeats": repeats,
+    }
+
+
 _COMPILE_PROBE = """
-import time, sys
-t0 = time.perf_counter()
+import time
+c = time.process_time
+t0 = c()
 import starbench.compiled.engine as e
-t1 = time.perf_counter()
-w = e.warm_up()
+t1 = c()
+e.warm_up({False})  # the kernel without a table: what a first search without one compiles
+t2 = c()
+e.warm_up({True})  # the table's specialization, compiled when a table is first used
+t3 = c()
 from starbench.bench import bare_compiled
 from starbench.trees.regular import RegularTreeSpec
-t2 = time.perf_counter()
+t4 = c()
 bare_compiled(RegularTreeSpec(), 0, 0)
-t3 = time.perf_counter()
-print(t1 - t0, w, t3 - t2)
+t5 = c()
+print(t1 - t0, t2 - t1, t3 - t2, t5 - t4)
 """
 
 _MEMORY_PROBE = """
@@ -405,8 +527,10 @@ print(status("VmHWM:") - before)
 
 
 def measure_compile(cold_runs: int = 3) -> dict[str, Any]:
-    """Kernel compile time with an empty numba cache (median and range of ``cold_runs`` fresh
-    processes, each with its own cache folder), and load time with a warm cache."""
+    """CPU seconds to compile the kernel with an empty numba cache (median and range of
+    ``cold_runs`` fresh processes, each with its own cache folder): without a table (a first
+    search without one), then the table's specialization; and to load each from the warm cache
+    in a second fresh process."""
     cold, warm = [], []
     for _ in range(cold_runs):
         with tempfile.TemporaryDirectory() as cache:
@@ -423,16 +547,23 @@ def measure_compile(cold_runs: int = 3) -> dict[str, Any]:
                 runs.append([float(x) for x in p.stdout.split()])
         cold.append(runs[0])
         warm.append(runs[1])
-    kernel_cold = sorted(r[1] for r in cold)
+
+    def med(rows: list[list[float]], i: int) -> float:
+        return statistics.median(r[i] for r in rows)
+
+    no_table = sorted(r[1] for r in cold)
     return {
-        "import_s": statistics.median(r[0] for r in warm),
-        "search_kernel_cold_s": statistics.median(kernel_cold),
-        "search_kernel_cold_min_s": kernel_cold[0],
-        "search_kernel_cold_max_s": kernel_cold[-1],
-        "search_kernel_cached_s": statistics.median(r[1] for r in warm),
-        "bare_kernel_cold_s": statistics.median(r[2] for r in cold),
-        "bare_kernel_cached_s": statistics.median(r[2] for r in warm),
-        "cold_runs": [r[1] for r in cold],
+        "import_s": med(warm, 0),
+        "no_table_cold_s": med(cold, 1),
+        "no_table_cold_min_s": no_table[0],
+        "no_table_cold_max_s": no_table[-1],
+        "table_cold_s": med(cold, 2),
+        "no_table_cached_s": med(warm, 1),
+        "table_cached_s": med(warm, 2),
+        "bare_kernel_cold_s": med(cold, 3),
+        "bare_kernel_cached_s": med(warm, 3),
+        "cold_runs": [r[1:3] for r in cold],
+        "clock": "CPU",
     }
 
 
@@ -496,12 +627,14 @@ def bench(
     rows = []
     for label, params in shapes:
         rows.extend(measure_shape(label, params, instances, repeats, python_budget))
+    per_call = measure_per_call(repeats)
     result = {
         "machine": {**machine(), "affinity": pin},
         "load": {"before": load_before, "after": _load()},
         "instances": instances,
         "repeats": repeats,
         "rows": rows,
+        "per_call": per_call,
         "date": time.strftime("%Y-%m-%d"),
         "source": source_state(),
     }
@@ -530,36 +663,37 @@ def markdown(result: dict[str, Any]) -> str:
         f"{result.get('source', 'source not recorded')}; load average "
         f"(1/5/15 min) {shown.get('before', '?')} before, {shown.get('after', '?')} after.",
         f"Nodes per CPU second, median of {result['repeats']} repeats over "
-        f"{result['instances']} instances; contenders interleaved in every repeat.  `% ceiling`: "
-        f"the median over repeats of the contender's rate divided by the ceiling kernel's in the "
-        f"same repeat (range in brackets); `% rec.`: the same against the recursive ceiling "
-        f"(one call per node, the reference of the speed targets); *per call* goes through "
+        f"{result['instances']} instances; contenders interleaved in every repeat.  `% anchor`: "
+        f"the median over repeats of the contender's rate divided by the minimum-work kernel's "
+        f"in the same repeat (range in brackets); `% bare`: the same against the bare kernel "
+        f"(expectimax with the generator's own hashing per node: the floor for these trees); "
+        f"*per call* goes through "
         f'`starbench.search(RegularTree(...), name, engine="compiled")`, *kernel* runs on '
         f"prepared trees; the Python engine is compared with its own bare kernel (pure Python, "
         f"starbench's hashing).",
         "",
-        "| tree | algorithm | per call M nodes/s | % ceiling | % rec. | kernel M nodes/s "
-        "| % ceiling | % rec. | python M nodes/s | % python bare |",
+        "| tree | algorithm | per call M nodes/s | % anchor | % bare | kernel M nodes/s "
+        "| % anchor | % bare | python M nodes/s | % python bare |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     by = {(r["tree"], r["kind"], r["algorithm"], r["engine"]): r for r in result["rows"]}
     trees = list(dict.fromkeys(r["tree"] for r in result["rows"]))
     for t in trees:
+        an = by[(t, "anchor", "expectimax", "compiled")]
         ce = by[(t, "ceiling", "expectimax", "compiled")]
-        rc = by[(t, "recursive ceiling", "expectimax", "compiled")]
         bc = by[(t, "bare", "expectimax", "compiled")]
         bp = by[(t, "bare", "expectimax", "python")]
         lines.append(
-            f"| {t} | ceiling kernel | {ce['nodes_per_s'] / 1e6:.1f} | 100 | "
-            f"{_pct(ce['vs_recursive'])} | | | | | |"
+            f"| {t} | minimum-work kernel (anchor) | {an['nodes_per_s'] / 1e6:.1f} | 100 | "
+            f"{_pct(an['vs_bare'])} | | | | | |"
         )
         lines.append(
-            f"| {t} | recursive ceiling | {rc['nodes_per_s'] / 1e6:.1f} | {_pct(rc)} | 100 "
-            f"| | | | | |"
+            f"| {t} | minimum-work loop | {ce['nodes_per_s'] / 1e6:.1f} | {_pct(ce)} | "
+            f"{_pct(ce['vs_bare'])} | | | | | |"
         )
         lines.append(
-            f"| {t} | bare (starbench hashing) | {bc['nodes_per_s'] / 1e6:.1f} | {_pct(bc)} | "
-            f"{_pct(bc['vs_recursive'])} | | | | {bp['nodes_per_s'] / 1e6:.2f} | 100 |"
+            f"| {t} | bare (generator's hashing) | {bc['nodes_per_s'] / 1e6:.1f} | {_pct(bc)} | "
+            f"100 | | | | {bp['nodes_per_s'] / 1e6:.2f} | 100 |"
         )
         algos = [
             r["algorithm"]
@@ -572,19 +706,34 @@ def markdown(result: dict[str, Any]) -> str:
             p = by[(t, "engine", a, "python")]
             lines.append(
                 f"| {t} | {a} | {c['nodes_per_s'] / 1e6:.1f} | {_pct(c)} | "
-                f"{_pct(c['vs_recursive'])} | {k['nodes_per_s'] / 1e6:.1f} | {_pct(k)} | "
-                f"{_pct(k['vs_recursive'])} | {p['nodes_per_s'] / 1e6:.2f} | {_pct(p)} |"
+                f"{_pct(c['vs_bare'])} | {k['nodes_per_s'] / 1e6:.1f} | {_pct(k)} | "
+                f"{_pct(k['vs_bare'])} | {p['nodes_per_s'] / 1e6:.2f} | {_pct(p)} |"
             )
-    if "compile" in result:
-        c = result["compile"]
+    if "per_call" in result:
+        pc = result["per_call"]
+        lo, hi = pc["api_over_kernel_range"]
         lines += [
             "",
-            f"Compile (one kernel serves every algorithm): "
-            f"{c['search_kernel_cold_s']:.2f} s with an empty numba cache (median of "
-            f"{len(c.get('cold_runs', [])) or 3} fresh processes, "
-            f"{c['search_kernel_cold_min_s']:.2f}-{c['search_kernel_cold_max_s']:.2f} s), "
-            f"{c['search_kernel_cached_s']:.2f} s per process with the cache "
-            f"(import {c['import_s']:.2f} s).",
+            f"Per call (CPU time, median of {pc['repeats']} interleaved repeats; a "
+            f"{pc['tree_nodes']}-node tree, MAX, chance, MIN): Star2 through the public API "
+            f"{pc['api_us']:.1f} us, on a prepared tree (kernel only) {pc['kernel_us']:.1f} us "
+            f"({pc['api_over_kernel']:.2f}x, {lo:.2f}-{hi:.2f}x); the runner "
+            f"{pc['runner_ms']:.2f} ms CPU per instance of the default experiment's "
+            f"{len(pc['algorithms'])} searches with `engine=compiled`, of which the searches on "
+            f"a prepared tree take {pc['runner_kernels_ms']:.2f} ms.",
+        ]
+    if "compile" in result:
+        c = result["compile"]
+        runs = len(c.get("cold_runs", [])) or 3
+        lines += [
+            "",
+            f"Compile (CPU time, median of {runs} fresh processes with an empty numba cache): "
+            f"the kernel without a table (a first search without one) "
+            f"{c['no_table_cold_s']:.2f} s ({c['no_table_cold_min_s']:.2f}-"
+            f"{c['no_table_cold_max_s']:.2f} s), the table's specialization (compiled when a "
+            f"table is first used) {c['table_cold_s']:.2f} s more; from the cache in a fresh "
+            f"process {c['no_table_cached_s']:.2f} s and {c['table_cached_s']:.2f} s (import "
+            f"{c['import_s']:.2f} s).",
         ]
     if "memory" in result:
         mm = result["memory"]

@@ -248,7 +248,7 @@ def run(
 ) -> SearchResult:
     """Search a CompiledTree on the compiled kernel: ``spec`` a resolved request
     (``registry.AlgorithmSpec``), or an algorithm's name with its ``params``."""
-    from starbench.compiled.kernel import search_kernel
+    from starbench.compiled.kernel import entry
 
     if not isinstance(spec, AlgorithmSpec):
         spec = resolve(spec, params)
@@ -273,9 +273,16 @@ def run(
     if (table is not None) not in _WARMED:  # its first use here: compiled outside the timing
         warm_up({table is not None})
     t0, c0 = time.perf_counter(), time.process_time()
-    status, value, best, bad = search_kernel(opts, ct.tree, ct.arrays, probing, table, out)
+    status, value, best, bad = entry(
+        tuple(opts),
+        tuple(ct.tree),
+        tuple(ct.arrays),
+        tuple(probing),
+        None if table is None else tuple(table),
+        tuple(out),
+    )
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    st = SearchStats(*out.stats.tolist())
+    st = SearchStats.of(out.stats.tolist())
     if status == BUDGET:
         raise _Budget(f"node budget of {node_budget} nodes exceeded", st)
     if status == BAD_EVAL:
@@ -335,7 +342,7 @@ def warm_up(forms: Any = None) -> float:
     the one without a table) once per process, outside any timing, with a one-node search of
     each; a search compiles its own the first time it is used.  Returns the seconds it took (0
     when all were warm)."""
-    from starbench.compiled.kernel import search_kernel
+    from starbench.compiled.kernel import entry
 
     todo = sorted(set(forms or {False}) - _WARMED)
     if not todo:
@@ -345,13 +352,13 @@ def warm_up(forms: Any = None) -> float:
         _WARMED.add(table)
         ct = CompiledTree.from_regular(_TINY, 0, 0)
         opts = Options(int(PROBING), ct.L, ct.U, -1, True, ct.levels, 1, 1, False, False, False)
-        search_kernel(
-            opts,
-            ct.tree,
-            ct.arrays,
-            Probe(1, False, False, False),
-            _table(1) if table else None,
-            Out(np.zeros(N_STATS, np.int64), np.zeros(max(ct.max_arity, 1))),
+        entry(
+            tuple(opts),
+            tuple(ct.tree),
+            tuple(ct.arrays),
+            tuple(Probe(1, False, False, False)),
+            tuple(_table(1)) if table else None,
+            tuple(Out(np.zeros(N_STATS, np.int64), np.zeros(max(ct.max_arity, 1)))),
         )
     return time.perf_counter() - t0
 

@@ -52,6 +52,14 @@ class SearchStats:
     tt_hits: int = 0
     tt_cutoffs: int = 0
 
+    @classmethod
+    def of(cls, counts: Any) -> SearchStats:
+        """The statistics from their counts in ``STAT_FIELDS`` order (the kernel's ``stats``
+        array as a list), without the generated ``__init__``'s per-field frozen assignment."""
+        stats = object.__new__(cls)
+        stats.__dict__.update(zip(STAT_FIELDS, counts, strict=True))
+        return stats
+
     def __add__(self, other: SearchStats) -> SearchStats:
         return SearchStats(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
