@@ -52,6 +52,15 @@ SEARCHES = (
     ("pig", None, 6),
     ("pig(winscore=10)", None, 7),
     ("einstein_wurfelt_nicht", "0,0", 3),
+    ("einstein_wurfelt_nicht", "0,0", 4),
+)
+
+#: starbench's exact alternatives to expectimax, each timed against OpenSpiel too: Star2 with a
+#: transposition table used at chance nodes (``tt_chance``, ``tt_probe``), and Star2 alone
+#: (the table pays only where the game's key finds transpositions: ``starbench.games.keys``).
+FAST = (
+    ("star2", {"tt": 16, "tt_chance": True, "tt_probe": True}),
+    ("star2", {}),
 )
 
 
@@ -130,9 +139,15 @@ def bare_run(src, depth):
     return timed(lambda: bare_value(tree.root[0], depth, tree.heuristic, tree.root_player))
 
 
-def starbench_run(src):
-    seconds, r = timed(lambda: search(src.tree, "expectimax"))
+def starbench_run(src, algorithm="expectimax", params=None):
+    seconds, r = timed(lambda: search(src.tree, algorithm, **(params or {})))
     return seconds, r.value, src.action(r.best_move), r.stats.nodes
+
+
+def _label(algorithm, params):
+    from starbench.search.registry import resolve
+
+    return resolve(algorithm, params).label
 
 
 def one_search(spec: str, position: str, depth: int, who: str) -> None:
@@ -193,16 +208,18 @@ WHO = ("none", "openspiel", "starbench")
 
 
 def timing_report(repeats: int, pin: str) -> str | None:
-    """The CPU-time table (None when the contenders disagree, said on stderr)."""
+    """The CPU-time tables (None when the contenders disagree, said on stderr)."""
     load_before = os.getloadavg()
-    lines = []
+    lines, fast_lines = [], []
     for spec, position, depth in SEARCHES:
         src = game_source(spec, depth, position)
         calls = openspiel_calls(src, depth)
-        ours, theirs, bare, ratios, over_bare = [], [], [], [], []
+        names = ["openspiel", "bare", "starbench", *(f"fast{i}" for i in range(len(FAST)))]
+        times: dict[str, list[float]] = {n: [] for n in names}
+        ratios: dict[str, list[float]] = {n: [] for n in names}
+        nodes: dict[str, int] = {}
         for rep in range(repeats):
-            order = ("openspiel", "bare", "starbench")
-            order = order[rep % 3 :] + order[: rep % 3]  # each goes first in turn
+            order = names[rep % len(names) :] + names[: rep % len(names)]  # each first in turn
             if rep % 2:
                 order = order[::-1]
             got = {}
@@ -211,26 +228,49 @@ def timing_report(repeats: int, pin: str) -> str | None:
                     got[who] = openspiel_run(src, depth, calls)
                 elif who == "bare":
                     got[who] = bare_run(src, depth)
-                else:
+                elif who == "starbench":
                     got[who] = starbench_run(src)
+                else:
+                    got[who] = starbench_run(src, *FAST[int(who[4:])])
             a, b, c = got["starbench"], got["openspiel"], got["bare"]
             if (a[1], a[2], a[3]) != (b[1], b[2], b[3]) or c[1] != a[1]:
                 sys.stderr.write(
                     f"{spec} depth {depth}: results differ: {a[1:]} vs {b[1:]} vs {c[1:]}\n"
                 )
                 return None
-            ours.append(a[0])
-            theirs.append(b[0])
-            bare.append(c[0])
-            ratios.append(a[0] / b[0])
-            over_bare.append(a[0] / c[0])
+            for i in range(len(FAST)):  # the same root value and best action as OpenSpiel
+                f = got[f"fast{i}"]
+                if (f[1], f[2]) != (b[1], b[2]):
+                    sys.stderr.write(
+                        f"{spec} depth {depth}: {_label(*FAST[i])} gives {f[1:3]}, OpenSpiel "
+                        f"{b[1:3]}\n"
+                    )
+                    return None
+                nodes[f"fast{i}"] = f[3]
+            for n in names:
+                times[n].append(got[n][0])
+                ratios[n].append(got[n][0] / b[0])
+        over_bare = [x / y for x, y in zip(times["starbench"], times["bare"], strict=True)]
+
+        def med(n, times=times):
+            return statistics.median(times[n])
+
+        def rng(xs):
+            return f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})"
+
         lines.append(
             f"| {src.game} | {position or '(start)'} | {depth} | {a[3]} | "
-            f"{statistics.median(theirs):.3f} | {statistics.median(bare):.3f} | "
-            f"{statistics.median(ours):.3f} | "
-            f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
-            f"{statistics.median(over_bare):.2f} ({min(over_bare):.2f}-{max(over_bare):.2f}) |"
+            f"{med('openspiel'):.3f} | {med('bare'):.3f} | {med('starbench'):.3f} | "
+            f"{rng(ratios['starbench'])} | {rng(over_bare)} |"
         )
+        for i, (algo, params) in enumerate(FAST):
+            n = f"fast{i}"
+            speedup = [1 / r for r in ratios[n]]
+            fast_lines.append(
+                f"| {src.game} | {position or '(start)'} | {depth} | {calls} | "
+                f"`{_label(algo, params)}` | {nodes[n]} | {med(n):.3f} | {rng(ratios[n])} | "
+                f"{statistics.median(speedup):.2f} |"
+            )
     load_after = os.getloadavg()
     text = "\n".join(
         [
@@ -248,6 +288,18 @@ def timing_report(repeats: int, pin: str) -> str | None:
             "vs bare |",
             "|---|---|---:|---:|---:|---:|---:|---:|---:|",
             *lines,
+            "",
+            "starbench's exact alternatives in the same repeats: OpenSpiel's side is always "
+            "`expectiminimax` without a table (its node count in the fourth column), starbench's "
+            "the algorithm named with its table (`tt`: 2^tt slots; the keys: "
+            "`starbench.games.keys`); each gives OpenSpiel's root value and best action in every "
+            "repeat (checked); ratio = starbench / OpenSpiel CPU time, speed-up = its inverse "
+            "(median).",
+            "",
+            "| game | position | depth | OpenSpiel nodes | starbench algorithm | starbench nodes "
+            "| starbench s | ratio | speed-up |",
+            "|---|---|---:|---:|---|---:|---:|---:|---:|",
+            *fast_lines,
         ]
     )
     return text

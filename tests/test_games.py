@@ -350,7 +350,9 @@ def test_bench_games_times_both_and_checks_they_agree(monkeypatch, tmp_path, cap
     cores = os.sched_getaffinity(0)
     assert bench.main(["--repeats", "2", "--out", str(tmp_path / "g.md")]) == 0
     assert os.sched_getaffinity(0) == cores  # pinned while timing, then given back
-    rows = [r for r in (tmp_path / "g.md").read_text().splitlines() if r.startswith("| pig")]
+    lines = (tmp_path / "g.md").read_text().splitlines()
+    rows = [r for r in lines if r.startswith("| pig") and "`" not in r]
+    fast = [r for r in lines if r.startswith("| pig") and "`" in r]
     nodes = [
         search(game_source(spec, depth, position).tree, "expectimax").stats.nodes
         for spec, position, depth in bench.SEARCHES
@@ -363,6 +365,15 @@ def test_bench_games_times_both_and_checks_they_agree(monkeypatch, tmp_path, cap
     assert "median of 2 interleaved repeats" in text
     assert "| OpenSpiel s | bare s | starbench s | ratio | vs bare |" in text
     assert all(len(r.split(" | ")) == 9 for r in rows)
+    # the exact alternatives: one row per search and algorithm, with its own node count
+    assert len(fast) == len(bench.SEARCHES) * len(bench.FAST)
+    for (spec, position, depth), r in zip(
+        [s for s in bench.SEARCHES for _ in bench.FAST], fast, strict=True
+    ):
+        cells = r.split(" | ")
+        algo, params = bench.FAST[fast.index(r) % len(bench.FAST)]
+        want = search(game_source(spec, depth, position).tree, algo, **params).stats.nodes
+        assert cells[4].strip("`") == bench._label(algo, params) and cells[5] == str(want)
 
 
 def test_bench_games_bare_expectimax_is_starbench_value(monkeypatch):
@@ -387,3 +398,92 @@ def test_bench_games_instruction_counts_subtract_the_set_up(monkeypatch, tmp_pat
     rows = [r for r in (tmp_path / "i.md").read_text().splitlines() if r.startswith("| pig")]
     assert rows[0] == "| pig() | (start) | 3 | 4.0 | 3.0 | 0.750 |"
     bench.one_search("pig", "", 2, "starbench")  # what a counted process runs
+
+
+# --------------------------------------------------------------------------- transposition keys
+#: late Einstein würfelt nicht positions (random play-outs) where a table keyed by the state's
+#: text gave a wrong value at depth 3 (0.0 for 0.2037, 1.0 for 0.5556, 0.0 for -0.5)
+EWN_LATE = (
+    "2,712,3,272,5,121,4,222,2,24,0,282,5,196,0,224,5,204,3,238,0,5,1,297,3,76,1,225,1,100,1,152,"
+    "2,111,3,165",
+    "719,690,5,176,0,122,5,106,0,180,4,236,2,62,5,91,3,12,2,299,4,88,4,164,5,1,1,284,1,120,1,273,"
+    "4,96,3,227,2,256,3,212",
+    "561,623,5,174,3,17,4,234,4,4,1,297,0,122,2,287,4,12,4,176,3,27,3,107,0,184,4,95,4,62,3,273,0",
+)
+
+
+@pytest.mark.parametrize("position", EWN_LATE)
+def test_the_text_key_gave_wrong_einstein_values_and_the_declared_key_does_not(position):
+    src = game_source("einstein_wurfelt_nicht", 3, position)
+    ref = search(src.tree, "expectimax")
+    assert search(src.tree, "expectimax", tt=12).value == pytest.approx(ref.value)
+    src.tree.key = None  # the old key, the state's text: it merges positions of other values
+    assert search(src.tree, "expectimax", tt=12).value != pytest.approx(ref.value)
+
+
+def test_einstein_states_that_differ_only_in_the_die_have_different_keys():
+    """Einstein würfelt nicht's text is the board alone: keyed by its text, the decision states
+    after two different die rolls were one table entry (a wrong value waiting to happen)."""
+    src = game_source("einstein_wurfelt_nicht", 2, "0,0")
+    tree = src.tree
+    rolls = [tree.children(tree.root)[i] for i in range(len(tree.children(tree.root)))]
+    assert len({str(node[0]) for node in rolls}) == 1  # the same text after every roll ...
+    assert len({tree.transposition(node)[0] for node in rolls}) == len(rolls)  # ... not one key
+
+
+def test_pig_keys_are_exactly_the_states():
+    """Pig's key packs the whole state: equal keys exactly for equal texts (which hold the whole
+    state), over every node of a depth-4 tree."""
+    tree = game_source("pig", 4).tree
+    by_key: dict[int, str] = {}
+    stack = [tree.root]
+    seen = 0
+    while stack:
+        node = stack.pop()
+        if tree.kind(node).name == "LEAF":
+            continue
+        seen += 1
+        key, _ = tree.transposition(node)
+        assert by_key.setdefault(key, str(node[0])) == str(node[0])
+        stack.extend(tree.children(node))
+    assert seen > 100 and len(set(by_key.values())) == len(by_key)
+
+
+def test_an_undeclared_game_is_keyed_by_its_history():
+    from starbench.games.keys import history_key, openspiel_key
+
+    key, finds = openspiel_key("tic_tac_toe")
+    assert key is history_key and not finds
+    assert openspiel_key("pig")[1] and openspiel_key("einstein_wurfelt_nicht")[1]
+
+
+@pytest.mark.parametrize(
+    "game,position,depth",
+    [
+        ("pig", None, 4),
+        ("pig", "0,3,0", 5),
+        ("pig(winscore=10)", None, 6),
+        ("einstein_wurfelt_nicht", "0,0", 3),
+        ("einstein_wurfelt_nicht", "0,0,2", 3),
+        ("einstein_wurfelt_nicht", "3,5,4", 2),
+        ("einstein_wurfelt_nicht", EWN_LATE[0], 3),
+        ("einstein_wurfelt_nicht", EWN_LATE[1], 3),
+        ("einstein_wurfelt_nicht", EWN_LATE[2], 3),
+    ],
+)
+def test_a_table_never_changes_a_game_value_or_best_move(game, position, depth):
+    """Every algorithm with a table (at chance nodes too) gives the value and best move of
+    expectimax without one, on the games whose keys are declared."""
+    src = game_source(game, depth, position)
+    ref = search(src.tree, "expectimax")
+    for algo, params in (
+        ("expectimax", {"tt": 12}),
+        ("star1", {"tt": 12, "tt_chance": True}),
+        ("star2", {"tt": 12, "tt_chance": True, "tt_probe": True}),
+        ("star2.5-sequential", {"k": 2, "tt": 4}),  # a small table: many replacements
+    ):
+        got = search(src.tree, algo, **params)
+        assert (got.value, got.best_move) == pytest.approx((ref.value, ref.best_move)), (
+            algo,
+            params,
+        )

@@ -61,6 +61,7 @@ class GameTree:
         root_player: int = 0,
         exact: bool = True,
         exact_probabilities: dict[tuple[Any, ...], list[Number]] | None = None,
+        key: Callable[[GameState], int] | None = None,
     ):
         try:
             self.L, self.U = _exact(bounds[0]), _exact(bounds[1])
@@ -74,6 +75,8 @@ class GameTree:
         # with a game's own exact values, e.g. backgammon's 1/36 and 1/18)
         self._probs: dict[tuple[Any, ...], list[Number]] = dict(exact_probabilities or {})
         self.root = (state, horizon)
+        #: a state's transposition key (``starbench.games.keys``); None: the state's own text
+        self.key = key
 
     @property
     def bounds(self) -> tuple[Number, Number]:
@@ -137,16 +140,18 @@ class GameTree:
         return cls
 
     def transposition(self, node: tuple[GameState, int | None]) -> tuple[int, int]:
-        """(key, depth) for a transposition table: a 64-bit digest of the state's text with
-        its kind and player to move (equal positions are one node, whatever the moves that
-        led there; a state may offer its own text as ``transposition_text()``), and the
-        decision plies left (-1 without a horizon)."""
+        """(key, depth) for a transposition table: the game's key of the whole state
+        (``starbench.games.keys``: equal keys are one subtree, whatever the moves that led
+        there), else a 64-bit digest of the state's text with its kind and player to move (a
+        state may offer its own text as ``transposition_text()``; starbench's own states write
+        their whole state there); and the decision plies left (-1 without a horizon)."""
         state, left = node
+        depth = -1 if left is None else left
+        if self.key is not None:
+            return self.key(state), depth
         own = getattr(state, "transposition_text", None)
         text = own() if own is not None else str(state)
-        return text_key(f"{int(state.is_chance_node())}|{state.current_player()}|{text}"), (
-            -1 if left is None else left
-        )
+        return text_key(f"{int(state.is_chance_node())}|{state.current_player()}|{text}"), depth
 
     def describe(self, node: tuple[GameState, int | None]) -> str:
         """One line: the action history of an OpenSpiel state (as ``--position`` takes it),

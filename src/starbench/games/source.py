@@ -170,6 +170,8 @@ def openspiel_source(
     root_player = state.current_player() if not state.is_chance_node() else 0
     hL, hU = h.bounds(game)
     bounds = (min(hL, game.min_utility()), max(hU, game.max_utility()))
+    from starbench.games.keys import openspiel_key
+
     tree = GameTree(
         state,
         bounds,
@@ -177,6 +179,7 @@ def openspiel_source(
         heuristic=lambda s: h.value(s, root_player),  # value(state, root_player), positional
         root_player=root_player,
         exact=exact,
+        key=openspiel_key(short)[0],
     )
     return GameSource(tree, str(game), position or "", h.name, version=openspiel_version())
 
