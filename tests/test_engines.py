@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ import pytest
 import starbench
 from starbench import InputError, RegularTree, RegularTreeSpec
 from starbench.engines import AUTO_SOLVE_NODES, choose
+from starbench.errors import BudgetExceeded
 from starbench.examples import example_path
 from starbench.trees import load_tree
 
@@ -158,3 +162,59 @@ def test_auto_runs_a_small_cell_on_the_python_engine():
     assert engine_choice(forced, star2).engine == "compiled"
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert f"at most {AUTO_RUN_NODES:,} nodes in all" in " ".join(readme.split())
+
+
+# --------------------------------------------------------------------------- the engine contract
+def test_one_resolved_request_carries_the_label_and_the_key():
+    from starbench.search.registry import AlgorithmSpec, resolve
+
+    a = resolve("star2.5-cyclic", {"k": 3, "tt": 8, "tt_chance": True})
+    assert a is resolve("star2.5-cyclic", {"k": 3, "tt": 8, "tt_chance": True})  # once
+    assert a == AlgorithmSpec("star2.5-cyclic", (("k", 3), ("tt", 8), ("tt_chance", True)))
+    assert a.label == "star2.5-cyclic:k=3,after_probe=resume,tt=8,tt_chance=true"
+    assert a.key[0] == "star2.5-cyclic" and a.probing.k == 3 and not a.probing.sequential
+    assert (a.table.bits, a.table.chance, a.table.probe) == (8, True, False)
+    with pytest.raises(InputError, match="unknown parameter 'q'"):
+        resolve("star2", {"q": 1})
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_one_run_path_ends_alike_on_both_engines(engine):
+    """engines.run returns an Outcome on both engines: done with the result, or a budget stop
+    with the statistics where it stopped (the same counters on both)."""
+    from starbench.engines import run
+    from starbench.search.registry import resolve
+
+    tree = RegularTree(RegularTreeSpec(branching=4, chance_arity=3, depth=3), 0, 1)
+    done = run(resolve("star2"), tree, engine=engine)
+    assert done.status == "done" and done.engine == engine and done.value() is done.result
+    stop = run(resolve("star2"), tree, engine=engine, node_budget=50)
+    assert stop.status == "budget_exceeded" and stop.result is None
+    assert stop.stats.nodes == 51 and "node budget of 50" in stop.message
+    with pytest.raises(BudgetExceeded) as e:
+        stop.value()
+    assert e.value.stats == stop.stats
+    other = run(resolve("star2"), tree, engine="compiled" if engine == "python" else "python")
+    assert other.stats == done.stats
+
+
+def test_the_search_subpackage_is_importable_and_the_function_still_works():
+    import starbench
+    import starbench.search.registry as registry  # the subpackage, not hidden by the function
+
+    assert registry.resolve("star1").name == "star1"
+    tree = RegularTree(RegularTreeSpec(branching=2, chance_arity=2, depth=2), 0, 0)
+    assert (
+        starbench.search(tree, "star1").value == starbench.search.search(tree, "expectimax").value
+    )
+
+
+def test_importing_the_analysis_leaves_matplotlibs_backend_alone():
+    code = (
+        "import matplotlib; matplotlib.use('svg'); import starbench.analysis, "
+        "starbench.analysis.plot, starbench.analysis.style; print(matplotlib.get_backend())"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "svg"
