@@ -420,15 +420,12 @@ DEFAULT_ALGORITHMS: tuple[tuple[str, dict[str, Any]], ...] = (
 PER_CALL_TREE = dict(branching=5, chance_arity=6, depth=2)
 
 
-def _median_cpu(fn: Any, calls: int, repeats: int) -> list[float]:
-    """CPU seconds per call of ``fn()``, one value per repeat of ``calls`` calls."""
-    out = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        for _ in range(calls):
-            fn()
-        out.append((time.process_time() - t0) / calls)
-    return out
+def _cpu_per_call(fn: Any, calls: int) -> float:
+    """CPU seconds per call of ``fn()``, over ``calls`` calls."""
+    t0 = time.process_time()
+    for _ in range(calls):
+        fn()
+    return (time.process_time() - t0) / calls
 
 
 def measure_per_call(repeats: int = 9, calls: int = 2000) -> dict[str, Any]:
@@ -458,10 +455,10 @@ def measure_per_call(repeats: int = 9, calls: int = 2000) -> dict[str, Any]:
     got: dict[str, list[float]] = {"api": [], "kernel": [], "runner": [], "seven": []}
     fns = {"api": api, "kernel": kernel, "runner": runner, "seven": seven}
     per = {"api": calls, "kernel": calls, "runner": calls // 10, "seven": calls // 10}
+    names = list(fns)
     for r in range(repeats):
-        names = list(fns)
-        for name in names[r % 4 :] + names[: r % 4]:
-            got[name] += _median_cpu(fns[name], per[name], 1)
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            got[name].append(_cpu_per_call(fns[name], per[name]))
     med = {k: statistics.median(v) for k, v in got.items()}
     ratios = [a / k for a, k in zip(got["api"], got["kernel"], strict=True)]
     overhead = [a - k for a, k in zip(got["runner"], got["seven"], strict=True)]

@@ -80,6 +80,9 @@ def unsupported(
     return None
 
 
+#: The probe bundle of a search without a probe phase (k = 0).
+_NO_PROBE = Probe(0, False, False, False)
+
 #: An ``ArrayTree`` for a lazy tree and a ``LazyTree`` for an array tree: the kernel takes both
 #: bundles and reads the one its ``Options.lazy`` names.
 _NO_ARRAYS = ArrayTree(
@@ -316,8 +319,6 @@ def _kernel_form(spec: AlgorithmSpec) -> tuple[int, Any, Any, bool, dict[str, An
         object.__setattr__(spec, "_kernel", form)  # a cache on the frozen request itself
     return form
 
-
-_NO_PROBE = Probe(0, False, False, False)
 
 #: A kernel specialization: with a table (True) or without one (False).  Numba compiles one
 #: machine-code kernel per specialization, each the first time it is used (``kernel.py``).

@@ -13,7 +13,7 @@ numba inlines (one function after compilation), each named after its counterpart
 kernel                 reference (``starbench.search``)
 =====================  ===================================================================
 ``count``              ``base.Search._enter`` (count a node; the node budget)
-``leaf_value``         ``base.Search._leaf``
+``lazy_leaf_value``    ``base.Search._leaf``
 ``request``,           ``base.Search._child``: every step asks for a child with ``request``;
 ``push_child``         ``push_child``, called from one place, enters it
 ``expand``             the tree's ``children`` / ``probabilities``
@@ -1011,8 +1011,9 @@ def search_kernel(opts, tree, arrays, probe, table, out):
 @njit(cache=True)
 def entry(opts, tree, arrays, probe, table, out):
     """``search_kernel`` called with each bundle as a plain tuple of its fields, rebuilt here:
-    numba's dispatcher types a plain tuple in C but a namedtuple in Python (measured here: about
-    9 us of a 3-node search's 10 us went to typing the bundles), so the engine calls this."""
+    numba's dispatcher types a plain tuple in C but a namedtuple in Python (measured here: a
+    3-node search took 8.9 us per call with namedtuples, 2.4 us with plain tuples), so the
+    engine calls this."""
     if table is None:
         return search_kernel(
             Options(*opts), LazyTree(*tree), ArrayTree(*arrays), Probe(*probe), None, Out(*out)

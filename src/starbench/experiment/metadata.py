@@ -15,9 +15,14 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def _git(*args: str) -> str | None:
+    """Read-only git: ``--no-optional-locks`` keeps ``git status`` from taking the index lock
+    to refresh it, so a run killed mid-call never leaves a stale ``.git/index.lock``."""
     try:
         p = subprocess.run(
-            ["git", "-C", str(REPO), *args], capture_output=True, text=True, timeout=10
+            ["git", "--no-optional-locks", "-C", str(REPO), *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
         )
     except (OSError, subprocess.SubprocessError):
         return None

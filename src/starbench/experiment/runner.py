@@ -41,6 +41,7 @@ from starbench.experiment.storage import (
     CellBusy,
     CellLock,
     Journal,
+    alive,
     atomic_write,
     file_digest,
     read_json,
@@ -132,24 +133,9 @@ def cell_status(cell: dict[str, Any]) -> str | None:
     """A ``cell.json``'s status as it is now: ``running`` only while its process lives."""
     status = cell.get("status")
     pid = cell.get("pid")
-    if status == "running" and isinstance(pid, int) and not _alive(pid, cell.get("host")):
+    if status == "running" and isinstance(pid, int) and not alive(pid, cell.get("host")):
         return "interrupted"
     return status
-
-
-def _alive(pid: int, host: Any) -> bool:
-    import os
-    import socket
-
-    if host is not None and host != socket.gethostname():
-        return True  # another machine's process (a cluster job): not ours to tell
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _run_locked(
@@ -284,7 +270,8 @@ def _announce(
     """The first progress line, at once; and the kernel, loaded (or compiled) before timing."""
     from starbench.experiment.compute import engine_for
 
-    engines = sorted({engine_for(settings, a) for a in wanted})
+    chosen = {a: engine_for(settings, a) for a in wanted}
+    engines = sorted(set(chosen.values()))
     if settings.progress:
         warn(f"starbench: {todo} instances to compute ({', '.join(engines)} engine)")
     if "compiled" in engines and settings.n_jobs == 1:
@@ -300,7 +287,7 @@ def _announce(
                 and seconds > 2
                 and warn(f"starbench: kernel ready in {seconds:.1f} s")
             ),
-            [a for a in wanted if engine_for(settings, a) == "compiled"],
+            [a for a, engine in chosen.items() if engine == "compiled"],
         )
 
 

@@ -39,7 +39,14 @@ JOURNAL_VERSION = 2
 FSYNC_INTERVAL = 0.5  # seconds between fsyncs of the journal while a cell runs
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int, host: str | None = None) -> bool:
+    """Does process ``pid`` live?  A process of another machine (``host``, a cluster job) is
+    taken to: not this machine's to tell."""
+    if host is not None:
+        import socket
+
+        if host != socket.gethostname():
+            return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -55,7 +62,7 @@ def clean_stale_temporaries(path: Path) -> list[Path]:
     for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
         middle = tmp.name[len(path.name) + 2 : -len(".tmp")]
         pid = middle.split(".", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and alive(int(pid)):
             continue
         if pid.isdigit() and int(pid) == os.getpid():
             continue
