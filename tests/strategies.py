@@ -59,7 +59,8 @@ def tree_objects(
 
 #: Random generator parameters: every distribution but dice, every value model, bounds option
 #: and ordering (the static ones with the incremental model they need), single-agent and
-#: max/min patterns, trees and pooled DAGs; small enough for exhaustive checks.
+#: max/min patterns, trees and pooled DAGs, both generator versions; small enough for
+#: exhaustive checks.
 _any_specs = st.builds(
     RegularTreeSpec,
     branching=st.integers(1, 4),
@@ -75,6 +76,7 @@ _any_specs = st.builds(
     noise_sd=st.sampled_from([0.0, 1.0, 1000.0]),
     outcome_order=st.sampled_from(["generated", "probable", "refuting", "supporting"]),
     pool=st.sampled_from([0, 0, 0, 1, 2, 5]),  # > 0: a DAG (transpositions)
+    generator_version=st.sampled_from([1, 2]),
 )
 regular_specs = st.one_of(
     _any_specs,

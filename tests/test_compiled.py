@@ -82,7 +82,8 @@ def test_numba_hash_matches_the_python_hash_and_its_vectors():
         "draw": (ph.draw, ch.draw),
     }
     for name, args, expected in ph.TEST_VECTORS:
-        assert int(fns[name][1](*(np.uint64(a) for a in args))) == expected
+        if name in fns:  # (version 2's: the next test)
+            assert int(fns[name][1](*(np.uint64(a) for a in args))) == expected
     rng = np.random.default_rng(0)
     for a, b, c in rng.integers(0, 2**63, size=(200, 3), dtype=np.uint64):
         assert int(ch.draw(a, b, c)) == ph.draw(int(a), int(b), int(c))
@@ -94,6 +95,33 @@ def test_numba_hash_matches_the_python_hash_and_its_vectors():
         assert ch.pool_offset(a, b, level, np.uint64(101)) == ph.pool_offset(
             int(a), int(b), level, 101
         )
+
+
+def test_numba_generator_versions_match_the_python_ones():
+    """Every draw of both generator versions (``trees.generators``) is the same number in the
+    compiled engine, and version 2's test vectors hold there too."""
+    from starbench.trees.generators import GENERATORS
+
+    for name, args, expected in ph.TEST_VECTORS:
+        if name in ("child_id2", "rotl32"):
+            assert int(getattr(ch, name)(*(np.uint64(a) for a in args))) == expected
+    rng = np.random.default_rng(1)
+    for a, b, c in rng.integers(0, 2**64 - 1, size=(300, 3), dtype=np.uint64, endpoint=True):
+        r1, wmax, pool, level = int(c % 10**6) + 1, int(b % 16) + 1, int(c % 7) + 1, int(a % 9)
+        # (a divisor bundle comes back to Python as ints: made uint64 again)
+        r1d = tuple(map(np.uint64, ch.divisor(np.uint64(r1))))
+        wd = tuple(map(np.uint64, ch.divisor(np.uint64(wmax))))
+        for version, g in GENERATORS.items():
+            ts, nid = int(a), int(b)
+            j = int(c % 30)
+            assert int(ch.child(version, b, np.uint64(j))) == g.child(nid, j)
+            assert int(ch.increment(version, a, b, r1d)) == g.increment(ts, nid, r1)
+            assert int(ch.leaf_value(version, a, b, r1d)) == g.leaf_value(ts, nid, r1)
+            assert int(ch.weight(version, a, b, wd)) == g.weight(ts, nid, wmax)
+            got = ch.pooled(version, a, b, np.uint64(j), np.uint64(level), np.uint64(pool))
+            assert int(got) == g.pooled(ts, nid, j, level, pool)
+            assert ch.offset(version, a, b, level, np.uint64(r1)) == g.offset(ts, nid, level, r1)
+            assert ch.noise(version, a, b, j % 12) == g.noise(ts, nid, j % 12)
 
 
 @given(tree_objects(max_depth=5, max_children=4, pattern="any"))
@@ -338,7 +366,11 @@ def test_bench_writes_markdown_and_json(tmp_path):
         compile_and_memory=False,
     )
     md = (tmp_path / "bench.md").read_text()
-    assert "| tiny | minimum-work kernel (anchor) |" in md and "| tiny | star2.5-cyclic:k=2 |" in md
+    for v in (1, 2):  # every shape under both generator versions
+        assert f"| tiny | {v} | minimum-work kernel (anchor) |" in md
+        assert f"| tiny | {v} | star2.5-cyclic:k=2 |" in md
+    assert {r["generator"] for r in result["rows"]} == {1, 2}
+    assert "| tiny | star2 | " in md  # the versions side by side
     assert "load average" in md
     data = json.loads((tmp_path / "bench.json").read_text())
     assert data["rows"] == result["rows"]
@@ -356,7 +388,8 @@ def test_bench_writes_markdown_and_json(tmp_path):
         if r["engine"] == "compiled":  # also against the bare kernel, same repeats
             v = r["vs_bare"]
             assert v["ratio_min"] <= v["ratio"] <= v["ratio_max"]
-    assert "| tiny | minimum-work loop |" in md and "| tiny | bare (generator's hashing) |" in md
+    assert "| tiny | 2 | minimum-work loop |" in md
+    assert "| tiny | 2 | bare (generator's hashing) |" in md
     pc = data["per_call"]  # the per-call section: public API, kernel only, the runner
     assert pc["tree_nodes"] == 186 and len(pc["algorithms"]) == 7
     assert pc["kernel_us"] > 0 and 0 < pc["runner_kernels_ms"] < pc["runner_ms"]
@@ -428,9 +461,10 @@ def test_the_ceiling_kernel_counts_the_tree():
 def test_bare_kernels_count_the_tree():
     from starbench.bench import bare_compiled, bare_python
 
-    spec = RegularTreeSpec(branching=3, chance_arity=4, depth=3)
-    v1, n1 = bare_python(spec, 0, 1)
-    v2, n2 = bare_compiled(spec, 0, 1)
-    assert n1 == n2 == spec.size
-    assert v1 == pytest.approx(v2)
-    assert v1 == pytest.approx(search(RegularTree(spec, 0, 1), "expectimax").value)
+    for version in (1, 2):  # the generator's own hashing, under each version
+        spec = RegularTreeSpec(branching=3, chance_arity=4, depth=3, generator_version=version)
+        v1, n1 = bare_python(spec, 0, 1)
+        v2, n2 = bare_compiled(spec, 0, 1)
+        assert n1 == n2 == spec.size
+        assert v1 == pytest.approx(v2)
+        assert v1 == pytest.approx(search(RegularTree(spec, 0, 1), "expectimax").value)

@@ -13,9 +13,14 @@ shapes, each named for what it does:
   b5-c6-d4, b10-c10-d3 and b20-c21dice-d2 (within 5 %);
 * the *minimum-work loop* (``ceiling``): the same kind of work as a loop over an explicit stack
   that evaluates leaves in place (no call per node), about twice the anchor's speed;
-* the *bare* kernel: that loop with the generator's own hashing per node (starbench's
-  ``draw`` and ``child_id``: several mixing rounds and a division per child), in numba and in
-  pure Python: the floor for these trees, since every engine pays the generator's hashing.
+* the *bare* kernel: that loop with the generator's own hashing per node, as the engines
+  compute it (``starbench.compiled.hashing``'s ``child`` and ``increment``: under generator
+  version 1 six mixing rounds and a remainder per child, under version 2 one round and a
+  multiply-shift), in numba and in pure Python: the floor for these trees, since every engine
+  pays the generator's hashing.
+
+Every shape is measured on trees of both generator versions (``tree.generator_version``), each
+version against the same anchor and its own bare kernel: the report shows them side by side.
 
 Measuring on a shared, noisy machine: time is CPU time of this process (``time.process_time``);
 in every repeat each contender runs once, in an order rotated from repeat to repeat (so a burst
@@ -49,11 +54,12 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from starbench.compiled.hashing import P_INCREMENT
-from starbench.compiled.hashing import draw as c_draw
-from starbench.compiled.hashing import mix as c_mix
+from starbench.compiled.hashing import child as c_child
+from starbench.compiled.hashing import divisor as c_divisor
+from starbench.compiled.hashing import increment as c_increment
 from starbench.errors import InputError
-from starbench.trees.hashing import PURPOSE_INCREMENT, child_id, draw, root_id, tree_seed
+from starbench.trees.generators import GENERATORS
+from starbench.trees.hashing import root_id, tree_seed
 from starbench.trees.regular import RegularTreeSpec
 
 #: (label, tree parameters): the benchmark's fixed trees.
@@ -62,6 +68,8 @@ SHAPES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("b20-c21dice-d2", dict(branching=20, chance_arity=21, distribution="dice", depth=2)),
     ("b10-c10-d3", dict(branching=10, chance_arity=10, depth=3)),
 )
+#: The generator versions every shape is measured under (``trees.generators``).
+VERSIONS: tuple[int, ...] = tuple(GENERATORS)
 ALGOS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("expectimax", {}),
     ("star1", {}),
@@ -73,9 +81,11 @@ ALGOS: tuple[tuple[str, dict[str, Any]], ...] = (
 
 # --------------------------------------------------------------------------- bare kernels
 def bare_python(spec: RegularTreeSpec, seed: int, instance: int) -> tuple[float, int]:
-    """Bare recursive expectimax over the generated tree (uniform outcomes, incremental values):
-    (value, nodes)."""
+    """Bare recursive expectimax over the generated tree (uniform outcomes, incremental values,
+    the spec's generator version): (value, nodes)."""
     ts = tree_seed(seed, instance)
+    g = GENERATORS[spec.generator_version]
+    child_id, increment = g.child, g.increment
     kinds = [int(k) for k in spec.level_kinds]
     arities = spec.arities
     levels = len(kinds)
@@ -91,7 +101,7 @@ def bare_python(spec: RegularTreeSpec, seed: int, instance: int) -> tuple[float,
         acc = 0.0 if kind == 2 else None
         for j in range(n):
             cid = child_id(nid, j)
-            v = node(level + 1, cid, ps + draw(ts, cid, PURPOSE_INCREMENT) % r1)
+            v = node(level + 1, cid, ps + increment(ts, cid, r1))
             if kind == 2:
                 acc += v / n
             elif acc is None or (v > acc if kind == 0 else v < acc):
@@ -103,8 +113,9 @@ def bare_python(spec: RegularTreeSpec, seed: int, instance: int) -> tuple[float,
 
 
 @njit(cache=True)
-def _bare_compiled(levels, kinds, arities, ts, rid, r1):
+def _bare_compiled(levels, kinds, arities, ts, rid, r1, version):
     """The bare loop compiled: an explicit stack, expectimax, uniform outcomes."""
+    r1d = c_divisor(r1)
     D = levels + 1
     ids = np.zeros(D, np.uint64)
     ps = np.zeros(D, np.int64)
@@ -124,8 +135,8 @@ def _bare_compiled(levels, kinds, arities, ts, rid, r1):
             elif (k == 0 and v > acc[d]) or (k == 1 and v < acc[d]):
                 acc[d] = v
         if j[d] < arities[d]:
-            cid = c_mix(ids[d], np.uint64(j[d]))
-            cps = ps[d] + np.int64(c_draw(ts, cid, P_INCREMENT) % r1)
+            cid = c_child(version, ids[d], np.uint64(j[d]))
+            cps = ps[d] + np.int64(c_increment(version, ts, cid, r1d))
             j[d] += 1
             nodes += 1
             if d + 1 == levels:
@@ -153,6 +164,7 @@ def bare_compiled(spec: RegularTreeSpec, seed: int, instance: int) -> tuple[floa
         np.uint64(ts),
         np.uint64(root_id(ts)),
         np.uint64(spec.resolution + 1),
+        int(spec.generator_version),
     )
 
 
@@ -337,14 +349,20 @@ def interleaved(
 
 
 def measure_shape(
-    label: str, params: dict[str, Any], instances: int, repeats: int, python_budget: float
+    label: str,
+    params: dict[str, Any],
+    instances: int,
+    repeats: int,
+    python_budget: float,
+    version: int = 1,
 ) -> list[dict[str, Any]]:
+    """Every contender on instances of one shape under generator ``version``."""
     from starbench import RegularTree
     from starbench.compiled.engine import CompiledTree, run
     from starbench.engines import search
     from starbench.search.registry import resolve
 
-    spec = RegularTreeSpec(**params)
+    spec = RegularTreeSpec(**params, generator_version=version)
     cts = [CompiledTree.from_regular(spec, 0, i) for i in range(instances)]
     plies, b, probs = anchor_args(spec)
     roots = [np.uint64(tree_seed(0, i)) for i in range(instances)]
@@ -384,6 +402,7 @@ def measure_shape(
         rows.append(
             {
                 "tree": label,
+                "generator": version,
                 "tree_nodes": spec.size,
                 "kind": kind,
                 "algorithm": algo,
@@ -615,6 +634,7 @@ def bench(
     python_budget: float = 10.0,
     shapes: tuple[tuple[str, dict[str, Any]], ...] = SHAPES,
     compile_and_memory: bool = True,
+    versions: tuple[int, ...] = VERSIONS,
 ) -> dict[str, Any]:
     pin = _pin_one_core()
     from starbench.compiled.engine import warm_up
@@ -623,7 +643,8 @@ def bench(
     load_before = _load()
     rows = []
     for label, params in shapes:
-        rows.extend(measure_shape(label, params, instances, repeats, python_budget))
+        for version in versions:
+            rows.extend(measure_shape(label, params, instances, repeats, python_budget, version))
     per_call = measure_per_call(repeats)
     result = {
         "machine": {**machine(), "affinity": pin},
@@ -644,6 +665,18 @@ def bench(
     atomic_write_text(out / "bench.json", json.dumps(result, indent=1))
     atomic_write_text(out / "bench.md", markdown(result))
     return result
+
+
+def _algorithms(rows: list[dict[str, Any]], tree: str, version: int) -> list[str]:
+    """The algorithms timed on ``tree`` under ``version``, in the report's order."""
+    return [
+        r["algorithm"]
+        for r in rows
+        if r["tree"] == tree
+        and r.get("generator", 1) == version
+        and r["kind"] == "engine"
+        and r["engine"] == "compiled"
+    ]
 
 
 def _pct(r: dict[str, Any]) -> str:
@@ -669,43 +702,59 @@ def markdown(result: dict[str, Any]) -> str:
         f"prepared trees; the Python engine is compared with its own bare kernel (pure Python, "
         f"starbench's hashing).",
         "",
-        "| tree | algorithm | per call M nodes/s | % anchor | % bare | kernel M nodes/s "
+        "| tree | gen | algorithm | per call M nodes/s | % anchor | % bare | kernel M nodes/s "
         "| % anchor | % bare | python M nodes/s | % python bare |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    by = {(r["tree"], r["kind"], r["algorithm"], r["engine"]): r for r in result["rows"]}
-    trees = list(dict.fromkeys(r["tree"] for r in result["rows"]))
-    for t in trees:
-        an = by[(t, "anchor", "expectimax", "compiled")]
-        ce = by[(t, "ceiling", "expectimax", "compiled")]
-        bc = by[(t, "bare", "expectimax", "compiled")]
-        bp = by[(t, "bare", "expectimax", "python")]
+    rows = result["rows"]
+    gen = lambda r: r.get("generator", 1)  # noqa: E731  (reports before versions: 1)
+    by = {(r["tree"], gen(r), r["kind"], r["algorithm"], r["engine"]): r for r in rows}
+    groups = list(dict.fromkeys((r["tree"], gen(r)) for r in rows))
+    for t, v in groups:
+        an = by[(t, v, "anchor", "expectimax", "compiled")]
+        ce = by[(t, v, "ceiling", "expectimax", "compiled")]
+        bc = by[(t, v, "bare", "expectimax", "compiled")]
+        bp = by[(t, v, "bare", "expectimax", "python")]
         lines.append(
-            f"| {t} | minimum-work kernel (anchor) | {an['nodes_per_s'] / 1e6:.1f} | 100 | "
+            f"| {t} | {v} | minimum-work kernel (anchor) | {an['nodes_per_s'] / 1e6:.1f} | 100 | "
             f"{_pct(an['vs_bare'])} | | | | | |"
         )
         lines.append(
-            f"| {t} | minimum-work loop | {ce['nodes_per_s'] / 1e6:.1f} | {_pct(ce)} | "
+            f"| {t} | {v} | minimum-work loop | {ce['nodes_per_s'] / 1e6:.1f} | {_pct(ce)} | "
             f"{_pct(ce['vs_bare'])} | | | | | |"
         )
         lines.append(
-            f"| {t} | bare (generator's hashing) | {bc['nodes_per_s'] / 1e6:.1f} | {_pct(bc)} | "
-            f"100 | | | | {bp['nodes_per_s'] / 1e6:.2f} | 100 |"
+            f"| {t} | {v} | bare (generator's hashing) | {bc['nodes_per_s'] / 1e6:.1f} | "
+            f"{_pct(bc)} | 100 | | | | {bp['nodes_per_s'] / 1e6:.2f} | 100 |"
         )
-        algos = [
-            r["algorithm"]
-            for r in result["rows"]
-            if r["tree"] == t and r["kind"] == "engine" and r["engine"] == "compiled"
-        ]
-        for a in algos:
-            c = by[(t, "engine", a, "compiled")]
-            k = by[(t, "kernel", a, "compiled")]
-            p = by[(t, "engine", a, "python")]
+        for a in _algorithms(rows, t, v):
+            c = by[(t, v, "engine", a, "compiled")]
+            k = by[(t, v, "kernel", a, "compiled")]
+            p = by[(t, v, "engine", a, "python")]
             lines.append(
-                f"| {t} | {a} | {c['nodes_per_s'] / 1e6:.1f} | {_pct(c)} | "
+                f"| {t} | {v} | {a} | {c['nodes_per_s'] / 1e6:.1f} | {_pct(c)} | "
                 f"{_pct(c['vs_bare'])} | {k['nodes_per_s'] / 1e6:.1f} | {_pct(k)} | "
                 f"{_pct(k['vs_bare'])} | {p['nodes_per_s'] / 1e6:.2f} | {_pct(p)} |"
             )
+    versions = sorted({v for _, v in groups})
+    if len(versions) > 1:  # the versions side by side: per call, % of the anchor
+        lines += [
+            "",
+            "Per call, % of the minimum-work kernel (median over repeats), by generator "
+            "version, side by side:",
+            "",
+            "| tree | algorithm | " + " | ".join(f"version {v}" for v in versions) + " |",
+            "|---|---|" + "---:|" * len(versions),
+        ]
+        for t in dict.fromkeys(t for t, _ in groups):
+            for a in _algorithms(rows, t, versions[0]):
+                cells = [
+                    f"{100 * by[(t, v, 'engine', a, 'compiled')]['ratio']:.0f}"
+                    if (t, v, "engine", a, "compiled") in by
+                    else ""
+                    for v in versions
+                ]
+                lines.append(f"| {t} | {a} | " + " | ".join(cells) + " |")
     if "per_call" in result:
         pc = result["per_call"]
         lo, hi = pc["api_over_kernel_range"]

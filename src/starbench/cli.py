@@ -154,13 +154,21 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from starbench.bench import bench
 
+    from starbench.trees.generators import GENERATORS
+
     if args.instances < 1 or args.repeats < 1:
         return fail("--instances and --repeats must be >= 1")
+    versions = tuple(dict.fromkeys(args.versions or GENERATORS))
+    bad = [v for v in versions if v not in GENERATORS]
+    if bad:
+        known = ", ".join(map(str, GENERATORS))
+        return fail(f"--generator-version: must be one of {known}, got {bad[0]}")
     result = bench(
         Path(args.out),
         instances=args.instances,
         repeats=args.repeats,
         compile_and_memory=not args.no_compile,
+        versions=versions,
     )
     from starbench.bench import markdown
 
@@ -305,6 +313,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-compile",
         action="store_true",
         help="skip the compile-time and memory probes (fresh processes)",
+    )
+    p.add_argument(
+        "--generator-version",
+        type=int,
+        action="append",
+        dest="versions",
+        help="measure trees of this generator version (repeatable; default: every version)",
     )
     p.set_defaults(func=_cmd_bench)
     return parser

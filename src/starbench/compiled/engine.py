@@ -106,6 +106,7 @@ _NO_LAZY = LazyTree(
     False,
     np.zeros(1),
     np.uint64(1),
+    1,
 )
 
 
@@ -129,6 +130,7 @@ def _form_of(spec: RegularTreeSpec) -> tuple[dict[str, Any], Any, Any]:
         dist_random=spec.distribution == "random",
         const_probs=np.zeros(1) if const is None else np.array([float(p) for p in const]),
         wmax=np.uint64(spec.weight_max),
+        version=int(spec.generator_version),
     )
     shared = dict(
         lazy=not spec.needs_full_pass and spec.pool == 0,
@@ -213,6 +215,7 @@ class CompiledTree:
                 f["wmax"],
                 float(spec.noise_sd),
                 np.uint64(spec.pool),
+                f["version"],
             )
             arrays = ArrayTree(*made)
             if spec.bounds == "tree":

@@ -113,3 +113,88 @@ def fastmod(x, dv):
     t = mulhi(m, x)
     q = (t + ((x - t) >> sh1)) >> sh2
     return x - q * d
+
+
+# ---------------------------------------------------------------- the generator versions
+# ``trees.generators``: each quantity under version 1 (``draw`` and a remainder) or version 2
+# (one round per child, multiply-shift ranges).  ``version`` is an int; ``r1d``, ``wd`` are
+# ``divisor`` bundles (their first field is the range itself).
+
+SALT_POOL_LEVEL = np.uint64(_h.SALT_POOL_LEVEL)
+SALT_OFFSET = np.uint64(_h.SALT_OFFSET)
+SALT_NOISE = np.uint64(_h.SALT_NOISE)
+S32 = np.uint64(32)
+
+
+@njit(cache=True)
+def rotl32(h):
+    """``trees.hashing.rotl32``."""
+    return (h << S32) | (h >> S32)
+
+
+@njit(cache=True)
+def child_id2(parent, index):
+    """``trees.hashing.child_id2`` (both np.uint64)."""
+    return splitmix64(parent + index * GOLDEN)
+
+
+@njit(cache=True)
+def child(version, parent, index):
+    """The id of child ``index`` (a np.uint64) of node ``parent``."""
+    if version == 2:
+        return child_id2(parent, index)
+    return mix(parent, index)
+
+
+@njit(cache=True)
+def increment(version, tseed, cid, r1d):
+    """The increment on the edge into node ``cid``, in 0..r1-1 (a np.uint64)."""
+    if version == 2:
+        return mulhi(cid, r1d[0])
+    return fastmod(draw(tseed, cid, P_INCREMENT), r1d)
+
+
+@njit(cache=True)
+def leaf_value(version, tseed, nid, r1d):
+    """An independent leaf value in 0..r1-1 (value_model=uniform)."""
+    if version == 2:
+        return mulhi(nid, r1d[0])
+    return fastmod(draw(tseed, nid, P_VALUE), r1d)
+
+
+@njit(cache=True)
+def weight(version, tseed, cid, wd):
+    """An outcome's random weight, 1..weight_max (an int64)."""
+    if version == 2:
+        return 1 + np.int64(mulhi(rotl32(cid), wd[0]))
+    return 1 + np.int64(fastmod(draw(tseed, cid, P_WEIGHT), wd))
+
+
+@njit(cache=True)
+def pooled(version, tseed, parent, index, level, pool):
+    """``trees.hashing.pool_child`` or ``pool_child2`` (every argument but version a uint64)."""
+    if version == 2:
+        slot = mulhi(child_id2(parent, index), pool)
+        level_seed = splitmix64((tseed ^ SALT_POOL_LEVEL) + level * GOLDEN)
+        return splitmix64(level_seed + slot * GOLDEN)
+    return pool_child(tseed, parent, index, level, pool)
+
+
+@njit(cache=True)
+def offset(version, tseed, node_id, level, r1):
+    """``trees.hashing.pool_offset`` or ``pool_offset2`` (``level`` an int)."""
+    if version == 2:
+        total = np.int64(0)
+        for lv in range(1, level + 1):
+            h = splitmix64((node_id ^ SALT_OFFSET) + np.uint64(lv) * GOLDEN)
+            total += np.int64(mulhi(h, r1))
+        return total
+    return pool_offset(tseed, node_id, level, r1)
+
+
+@njit(cache=True)
+def noise(version, tseed, node_id, s):
+    """The ``s``-th (an int) of a node's twelve noise uniforms."""
+    if version == 2:
+        return unit_float(splitmix64((node_id ^ SALT_NOISE) + np.uint64(s) * GOLDEN))
+    return unit_float(draw(tseed, node_id, np.uint64(P_NOISE * 16 + s)))

@@ -104,7 +104,7 @@ from starbench.compiled.codes import (  # noqa: E402  (the kernel's named codes)
     SEQ_AFTER,
     SEQ_STEP,
 )
-from starbench.compiled.hashing import P_INCREMENT, P_VALUE, P_WEIGHT, divisor, draw, fastmod, mix
+from starbench.compiled.hashing import child, divisor, increment, leaf_value, weight
 
 # lazy orderings
 ORD_GENERATED, ORD_REVERSED, ORD_STATIC = 0, 1, 2
@@ -170,6 +170,7 @@ def lazy_children(
     levels,
     level_kind,
     level_arity,
+    version,
     tseed,
     incremental,
     r1d,
@@ -189,15 +190,16 @@ def lazy_children(
     perm,
 ):
     """Children of a lazy generated node, in searched order, into the out_* rows; returns n.
-    ``r1d``, ``wd``: ``divisor`` of the value range (resolution + 1) and of the largest weight."""
+    ``version``: the generator version (``trees.generators``); ``r1d``, ``wd``: ``divisor`` of
+    the value range (resolution + 1) and of the largest weight."""
     n = level_arity[level]
     kind = level_kind[level]
     ckind = LEAF if level + 1 == levels else level_kind[level + 1]
     for j in range(n):
-        cid = mix(nid, np.uint64(j))
+        cid = child(version, nid, np.uint64(j))
         tmp_id[j] = cid
         if incremental:
-            tmp_ps[j] = ps + np.int64(fastmod(draw(tseed, cid, P_INCREMENT), r1d))
+            tmp_ps[j] = ps + np.int64(increment(version, tseed, cid, r1d))
         else:
             tmp_ps[j] = 0
         perm[j] = j
@@ -205,7 +207,7 @@ def lazy_children(
         if dist_random:
             total = 0
             for j in range(n):
-                w = 1 + np.int64(fastmod(draw(tseed, tmp_id[j], P_WEIGHT), wd))
+                w = weight(version, tseed, tmp_id[j], wd)
                 key[j] = w
                 total += w
             for j in range(n):
@@ -235,11 +237,11 @@ def lazy_children(
 
 
 @njit(cache=True)
-def lazy_child(nid, ps, g, tseed, incremental, r1d):
+def lazy_child(nid, ps, g, version, tseed, incremental, r1d):
     """(id, path sum) of child ``g`` (generated index) of a lazy node."""
-    cid = mix(nid, np.uint64(g))
+    cid = child(version, nid, np.uint64(g))
     if incremental:
-        return cid, ps + np.int64(fastmod(draw(tseed, cid, P_INCREMENT), r1d))
+        return cid, ps + np.int64(increment(version, tseed, cid, r1d))
     return cid, np.int64(0)
 
 
@@ -263,12 +265,12 @@ def count(stats, kind, inprobe, budget):
 
 
 @njit(inline="always")
-def lazy_leaf_value(incremental, tseed, r1d, nid, ps):
+def lazy_leaf_value(incremental, version, tseed, r1d, nid, ps):
     """The value of a generated leaf (``Search._leaf``): its path sum, or its hashed value (a
     tree in arrays holds its leaves' values)."""
     if incremental:
         return float(ps)
-    return float(np.int64(fastmod(draw(tseed, nid, P_VALUE), r1d)))
+    return float(np.int64(leaf_value(version, tseed, nid, r1d)))
 
 
 @njit(cache=True)
@@ -350,7 +352,7 @@ Options = namedtuple(
 LazyTree = namedtuple(
     "LazyTree",
     "levels level_kind level_arity tseed rid incremental r1 ordering outcome dist_random "
-    "const_probs wmax",
+    "const_probs wmax version",
 )
 ArrayTree = namedtuple("ArrayTree", "kind first nchild prob value key")
 Probe = namedtuple("Probe", "k sequential research skip_full")
@@ -379,6 +381,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     # rows of a few owner arrays (one per element type and shape), kept alive to the end (``keep``).
     lazy = opts.lazy  # a lazy generated tree (``tree``), else a tree in arrays (``arrays``)
     tseed, rid, incremental, r1 = tree.tseed, tree.rid, tree.incremental, tree.r1
+    version = tree.version  # the generator version (``trees.generators``)
     ordering, outcome = tree.ordering, tree.outcome
     dist_random, wmax = tree.dist_random, tree.wmax
     level_kind = borrow(tree.level_kind)
@@ -512,7 +515,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             g = m
             if ordering == ORD_REVERSED and f_kind[d] != CHANCE:
                 g = f_n[d] - 1 - m
-            cid, cps = lazy_child(f_id[d], f_ps[d], g, tseed, incremental, r1d)
+            cid, cps = lazy_child(f_id[d], f_ps[d], g, version, tseed, incremental, r1d)
         else:
             cid = c_id[d, m]
             cps = c_ps[d, m]
@@ -522,7 +525,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             if count(stats, LEAF, inprobe == 1, budget):
                 return BUDGET, d, np.nan
             if lazy:
-                v = lazy_leaf_value(incremental, tseed, r1d, cid, cps)
+                v = lazy_leaf_value(incremental, version, tseed, r1d, cid, cps)
             else:
                 v = a_value[cidx]
             if not (L <= v <= U):
@@ -588,6 +591,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                     levels,
                     level_kind,
                     level_arity,
+                    version,
                     tseed,
                     incremental,
                     r1d,
@@ -731,7 +735,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                 elif f_pre[d] == 1:
                     ckey = c_id[d, j]
                 else:
-                    ckey = lazy_child(f_id[d], f_ps[d], j, tseed, incremental, r1d)[0]
+                    ckey = lazy_child(f_id[d], f_ps[d], j, version, tseed, incremental, r1d)[0]
                 s = tt_probe(t_key, t_depth, stats, ckey, cdepth)
                 if s >= 0:
                     if t_lo[s] > L:
@@ -922,7 +926,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             return BUDGET, d, np.nan
         if kind == LEAF:
             if lazy:
-                v = lazy_leaf_value(incremental, tseed, r1d, f_id[d], f_ps[d])
+                v = lazy_leaf_value(incremental, version, tseed, r1d, f_id[d], f_ps[d])
             else:
                 v = a_value[f_idx[d]]
             if not (L <= v <= U):

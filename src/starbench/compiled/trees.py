@@ -12,15 +12,14 @@ import numpy as np
 from numba import njit
 
 from starbench.compiled.hashing import (
-    P_INCREMENT,
-    P_NOISE,
-    P_VALUE,
-    P_WEIGHT,
-    draw,
-    mix,
-    pool_child,
-    pool_offset,
-    unit_float,
+    child,
+    divisor,
+    increment,
+    leaf_value,
+    noise,
+    offset,
+    pooled,
+    weight,
 )
 from starbench.compiled.kernel import CHANCE, LEAF, MAX, MIN, stable_sort, static_level
 
@@ -54,10 +53,13 @@ def materialize(
     wmax,
     noise_sd,
     pool,
+    version,
 ):
     """The whole tree as arrays (kind, first, nchild, prob, value, key) in searched order, with the
     smallest and largest leaf.  ``pool > 0``: every level's ids come from a pool (a DAG, see
-    ``starbench.trees.regular``), materialised as the tree it unfolds to."""
+    ``starbench.trees.regular``), materialised as the tree it unfolds to.  ``version``: the
+    generator version (``trees.generators``)."""
+    r1d, wd = divisor(r1), divisor(wmax)
     W = np.ones(levels + 1, np.int64)
     for lv in range(levels):
         W[lv + 1] = W[lv] * level_arity[lv]
@@ -78,20 +80,20 @@ def materialize(
             for j in range(a):
                 c = base + j
                 if pool > 0:
-                    cid = pool_child(tseed, gid[par], np.uint64(j), np.uint64(lv + 1), pool)
+                    cid = pooled(version, tseed, gid[par], np.uint64(j), np.uint64(lv + 1), pool)
                     gid[c] = cid
                     if incremental:
-                        gps[c] = pool_offset(tseed, cid, lv + 1, r1)
+                        gps[c] = offset(version, tseed, cid, lv + 1, r1)
                     continue
-                cid = mix(gid[par], np.uint64(j))
+                cid = child(version, gid[par], np.uint64(j))
                 gid[c] = cid
                 if incremental:
-                    gps[c] = gps[par] + np.int64(draw(tseed, cid, P_INCREMENT) % r1)
+                    gps[c] = gps[par] + np.int64(increment(version, tseed, cid, r1d))
             if level_kind[lv] == CHANCE:
                 if dist_random:
                     total = 0
                     for j in range(a):
-                        w = 1 + np.int64(draw(tseed, gid[base + j], P_WEIGHT) % wmax)
+                        w = weight(version, tseed, gid[base + j], wd)
                         gprob[base + j] = w
                         total += w
                     for j in range(a):
@@ -106,7 +108,7 @@ def materialize(
         if incremental:
             v = gps[c]
         else:
-            v = np.int64(draw(tseed, gid[c], P_VALUE) % r1)
+            v = np.int64(leaf_value(version, tseed, gid[c], r1d))
         if q == 0 or v < lo_leaf:
             lo_leaf = v
         if q == 0 or v > hi_leaf:
@@ -173,7 +175,7 @@ def materialize(
                     elif ordering == 5:
                         total = 0.0
                         for s in range(12):
-                            total += unit_float(draw(tseed, gid[c], np.uint64(P_NOISE * 16 + s)))
+                            total += noise(version, tseed, gid[c], s)
                         kv = gval[c] + noise_sd * (total - 6.0)
                     else:
                         kv = gval[c]

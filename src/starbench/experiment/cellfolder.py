@@ -114,7 +114,7 @@ def _table_identity(path: Path) -> tuple[set[str], set[str]] | None:
                 str(c) for c in whole["git_commit"].dropna().unique()
             }
         text = ["skew_text"] if "skew_text" in whole.columns else []
-        df = whole[[*names, *text, "seed", "exact", "generator_version"]].copy()
+        df = whole[[*names, *text, "seed", "exact"]].copy()  # names hold generator_version
         if text:  # skew is stored as a number, its exact text beside it
             df["skew"] = df.pop("skew_text")
         commits = whole["git_commit"]
@@ -123,11 +123,9 @@ def _table_identity(path: Path) -> tuple[set[str], set[str]] | None:
     cells = set()
     for rec in df.drop_duplicates().to_dict("records"):
         tree = {k: (v.item() if hasattr(v, "item") else v) for k, v in rec.items() if k in names}
+        version = tree.pop("generator_version")
         ident = cell_identity(
-            RegularTreeSpec(**tree).normalised(),
-            rec["seed"],
-            rec["exact"],
-            rec["generator_version"],
+            RegularTreeSpec(**tree).normalised(), rec["seed"], rec["exact"], version
         )
         cells.add(cell_digest(ident))
     return cells, {str(c) for c in commits.dropna().unique()}

@@ -17,6 +17,7 @@ from starbench.errors import InputError, short
 from starbench.experiment.storage import TABLE
 from starbench.limits import EXPORT_MAX_NODES
 from starbench.trees.explicit import tree_to_json
+from starbench.trees.generators import GENERATORS
 from starbench.trees.regular import GENERATOR_VERSION, RegularTree, RegularTreeSpec
 
 DEFAULT_EXPORT_LIMIT = EXPORT_MAX_NODES
@@ -77,13 +78,15 @@ def _row(df: Any, i: int) -> dict[str, Any]:
 
 def tree_of_row(r: dict[str, Any]) -> RegularTree:
     version = int(r.get("generator_version", GENERATOR_VERSION))
-    if version != GENERATOR_VERSION:
+    if version not in GENERATORS:
         raise InputError(
             f"the row was made with generator version {version}; this starbench "
-            f"has version {GENERATOR_VERSION} and cannot regenerate it"
+            f"has versions {', '.join(map(str, GENERATORS))} and cannot regenerate it"
         )
-    params = {}
+    params = {"generator_version": version}
     for f in fields(RegularTreeSpec):
+        if f.name in params:
+            continue
         if f.name not in r:
             raise InputError(f"the row has no column {f.name!r}: cannot regenerate its tree")
         v = r["skew_text"] if f.name == "skew" and "skew_text" in r else r[f.name]

@@ -43,7 +43,7 @@ from starbench.search.registry import (
     get_algorithm,
     parse_specs,
 )
-from starbench.trees.regular import GENERATOR_VERSION, RegularTreeSpec
+from starbench.trees.regular import RegularTreeSpec
 
 _HINTS = typing.get_type_hints(RegularTreeSpec)
 
@@ -453,16 +453,21 @@ def cell_identity(
     spec: RegularTreeSpec | GameSpec,
     seed: int,
     exact: bool,
-    generator_version: int = GENERATOR_VERSION,
+    generator_version: int | None = None,
 ) -> dict[str, Any]:
     """What determines the trees and values of a cell (the folder name and every stored row
     carry its digest); each tree parameter in its declared type, so 0 and 0.0 are one cell.
-    A game cell's identity has ``game`` (``GameSpec.identity``) in place of ``tree``."""
+    A game cell's identity has ``game`` (``GameSpec.identity``) in place of ``tree``.  The
+    generator version (the spec's, unless ``generator_version`` names a stored one) is a key
+    of its own beside ``tree``, as it was before it could be chosen, so version-1 cells keep
+    their digests."""
     if isinstance(spec, GameSpec):
         return {"game": spec.identity(), "seed": int(seed), "exact": bool(exact)}
     tree = {}
     for f in fields(RegularTreeSpec):
         v = getattr(spec, f.name)
+        if f.name == "generator_version":
+            continue  # beside the tree (below)
         if f.name in LATE_TREE_PARAMS and v == LATE_TREE_PARAMS[f.name]:
             continue  # added later: absent at its default, so stored cells keep their digest
         cast = _CASTS.get(_HINTS[f.name])
@@ -471,7 +476,9 @@ def cell_identity(
         "tree": tree,
         "seed": int(seed),
         "exact": bool(exact),
-        "generator_version": int(generator_version),
+        "generator_version": int(
+            spec.generator_version if generator_version is None else generator_version
+        ),
     }
 
 
@@ -488,7 +495,7 @@ def normalised_identity(identity: dict[str, Any]) -> dict[str, Any]:
     spec = RegularTreeSpec(**identity["tree"]).normalised()
     return cell_identity(
         spec, identity["seed"], identity["exact"], identity.get("generator_version", 0)
-    )
+    )  # (0: an identity stored before versions were recorded)
 
 
 def nearest(key: str, known: Any) -> str | None:
@@ -541,7 +548,7 @@ def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
         f"bounds-{spec.bounds}",
         f"s{seed}",
         "exact" if exact else "float",
-        f"g{GENERATOR_VERSION}",
+        f"g{spec.generator_version}",
         digest,
     ]
     return "_".join(parts)

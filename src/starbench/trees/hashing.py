@@ -10,7 +10,23 @@ and in the compiled engine.  Rules kept everywhere (the compiled engine must fol
 * floats are derived from the top 53 bits of a hash only (``unit_float``); noise uses the sum of
   twelve such uniforms (Irwin-Hall) in one fixed order, with no libm-dependent transform.
 
-``TEST_VECTORS`` pins the function; ``tests/test_hashing.py`` checks it.
+Two generator versions (``tree.generator_version``, the registry ``GENERATORS``) draw the same
+statistical model from different hashes; a version, once released, never changes:
+
+* **version 1** (the committed studies): child ``j`` of node ``id`` is ``mix(id, j)`` and each
+  random quantity ``draw(tree_seed, id, purpose) % n``: six SplitMix64 rounds and a division per
+  child;
+* **version 2**: child ``j`` of node ``id`` is output ``j`` of the SplitMix64 stream seeded with
+  the node's id, ``splitmix64(id + j * golden)``: one round per child.  The tree seed enters
+  through the root id, so every id depends on it.  A quantity in ``0..n-1`` is drawn from the
+  id itself by multiply-shift, ``(id * n) >> 64`` (``bounded``; Lemire 2019, "Fast random
+  integer generation in an interval"), no division: the increment on the edge into a node (or a
+  uniform leaf's value) from the id as it is, an outcome's random weight from the id with its
+  halves swapped (``rotl32``), so that weight and increment come from disjoint halves of the
+  hash.  What is not on the per-child path (the pooled ids and offsets of ``tree.pool > 0``, the
+  noise of ``ordering=noisy``) draws from further outputs of salted streams.
+
+``TEST_VECTORS`` pins the functions; ``tests/test_hashing.py`` checks them.
 """
 
 from __future__ import annotations
@@ -55,6 +71,46 @@ def draw(seed: int, node_id: int, purpose: int) -> int:
 def unit_float(h: int) -> float:
     """A float in [0, 1) from the top 53 bits of a hash (exact, platform independent)."""
     return (h >> 11) * _TWO_M53
+
+
+def bounded(h: int, n: int) -> int:
+    """A number in ``0..n-1`` from a 64-bit hash, by multiply-shift: ``(h * n) >> 64`` (no
+    division; its bias, below ``n / 2**64``, is negligible for every range a tree uses)."""
+    return (h * n) >> 64
+
+
+def rotl32(h: int) -> int:
+    """``h`` with its 32-bit halves swapped."""
+    return ((h << 32) | (h >> 32)) & MASK64
+
+
+def child_id2(parent: int, index: int) -> int:
+    """Version 2: the id of child ``index`` of node ``parent``, output ``index`` of the SplitMix64
+    stream seeded with ``parent`` (one round)."""
+    return splitmix64((parent + index * GOLDEN) & MASK64)
+
+
+#: Version 2's salts: the streams of what is drawn off the per-child path.
+SALT_POOL_LEVEL = 0x5851F42D4C957F2D
+SALT_OFFSET = 0x14057B7EF767814F
+SALT_NOISE = 0xD1B54A32D192ED03
+
+
+def pool_child2(tseed: int, parent: int, index: int, level: int, pool: int) -> int:
+    """Version 2 of ``pool_child``: the edge's hash picks a slot, and the node (``level``, slot)
+    is output ``slot`` of the level's stream (seeded from the tree seed and the level)."""
+    slot = bounded(child_id2(parent, index), pool)
+    level_seed = splitmix64(((tseed ^ SALT_POOL_LEVEL) + level * GOLDEN) & MASK64)
+    return splitmix64((level_seed + slot * GOLDEN) & MASK64)
+
+
+def pool_offset2(tseed: int, node_id: int, level: int, r1: int) -> int:
+    """Version 2 of ``pool_offset``: ``level`` increments in 0..r1-1 from the node's salted
+    stream, summed."""
+    total = 0
+    for lv in range(1, level + 1):
+        total += bounded(splitmix64(((node_id ^ SALT_OFFSET) + lv * GOLDEN) & MASK64), r1)
+    return total
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -103,4 +159,13 @@ TEST_VECTORS: tuple[tuple[str, tuple[int, ...], int], ...] = (
     ("mix", (0, 0), 0xA706DD2F4D197E6F),
     ("mix", (12345, 7), 0x19BD65D14C45ECF7),
     ("draw", (1, 2, 3), 0x05B42CDF42184245),
+    # version 2, pinned at its first release
+    ("child_id2", (0, 0), 0xE220A8397B1DCDAF),  # output 0 of the stream seeded with 0
+    ("child_id2", (0, 1), 0x6E789E6AA1B965F4),  # output 1: the reference stream's second
+    ("child_id2", (12345, 7), 0x6E7411B06820371C),
+    ("bounded", (MASK64, 1_000_001), 1_000_000),
+    ("bounded", (1 << 63, 10), 5),
+    ("rotl32", (0x0123456789ABCDEF,), 0x89ABCDEF01234567),
+    ("pool_child2", (1, 2, 3, 4, 5), 0xCB4384881D3285CA),
+    ("pool_offset2", (1, 2, 3, 1_000_001), 667703),
 )

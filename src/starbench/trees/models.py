@@ -35,8 +35,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
-from starbench.trees.hashing import PURPOSE_WEIGHT, draw
+from starbench.trees.generators import V1
 
 DICE: tuple[Fraction, ...] = tuple(
     Fraction(1, 36) if a == b else Fraction(1, 18) for a in range(1, 7) for b in range(a, 7)
@@ -67,9 +68,16 @@ def geometric_probs(
 
 
 def random_probs(
-    arity: int, seed: int, child_ids: list[int], skew: Fraction, weight_max: int
+    arity: int,
+    seed: int,
+    child_ids: list[int],
+    skew: Fraction,
+    weight_max: int,
+    generator: Any = None,
 ) -> tuple[Fraction, ...]:
-    weights = [1 + draw(seed, cid, PURPOSE_WEIGHT) % weight_max for cid in child_ids]
+    """Each outcome's weight drawn by the tree's generator version (``trees.generators``)."""
+    generator = V1 if generator is None else generator
+    weights = [generator.weight(seed, cid, weight_max) for cid in child_ids]
     total = 0
     for w in weights:
         total += w

@@ -8,8 +8,11 @@ Decision nodes have ``branching`` children, chance nodes ``chance_arity`` outcom
 the number of internal levels (Ballard's depth: 2 plies = 3 levels).
 
 Determinism.  A node is the tuple ``(level, id, path_sum)``.  The root id is
-``splitmix64(tree_seed)``, child ``j`` (generated order) of node ``id`` has id ``mix(id, j)``; every
-random quantity is ``draw(tree_seed, id, purpose)`` (see ``starbench.trees.hashing``).  Nothing is
+``splitmix64(tree_seed)``; the ids of the children and every random quantity come from the hash
+of the spec's ``generator_version`` (``starbench.trees.generators``): under version 1, child
+``j`` of node ``id`` has id ``mix(id, j)`` and every random quantity is ``draw(tree_seed, id,
+purpose)``; under version 2 the child is ``splitmix64(id + j * golden)`` and its quantities come
+from its id by multiply-shift (``starbench.trees.hashing``).  Nothing is
 stored: memory grows with depth, not with tree size, so a 10^12-node tree is created instantly.
 Orderings only permute children, so instance i is the same underlying tree under every ordering
 and bounds option (paired comparisons).
@@ -44,18 +47,8 @@ from typing import Any
 
 from starbench.errors import ConfigError, short
 from starbench.limits import COUNT_LIMIT, FULL_PASS_LIMIT, MAX_ARITY, MAX_DEPTH, VALUE_LIMIT
-from starbench.trees.hashing import (
-    PURPOSE_INCREMENT,
-    PURPOSE_NOISE,
-    PURPOSE_VALUE,
-    child_id,
-    draw,
-    pool_child,
-    pool_offset,
-    root_id,
-    tree_seed,
-    unit_float,
-)
+from starbench.trees.generators import DEFAULT_VERSION, GENERATORS
+from starbench.trees.hashing import root_id, tree_seed
 from starbench.trees.models import (
     BOUNDS,
     CONSTANT_DISTRIBUTIONS,
@@ -72,8 +65,10 @@ from starbench.trees.protocol import Kind
 # module constants: looking up an Enum member costs ~150 ns, comparing ~30
 MAX, MIN, CHANCE, LEAF = Kind.MAX, Kind.MIN, Kind.CHANCE, Kind.LEAF
 
-#: Bumped whenever a change alters any generated tree; recorded in every result row.
-GENERATOR_VERSION = 1
+#: The default generator version (``tree.generator_version``, ``starbench.trees.generators``):
+#: a released version never changes; one that would alter a tree is a new version.  Every
+#: row records the version its trees came from.
+GENERATOR_VERSION = DEFAULT_VERSION
 
 Node = tuple[int, int, int]  # (level, id, path_sum)
 
@@ -137,6 +132,11 @@ class RegularTreeSpec:
     outcome_order: str = _p("generated", "order of a chance node's outcomes", OUTCOME_ORDERS)
     full_pass_limit: int = _p(FULL_PASS_LIMIT, "largest tree for orderings that need a full pass")
     pool: int = _p(0, "ids per level: > 0 draws every level's nodes from this many (a DAG)")
+    generator_version: int = _p(
+        GENERATOR_VERSION,
+        "the hash the tree is drawn with: 1 (the committed studies) or 2 (one round per child)",
+        GENERATORS,
+    )
 
     def normalised(self) -> RegularTreeSpec:
         """The same trees with every parameter that does not apply at its default
@@ -273,6 +273,12 @@ class RegularTreeSpec:
                 "must be an integer >= 0 (at most 2^62; 0: a tree, no transpositions)",
                 self.pool,
             )
+        if self.generator_version not in GENERATORS:
+            raise bad(
+                "generator_version",
+                f"must be one of {', '.join(map(str, GENERATORS))}",
+                self.generator_version,
+            )
         if not 1 <= self.full_pass_limit <= COUNT_LIMIT:
             raise bad(
                 "full_pass_limit", "must be an integer >= 1 (at most 2^62)", self.full_pass_limit
@@ -400,6 +406,8 @@ class RegularTree:
         self._skew = shape.skew
         self._dist = DISTRIBUTIONS[spec.distribution]
         self.pool = spec.pool
+        self.generator = g = GENERATORS[spec.generator_version]
+        self._child, self._increment, self._leaf_value = g.child, g.increment, g.leaf_value
         self._offsets: dict[int, int] = {}  # pooled offsets by id (pool > 0, incremental)
         self._const_probs: tuple[Fraction, ...] | None = shape.const_probs
         self.root: Node = (0, root_id(self.tree_seed), 0)
@@ -443,7 +451,7 @@ class RegularTree:
     def evaluate(self, node: Node) -> int:
         if self._incremental:
             return node[2]
-        return draw(self.tree_seed, node[1], PURPOSE_VALUE) % self._R1
+        return self._leaf_value(self.tree_seed, node[1], self._R1)
 
     def describe(self, node: Node) -> str:
         return f"generated node level={node[0]} id={node[1]:#018x} (tree_seed={self.tree_seed})"
@@ -457,12 +465,12 @@ class RegularTree:
     def _pooled(self, node: Node, g: int) -> Node:
         """Child ``g`` (generated order) of ``node`` when ``pool > 0``."""
         level = node[0] + 1
-        cid = pool_child(self.tree_seed, node[1], g, level, self.pool)
+        cid = self.generator.pooled(self.tree_seed, node[1], g, level, self.pool)
         if not self._incremental:
             return (level, cid, 0)
         off = self._offsets.get(cid)
         if off is None:
-            off = self._offsets[cid] = pool_offset(self.tree_seed, cid, level, self._R1)
+            off = self._offsets[cid] = self.generator.offset(self.tree_seed, cid, level, self._R1)
         return (level, cid, off)
 
     def transposition(self, node: Node) -> tuple[int, int]:
@@ -476,19 +484,26 @@ class RegularTree:
         ts = self.tree_seed
         if self.pool:
             return [self._pooled(node, j) for j in range(n)]
+        child = self._child
         if self._incremental:
             out = []
+            inc, r1 = self._increment, self._R1
             for j in range(n):
-                cid = child_id(nid, j)
-                out.append((level + 1, cid, ps + draw(ts, cid, PURPOSE_INCREMENT) % self._R1))
+                cid = child(nid, j)
+                out.append((level + 1, cid, ps + inc(ts, cid, r1)))
             return out
-        return [(level + 1, child_id(nid, j), 0) for j in range(n)]
+        return [(level + 1, child(nid, j), 0) for j in range(n)]
 
     def _generated_probs(self, node: Node, kids: list[Node]) -> tuple[Fraction, ...]:
         if self._const_probs is not None:
             return self._const_probs
         return self._dist(
-            len(kids), self.tree_seed, [k[1] for k in kids], self._skew, self.spec.weight_max
+            len(kids),
+            self.tree_seed,
+            [k[1] for k in kids],
+            self._skew,
+            self.spec.weight_max,
+            self.generator,
         )
 
     def _value(self, node: Node) -> float:
@@ -504,7 +519,7 @@ class RegularTree:
     def _noise(self, node: Node) -> float:
         total = 0.0
         for j in range(12):
-            total += unit_float(draw(self.tree_seed, node[1], PURPOSE_NOISE * 16 + j))
+            total += self.generator.noise(self.tree_seed, node[1], j)
         return self.spec.noise_sd * (total - 6.0)
 
     def _permutation(
@@ -640,8 +655,8 @@ class _LazyChildren(Sequence):
             if t.pool:
                 child = self._cache[j] = t._pooled(self._node, g)
                 return child
-            cid = child_id(nid, g)
-            inc = draw(t.tree_seed, cid, PURPOSE_INCREMENT) % t._R1 if t._incremental else 0
+            cid = t._child(nid, g)
+            inc = t._increment(t.tree_seed, cid, t._R1) if t._incremental else 0
             child = self._cache[j] = (level + 1, cid, ps + inc)
         return child
 
