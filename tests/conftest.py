@@ -15,6 +15,13 @@ from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# exact oracles computed by the tests are cached in a folder of this session (and process: each
+# xdist worker has its own), never in the user's ~/.cache
+if "STARBENCH_ORACLE_CACHE" not in os.environ:
+    import tempfile
+
+    os.environ["STARBENCH_ORACLE_CACHE"] = tempfile.mkdtemp(prefix="starbench-oracles-")
+
 settings.register_profile(
     "ci",
     max_examples=150,

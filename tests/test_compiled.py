@@ -66,12 +66,13 @@ def same(tree, ct, configs=CONFIGS):
     for name, params in configs:
         py = search(tree, name, **params)
         co = run(ct, name, params)
-        assert (co.value, co.best_move, co.tied_moves, co.stats, co.params) == (
+        assert (co.value, co.best_move, co.tied_moves, co.stats, co.params, co.root_values) == (
             py.value,
             py.best_move,
             py.tied_moves,
             py.stats,
             py.params,
+            py.root_values,
         ), (name, params)
 
 

@@ -193,7 +193,9 @@ def test_held_rows_and_the_journal_are_small(tmp_path):
     finally:
         tracemalloc.stop()
     assert outcome.rows == 6000
-    assert (tmp_path / "cell" / "rows.jsonl").stat().st_size / outcome.rows < 300
+    # (300 bytes before the six decision fields, ``oracles.decisions``: null in most rows, an
+    # exhaustive row's root values)
+    assert (tmp_path / "cell" / "rows.jsonl").stat().st_size / outcome.rows < 330
     assert peak / outcome.rows < 2500, peak / outcome.rows
 
 

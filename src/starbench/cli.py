@@ -153,7 +153,6 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     from starbench.bench import bench
-
     from starbench.trees.generators import GENERATORS
 
     if args.instances < 1 or args.repeats < 1:
@@ -194,6 +193,68 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         pooled=args.pool,
     )
     print(f"wrote {len(written)} files to {out}")
+    return 0
+
+
+def _cmd_oracle(args: argparse.Namespace) -> int:
+    from starbench.games.source import GAMES_INSTALL, load_openspiel
+    from starbench.oracles import base, oracle_for
+
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        return fail(f"starbench oracle needs OpenSpiel: {GAMES_INSTALL}")
+    folder = Path(args.cache) if args.cache else None
+    oracle = oracle_for(args.game, folder=folder, recompute=args.recompute, key="GAME")
+    state = load_openspiel(args.game.removeprefix("openspiel:"), "GAME").new_initial_state()
+    value = oracle.value(state)
+    info = {
+        "game": oracle.game,
+        "oracle": oracle.name,
+        "units": oracle.units,
+        "tolerance": oracle.tolerance,
+        "initial_value": value,
+        "initial_win_probability": oracle.win_probability(value),
+        "initial_optimal_actions": oracle.optimal_actions(state),
+        "cache": str(base.cache_path(oracle.name, oracle.game, folder)),
+        **oracle.describe(),
+    }
+    if args.json:
+        print(json.dumps(info))
+        return 0
+    print(f"{oracle.game}: exact oracle {oracle.name!r} ({info['cache']})")
+    print(
+        f"  initial state: value {value:.6f} ({oracle.units}); the player to move wins with "
+        f"probability {info['initial_win_probability']:.6f}"
+    )
+    best = info["initial_optimal_actions"]
+    print(f"  optimal actions there: {best} (ties within {oracle.tolerance:g})")
+    for k, v in oracle.describe().items():
+        print(f"  {k}: {v}")
+    return 0
+
+
+def _cmd_match(args: argparse.Namespace) -> int:
+    from starbench.games.source import GAMES_INSTALL, load_openspiel
+    from starbench.match import Match, parse_player, run_match, slug, summary
+
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        return fail(f"starbench match needs OpenSpiel: {GAMES_INSTALL}")
+    if not args.player or len(args.player) != 2:
+        return fail("--player: give exactly two players (--player A --player B)")
+    if args.games < 1:
+        return fail(f"--games: must be an integer >= 1, got {args.games}")
+    game = load_openspiel(args.game.removeprefix("openspiel:"), "GAME")
+    if game.num_players() != 2:
+        return fail(f"GAME: {args.game}: a match needs a two-player game")
+    players = tuple(parse_player(p, args.game, "--player") for p in args.player)
+    match = Match(args.game, players, args.games, args.seed)  # type: ignore[arg-type]
+    out = Path(args.out) if args.out else Path("results") / "match" / slug(match)
+    df = run_match(match, out, out=lambda line: print(line, file=sys.stderr))
+    print(summary(df))
+    print(f"table: {out / 'match.parquet'} ({len(df)} games)")
     return 0
 
 
@@ -276,6 +337,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_solve)
     sub.add_parser("run", help="run an experiment (Hydra; arguments go to Hydra)", add_help=False)
+    p = sub.add_parser("oracle", help="compute (or load) a game's exact oracle, print its value")
+    p.add_argument("game", metavar="GAME", help="an OpenSpiel game string: pig, pig(winscore=10)")
+    p.add_argument(
+        "--cache", metavar="DIR", help="cache folder (default ~/.cache/starbench/oracles)"
+    )
+    p.add_argument("--recompute", action="store_true", help="compute it again, replacing the cache")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_oracle)
+    p = sub.add_parser("match", help="play N games between two players; one row per game")
+    p.add_argument("game", metavar="GAME", help="a two-player OpenSpiel game: pig(winscore=50)")
+    p.add_argument(
+        "--player",
+        action="append",
+        metavar="SPEC",
+        help="twice: random, oracle, or ALGORITHM[:depth=D,node_budget=N,heuristic=H,PARAM=V]",
+    )
+    p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="the match's seed (default 0)")
+    p.add_argument("--out", metavar="DIR", help="folder (default results/match/<game>_<players>)")
+    p.set_defaults(func=_cmd_match)
     p = sub.add_parser("collect", help="concatenate the cells of a sweep into one table")
     p.add_argument("dir", help="a sweep (or any) folder holding result cells")
     p.add_argument("--csv", action="store_true", help="also write collected.csv")

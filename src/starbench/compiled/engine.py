@@ -297,12 +297,23 @@ def run(
             f"[{ct.bounds[0]}, {ct.bounds[1]}]"
         )
     best_move = None if best < 0 else int(best)
-    tied = None
+    tied = root_values = None
     if algo == EXHAUSTIVE and best_move is not None:  # as arith.agree, for every root move
-        close = np.abs(out.root_vals[: ct.root_arity()] - value) <= tolerance(ct.L, ct.U)
+        values = out.root_vals[: ct.root_arity()]
+        close = np.abs(values - value) <= tolerance(ct.L, ct.U)
         tied = tuple(int(m) for m in np.flatnonzero(close))
+        root_values = tuple(float(v) for v in values)
     return SearchResult(
-        spec.name, dict(settings), float(value), best_move, tied, st, False, seconds, cpu
+        spec.name,
+        dict(settings),
+        float(value),
+        best_move,
+        tied,
+        st,
+        False,
+        seconds,
+        cpu,
+        root_values,
     )
 
 

@@ -22,6 +22,7 @@ from starbench.engines import Choice, choose, run
 from starbench.errors import ConfigError, InputError, StarbenchError
 from starbench.experiment.settings import RunSettings
 from starbench.games.spec import GameSpec
+from starbench.oracles import decisions
 from starbench.search.arith import format_value
 from starbench.search.registry import KEY_PARAMS, AlgorithmSpec, key_values
 from starbench.trees.regular import RegularTree
@@ -174,15 +175,20 @@ class Instance:
         return t.L, t.U, t.levels, t.tree_seed
 
     def game_fields(self, best_move: Any) -> dict[str, Any]:
-        """A game row's position, dice and best action (None in a random-tree cell)."""
+        """A game row's position, dice and best action, and its decision columns where the
+        game has an oracle (``oracles.decisions``); nothing in a random-tree cell."""
         g = self.game
         if g is None:
             return {}
+        s = self.settings
+        assert isinstance(s.tree, GameSpec)
+        oracle = None if s.tree.backgammon else decisions.game_oracle(s.tree.game)
         return {
             "position": g.position,
             "dice": g.dice or None,
             "best_action": None if best_move is None else str(g.action(best_move)),
             "order_evals": g.order_evals() if g.move_order != "none" else None,
+            **({} if oracle is None else decisions.game_row(oracle, g, best_move)),
         }
 
 
@@ -209,6 +215,9 @@ def compute_instance(
                     "value": float(result.value),
                     "value_exact": format_value(result.value, True) if settings.exact else None,
                     "best_move": result.best_move,
+                    "root_values": None
+                    if isinstance(settings.tree, GameSpec)
+                    else decisions.root_values(result),
                     "seconds": result.seconds,
                     "cpu_seconds": result.cpu_seconds,
                     **result.stats.as_dict(),
@@ -268,6 +277,8 @@ def execute(
     settings: RunSettings, pending: list[tuple[int, tuple[AlgorithmSpec, ...]]]
 ) -> Iterator[list[dict[str, Any]]]:
     """Yield the rows of each pending instance as it completes (in any order)."""
+    if isinstance(settings.tree, GameSpec) and not settings.tree.backgammon:
+        decisions.game_oracle(settings.tree.game)  # computed (and cached) once, before any worker
     if settings.n_jobs == 1 or len(pending) <= 1:
         for i, todo in pending:
             yield compute_instance(settings, i, todo)

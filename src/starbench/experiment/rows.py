@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 
+from starbench.oracles.decisions import DECISION_COLUMNS, quality_text, tree_row
 from starbench.search import STAT_FIELDS
 from starbench.search.arith import agree
 from starbench.search.registry import KEY_PARAMS, key_values
@@ -62,6 +63,11 @@ FIELDS: tuple[str, ...] = (
     # [{depth, completed, nodes, leaves, cpu_seconds}, ...] as JSON text
     "depth_completed",
     "iterations",
+    # an exhaustive search at a decision root: every root move's value (JSON; the oracle of a
+    # random tree's decision quality), and the decision columns of a game row with an oracle
+    # (``starbench.oracles.decisions``; a random-tree row's are derived when tabled)
+    "root_values",
+    *DECISION_COLUMNS,
 )
 
 #: The table's leading columns, in order (names fixed by the runner's contract).
@@ -159,12 +165,15 @@ def _value(row: Any, exact: bool) -> Any:
     return row["value"]
 
 
-Verified = tuple[Any, str, Any, Any, Any]  # (row, status, expectimax_value, verified_by, pct)
+#: (row, status, expectimax_value, verified_by, pct, decision columns)
+Verified = tuple[Any, str, Any, Any, Any, dict[str, Any]]
 
 
 def verify(rows: list[Any], exact: bool) -> list[Verified]:
-    """Derive (status, expectimax_value, verified_by, percent of expectimax's leaves) for the
-    rows of one instance (the percent where both searches finished, else None)."""
+    """Derive (status, expectimax_value, verified_by, percent of expectimax's leaves, decision
+    columns) for the rows of one instance (the percent where both searches finished, else
+    None; the decision columns a game row holds, else a random-tree row's against the
+    instance's expectimax, ``oracles.decisions``)."""
     done = [r for r in rows if r["run_status"] == "done"]
     # the reference: expectimax without a transposition table (else with one)
     ex_rows = [r for r in done if r["algorithm"] == "expectimax"]
@@ -193,6 +202,12 @@ def verify(rows: list[Any], exact: bool) -> list[Verified]:
         pct = None
         if ref_row is not None and r["run_status"] == "done" and ref_row["leaves"]:
             pct = 100.0 * r["leaves"] / ref_row["leaves"]
+        if present(r.get("oracle")):
+            decision = {c: r.get(c) for c in DECISION_COLUMNS}
+        elif r.get("position") is None:  # a random-tree row: expectimax is its oracle
+            decision = tree_row(r, ref_row)
+        else:
+            decision = dict.fromkeys(DECISION_COLUMNS)
         out.append(
             (
                 r,
@@ -200,6 +215,7 @@ def verify(rows: list[Any], exact: bool) -> list[Verified]:
                 None if ref_row is None else ref_row["value"],
                 by if ref is not None else None,
                 pct,
+                decision,
             )
         )
     return out
@@ -235,6 +251,7 @@ REST = (
     "skew_text",
     "value_exact",
     "verified_by",
+    *DECISION_COLUMNS,
     "error",
     "max_nodes",
     "min_nodes",
@@ -264,6 +281,8 @@ SUMMARY_COLUMNS = (
     "leaves",
     "seconds",
     "status",
+    "decision_optimal",
+    "regret",
 )
 CHUNK = 8192  # rows per table chunk (and parquet row group)
 
@@ -297,7 +316,8 @@ def table_dtypes() -> dict[str, str]:
     dt.update(seed="uint64", exact="bool", generator_version="Int64", git_dirty="boolean")
     dt.update({p: kinds.get(hints[p], "object") for p in tree_params})
     dt.update(skew="float64", skew_text="str", pct_leaves="float64", probe_full_window="boolean")
-    dt.update(tt_chance="boolean", tt_probe="boolean")
+    dt.update(tt_chance="boolean", tt_probe="boolean", decision_optimal="boolean")
+    dt.update(oracle_value="float64", chosen_oracle_value="float64", regret="float64")
     return {c: dt[c] for c in order}
 
 
@@ -356,6 +376,8 @@ def table_chunks(
         data["expectimax_value"] = [v[2] for v in verified]
         data["verified_by"] = [v[3] for v in verified]
         data["pct_leaves"] = [v[4] for v in verified]
+        for c in DECISION_COLUMNS:
+            data[c] = [v[5][c] for v in verified]
         shared = [per_run[v[0].run] for v in verified]
         for c in order:
             if c not in data:
@@ -407,7 +429,12 @@ def summary(table: Any, computed: dict[str, int] | None = None) -> str:
         groups.setdefault(label(row), []).append(i)
     now = () if computed is None else ("computed now",)
     header = ("algorithm", "rows", *now, "ok", "median nodes", "median leaves")
-    lines = [(*header, "% expectimax leaves", "median s")]
+    # decision quality, where an oracle scored the rows (``oracles.decisions``)
+    optimal = table.get("decision_optimal") or none
+    regret = table.get("regret") or none
+    scored = [i for i, o in enumerate(optimal) if present(o)]
+    quality = ("% optimal [95% CI]", "mean regret [95% CI]") if scored else ()
+    lines = [(*header, "% expectimax leaves", "median s", *quality)]
 
     def median(values: Any, fmt: str) -> str:
         values = values[~np.isnan(values)]
@@ -431,6 +458,20 @@ def summary(table: Any, computed: dict[str, int] | None = None) -> str:
                 median(leaves[at], ".0f"),
                 pct,
                 median(seconds[at], ".3g"),
+                *(
+                    quality_text(
+                        [optimal[i] for i in idx if present(optimal[i])],
+                        [regret[i] for i in idx if present(optimal[i])],
+                    )
+                    if quality
+                    else ()
+                ),
             )
         )
-    return text_table(lines)
+    text = text_table(lines)
+    if quality:
+        text += (
+            f"\n(decision quality: {len(scored)} rows scored by an exact oracle; regret in the "
+            f"oracle's units, see starbench.oracles.decisions)"
+        )
+    return text

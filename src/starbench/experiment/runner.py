@@ -366,7 +366,7 @@ def _compute(
                 inst[_slot(r)] = r
                 fresh[_slot(r)] = fresh.get(_slot(r), 0) + 1
             now = {r.key for r in rows}
-            for r, status, ref, by, _pct in verify(list(inst.values()), settings.exact):
+            for r, status, ref, by, _pct, _decision in verify(list(inst.values()), settings.exact):
                 if status == "mismatch" and r.key in now:
                     warn(mismatch_line(r, ref, by))
                     printed.add(r.key)

@@ -77,6 +77,8 @@ class GameTree:
         self.root = (state, horizon)
         #: a state's transposition key (``starbench.games.keys``); None: the state's own text
         self.key = key
+        #: the horizon heuristic's name, where the tree's maker knows it
+        self.heuristic_name: str | None = None
 
     @property
     def bounds(self) -> tuple[Number, Number]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from starbench.errors import InputError
@@ -42,6 +43,14 @@ def pig_score_difference(state: Any, root_player: int) -> int:
     return scores[root_player] - scores[1 - root_player]
 
 
+def pig_score_share(state: Any, root_player: int) -> Fraction:
+    """``pig_score_difference`` divided by the game's ``winscore`` (read from the state's
+    game): in (-1, 1), the units of pig's returns, so that a win (+1) is worth more to a search
+    than any lead at its horizon.  An exact fraction (the adapter's float mode keeps it)."""
+    w = int(state.get_game().get_parameters()["winscore"])
+    return Fraction(pig_score_difference(state, root_player), w)
+
+
 def _pig_bounds(game: Any) -> tuple[int, int]:
     w = int(game.get_parameters()["winscore"])
     return -w, w
@@ -58,6 +67,14 @@ HEURISTICS: dict[str, Heuristic] = {
         _pig_bounds,
         ("pig",),
         "pig: banked score difference, root player minus opponent, in [-winscore, winscore]",
+    ),
+    "score_share": Heuristic(
+        "score_share",
+        pig_score_share,
+        lambda game: (-1, 1),
+        ("pig",),
+        "pig: the banked score difference divided by winscore, in (-1, 1): the returns' units "
+        "(a win, +1, beats any lead at the horizon; score_difference's points do not)",
     ),
     "equity": Heuristic(
         "equity",

@@ -160,18 +160,17 @@ def openspiel_position(game: Any, position: str | None, key: str = "--position")
     return state
 
 
-def openspiel_source(
-    spec: str, depth: int, position: str | None, heuristic: str | None, exact: bool
-) -> GameSource:
-    game = load_openspiel(spec)
-    state = openspiel_position(game, position)
+def openspiel_tree(state: Any, depth: int, heuristic: str | None, exact: bool) -> GameTree:
+    """The tree of an OpenSpiel state searched ``depth`` decision plies deep, for the player
+    to move there (player 0 at a chance node), with the named heuristic at the horizon."""
+    from starbench.games.keys import openspiel_key
+
+    game = state.get_game()
     short = game.get_type().short_name
     h = get_heuristic(heuristic, short)
     root_player = state.current_player() if not state.is_chance_node() else 0
     hL, hU = h.bounds(game)
     bounds = (min(hL, game.min_utility()), max(hU, game.max_utility()))
-    from starbench.games.keys import openspiel_key
-
     tree = GameTree(
         state,
         bounds,
@@ -181,7 +180,18 @@ def openspiel_source(
         exact=exact,
         key=openspiel_key(short)[0],
     )
-    return GameSource(tree, str(game), position or "", h.name, version=openspiel_version())
+    tree.heuristic_name = h.name
+    return tree
+
+
+def openspiel_source(
+    spec: str, depth: int, position: str | None, heuristic: str | None, exact: bool
+) -> GameSource:
+    game = load_openspiel(spec)
+    tree = openspiel_tree(openspiel_position(game, position), depth, heuristic, exact)
+    return GameSource(
+        tree, str(game), position or "", tree.heuristic_name, version=openspiel_version()
+    )
 
 
 def openspiel_version() -> str | None:

@@ -330,7 +330,16 @@ class Search:
             self.table.store(key, depth, value, value, best)  # type: ignore[union-attr]
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
         return SearchResult(
-            self.name, self.params, value, best, tied, self.stats(), self.arith.exact, seconds, cpu
+            self.name,
+            self.params,
+            value,
+            best,
+            tied,
+            self.stats(),
+            self.arith.exact,
+            seconds,
+            cpu,
+            getattr(self, "root_values", None),  # the exhaustive algorithms' (at a decision root)
         )
 
 

@@ -62,4 +62,5 @@ class Expectimax(Search):
         tied = tuple(
             m for m, v in enumerate(values) if agree(v, best, self.L, self.U, self.arith.exact)
         )
+        self.root_values = tuple(values)
         return best, best_move, tied

@@ -77,6 +77,8 @@ class SearchResult:
     ``best_move`` is the 0-based index of the first best child of a decision root (None for a
     leaf or chance root).  ``tied_moves`` is the set of all tied best moves, from the exhaustive
     algorithms only (pruning cannot tell a tie from a worse move); None otherwise.
+    ``root_values``: the exhaustive algorithms' value of every root move at a decision root (the
+    oracle of a random tree's decision quality, ``starbench.oracles.decisions``); None otherwise.
     """
 
     algorithm: str
@@ -88,3 +90,4 @@ class SearchResult:
     exact: bool
     seconds: float = 0.0
     cpu_seconds: float = 0.0
+    root_values: tuple[Any, ...] | None = None

@@ -1,0 +1,308 @@
+"""``starbench match``: two players play N games of a two-player OpenSpiel game; one row a game.
+
+Players (``parse_player``):
+
+* ``ALGORITHM[:PARAM=VALUE,...]``: a search of the registry (``star2:depth=3``,
+  ``expectimax:depth=2,heuristic=score_difference``, ``star2.5-cyclic:k=2,depth=4``), with the
+  player's own keys ``depth`` (decision plies per move, default 2), ``node_budget`` (nodes per
+  move: iterative deepening from depth 1 up to ``depth``, the move of the deepest search that
+  finished) and ``heuristic`` (the game's own by default), the rest the algorithm's parameters;
+  it moves to the root child its search chose (the Python engine, float mode);
+* ``oracle``: the exact oracle's optimal policy (``starbench.oracles``), the lowest-numbered of
+  the exactly optimal actions;
+* ``random``: a uniformly random legal action.
+
+Game ``g`` of a match with seed ``s`` draws its chance outcomes from numpy's PCG64 seeded by
+``(s, g)`` (the ``seed`` column), in the order the game asks for them, and a random player's
+moves from a stream of its own; seats alternate: in game ``g`` the configured player ``g % 2``
+moves first (``first_player``).  A match is thus reproducible, and the same dice fall in games
+``2m`` and ``2m + 1`` as long as both games ask for them in the same order.
+
+The table (``match.parquet``, one row per game): ``game_index``, ``seed``, ``first_player``,
+``player0``, ``player1`` (the two players' specs), ``winner`` (0 or 1, the configured player;
+empty for a game without a winner, e.g. one OpenSpiel ended at its ``horizon``), ``moves``
+(decisions in the game), ``nodes0``, ``nodes1`` (nodes each player's searches visited; 0 for
+the oracle and random players) and ``cpu_seconds0``, ``cpu_seconds1`` (CPU time of each
+player's move choices).  The folder also holds ``match.json`` (the request) and ``games.jsonl``
+(one line per finished game, flushed as it ends): a rerun of the same command continues where
+it stopped; a different request in the same folder is refused.  The summary gives each side's
+win rate with its 95 % Wilson interval (``scipy.stats.binomtest``), overall and by seat.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from starbench.errors import InputError
+
+COLUMNS = (
+    "game_index",
+    "seed",
+    "first_player",
+    "player0",
+    "player1",
+    "winner",
+    "moves",
+    "nodes0",
+    "nodes1",
+    "cpu_seconds0",
+    "cpu_seconds1",
+)
+PLAYER_KEYS = ("depth", "node_budget", "heuristic")
+DEFAULT_DEPTH = 2
+JOURNAL, REQUEST, TABLE = "games.jsonl", "match.json", "match.parquet"
+
+
+@dataclass(frozen=True)
+class Player:
+    """A configured player: ``kind`` search, oracle or random."""
+
+    spec: str
+    kind: str
+    algorithm: Any = None  # a search's resolved AlgorithmSpec
+    depth: int = DEFAULT_DEPTH
+    node_budget: int | None = None
+    heuristic: str | None = None
+    oracle: Any = field(default=None, compare=False)
+
+
+def parse_player(text: str, game: str, key: str) -> Player:
+    """The player ``text`` names (module docstring); ``InputError`` naming ``key``."""
+    text = text.strip()
+    if text == "random":
+        return Player(text, "random")
+    if text == "oracle":
+        from starbench.oracles import oracle_for
+
+        return Player(text, "oracle", oracle=oracle_for(game, key=key))
+    from starbench.search.registry import AlgorithmSpec
+
+    name, _, rest = text.partition(":")
+    own: dict[str, Any] = {}
+    params: dict[str, str] = {}
+    for item in filter(None, (i.strip() for i in rest.split(","))):
+        k, eq, v = item.partition("=")
+        if not eq or not k.strip():
+            raise InputError(
+                f"{key}: bad parameter {item!r} in {text!r} (write NAME:KEY=VALUE,...)"
+            )
+        (own if k.strip() in PLAYER_KEYS else params)[k.strip()] = v.strip()
+    for k in ("depth", "node_budget"):
+        if k in own:
+            try:
+                own[k] = int(own[k])
+            except ValueError:
+                raise InputError(f"{key}: {k} must be an integer >= 1, got {own[k]!r}") from None
+            if own[k] < 1:
+                raise InputError(f"{key}: {k} must be an integer >= 1, got {own[k]}")
+    try:
+        algorithm = AlgorithmSpec.of(name.strip(), params)
+    except InputError as e:
+        raise InputError(
+            f"{key}: {e} (players: random, oracle, or ALGORITHM[:KEY=VALUE,...])"
+        ) from None
+    return Player(text, "search", algorithm, **own)
+
+
+@dataclass(frozen=True)
+class Match:
+    """A match request: the game, the two players, the games and the seed."""
+
+    game: str
+    players: tuple[Player, Player]
+    games: int
+    seed: int
+
+    def request(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "player0": self.players[0].spec,
+            "player1": self.players[1].spec,
+            "seed": self.seed,
+        }
+
+
+def slug(match: Match) -> str:
+    """The default folder name of a match: its game, players and seed."""
+    text = f"{match.game}_{match.players[0].spec}_vs_{match.players[1].spec}_s{match.seed}"
+    return "".join(c if c.isalnum() or c in "._-" else "-" for c in text)
+
+
+def _choose(player: Player, state: Any, rng: np.random.Generator) -> tuple[int, int]:
+    """(action, nodes) of ``player`` at a decision state."""
+    legal = state.legal_actions()
+    if player.kind == "random":
+        return int(legal[int(rng.integers(len(legal)))]), 0
+    if player.kind == "oracle":
+        return player.oracle.optimal_actions(state)[0], 0
+    from starbench.engines import run
+    from starbench.games.source import openspiel_tree
+
+    def tree_at(depth: int) -> Any:
+        return openspiel_tree(state, depth, player.heuristic, exact=False)
+
+    if player.node_budget is None:
+        tree = tree_at(player.depth)
+        outcome = run(player.algorithm, tree, engine="python")
+        if outcome.status != "done":
+            raise InputError(f"{player.spec}: the search failed: {outcome.message}")
+        r = outcome.result
+        return int(tree.actions(tree.root)[r.best_move]), r.stats.nodes
+    from starbench.search.deepening import deepen
+
+    trees: list[Any] = []
+
+    def at(depth: int) -> Any:
+        trees.append(tree_at(depth))
+        return trees[-1]
+
+    d = deepen(
+        at,
+        lambda t, **o: player.algorithm.make(t, exact=False, debug=False, **o),
+        player.depth,
+        tt=player.algorithm.table.bits,
+        node_budget=player.node_budget,
+    )
+    if d.result is None:  # not even depth 1 within the budget: the first legal move
+        return int(legal[0]), d.stats.nodes
+    tree = trees[d.depth_completed - 1]
+    return int(tree.actions(tree.root)[d.result.best_move]), d.stats.nodes
+
+
+def game_seed(seed: int, index: int) -> int:
+    """Game ``index``'s seed (the ``seed`` column)."""
+    return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint64)[0])
+
+
+def play(match: Match, index: int) -> dict[str, Any]:
+    """Play game ``index``: its row (``COLUMNS``)."""
+    from starbench.games.source import load_openspiel
+
+    gseed = game_seed(match.seed, index)
+    dice = np.random.Generator(np.random.PCG64(np.random.SeedSequence([gseed, 0])))
+    moves_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([gseed, 1])))
+    first = index % 2
+    state = load_openspiel(match.game, "GAME").new_initial_state()
+    nodes, cpu = [0, 0], [0.0, 0.0]
+    moves = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
+            p = np.asarray(probs, dtype=float)
+            state.apply_action(int(actions[dice.choice(len(actions), p=p / p.sum())]))
+            continue
+        seat = state.current_player()
+        who = first if seat == 0 else 1 - first
+        c0 = time.process_time()
+        action, n = _choose(match.players[who], state, moves_rng)
+        cpu[who] += time.process_time() - c0
+        nodes[who] += n
+        state.apply_action(action)
+        moves += 1
+    returns = state.returns()
+    winner = None
+    if max(returns) > 0 and returns[0] != returns[1]:
+        win_seat = int(np.argmax(returns))
+        winner = first if win_seat == 0 else 1 - first
+    return {
+        "game_index": index,
+        "seed": gseed,
+        "first_player": first,
+        "player0": match.players[0].spec,
+        "player1": match.players[1].spec,
+        "winner": winner,
+        "moves": moves,
+        "nodes0": nodes[0],
+        "nodes1": nodes[1],
+        "cpu_seconds0": cpu[0],
+        "cpu_seconds1": cpu[1],
+    }
+
+
+def _read_journal(folder: Path) -> dict[int, dict[str, Any]]:
+    done: dict[int, dict[str, Any]] = {}
+    path = folder / JOURNAL
+    if not path.exists():
+        return done
+    for line in path.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:  # a line cut by a kill: played again
+            continue
+        done[int(row["game_index"])] = row
+    return done
+
+
+def run_match(match: Match, folder: Path, out: Any = print) -> Any:
+    """Play the games ``folder`` does not hold yet; write the table; return it (a DataFrame)."""
+    import pandas as pd
+
+    from starbench.experiment.storage import atomic_write, atomic_write_text
+
+    folder.mkdir(parents=True, exist_ok=True)
+    request = match.request()
+    req_path = folder / REQUEST
+    if req_path.exists():
+        stored = json.loads(req_path.read_text())
+        if stored != request:
+            raise InputError(f"{folder}: holds another match ({stored}); use another --out folder")
+    else:
+        atomic_write_text(req_path, json.dumps(request, sort_keys=True))
+    done = _read_journal(folder)
+    todo = [g for g in range(match.games) if g not in done]
+    if done:
+        out(f"starbench: {len(done)} games already played in {folder}; {len(todo)} to play")
+    with open(folder / JOURNAL, "a", encoding="utf-8") as journal:
+        for n, g in enumerate(todo, 1):
+            row = play(match, g)
+            journal.write(json.dumps(row) + "\n")
+            journal.flush()
+            done[g] = row
+            if n % max(1, len(todo) // 10) == 0:
+                out(f"starbench: {n}/{len(todo)} games")
+    rows = [done[g] for g in range(match.games)]
+    df = pd.DataFrame(rows, columns=list(COLUMNS))
+    df["winner"] = df["winner"].astype("Int64")
+    atomic_write(folder / TABLE, lambda p: df.to_parquet(p, index=False))
+    return df
+
+
+def summary(df: Any) -> str:
+    """Each side's wins, win rate and 95 % Wilson interval, overall and as first player."""
+    from starbench.oracles.decisions import binomial_interval
+    from starbench.textable import text_table
+
+    n = len(df)
+    lines = [("player", "spec", "wins", "win rate [95% CI]", "as first", "as second", "nodes/move")]
+    for who in (0, 1):
+        wins = int((df["winner"] == who).sum())
+        lo, hi = binomial_interval(wins, n)
+
+        def rate(first: bool, who: int = who) -> str:
+            sub = df[(df["first_player"] == who) == first]
+            if not len(sub):
+                return "-"
+            w = int((sub["winner"] == who).sum())
+            a, b = binomial_interval(w, len(sub))
+            return f"{w / len(sub):.3f} [{a:.3f}, {b:.3f}]"
+
+        moves = df["moves"].sum() / 2 or 1
+        lines.append(
+            (
+                str(who),
+                str(df[f"player{who}"].iloc[0]),
+                str(wins),
+                f"{wins / n:.3f} [{lo:.3f}, {hi:.3f}]",
+                rate(True),
+                rate(False),
+                f"{df[f'nodes{who}'].sum() / moves:.0f}",
+            )
+        )
+    draws = int(df["winner"].isna().sum())
+    return text_table(lines) + f"\n{n} games, {draws} without a winner"

@@ -1,0 +1,271 @@
+"""Pig solved exactly: value iteration over (own score, opponent score, turn total).
+
+Rules are OpenSpiel's ``pig`` (``open_spiel/games/pig``), two players: on a turn the player to
+move rolls (action 0) or stops (action 1); a roll of 1 loses the turn total and passes the
+turn, a roll of r = 2..D adds r to it (``piglet=True``: a coin, any roll but 1 adds 1); stopping
+adds the turn total to the score and passes the turn (stopping with a turn total of 0 is
+legal); a player whose score plus turn total reaches ``winscore`` may only stop, and wins.
+OpenSpiel returns +1 to the winner and -1 to the loser.
+
+Neller and Presser ("Optimal Play of the Dice Game Pig", The UMAP Journal 25(1), 2004) give
+the mover's win probability P(i, j, k) with own score i, opponent score j and turn total k:
+P = 1 when i + k >= winscore, else P(i, j, k) = max(P_roll, P_hold), with
+
+    P_hold = 1 - P(j, i + k, 0)
+    P_roll = (1/D) (1 - P(j, i, 0)) + (1/D) sum_{r = 2..D} P(i, j, k + r).
+
+States repeat (both players can roll a 1 forever), so there is no order to solve them in once:
+value iteration repeats the update until it no longer changes.  Here each sweep takes the
+start-of-turn values Q(i, j) = P(i, j, 0) as fixed, solves every turn exactly by one backward
+pass over k (k from winscore - 1 down to 0, all (i, j) at once in numpy), and replaces Q; it
+stops when the largest change of Q in a sweep is below ``CONVERGED`` (1e-13).  Values are
+reported in OpenSpiel's units: a win probability p is the return 2p - 1.  Two actions whose
+returns differ by at most ``TOLERANCE`` (1e-9) are both optimal.
+
+OpenSpiel's ``horizon`` (default 1000): after that many decisions (rolls and stops) the game
+ends with return 0 for both unless someone has won.  The oracle solves pig *without* a horizon
+(the arrays do not depend on it: one cache serves every horizon) and says so; ``describe``
+gives, for the game's horizon, the probability that optimal play from the start has not ended
+within ``horizon`` decisions (computed exactly by pushing the start's probability mass through
+``horizon`` decisions of both players' optimal policies), which bounds how often the horizon
+can change a game between optimal players.  A state reached after ``moves`` decisions is
+answered as if the game had no horizon; ``horizon_note`` says when that is not safe.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from starbench.errors import InputError
+from starbench.oracles import base
+
+CONVERGED = 1e-13
+TOLERANCE = 1e-9
+ROLL, STOP = 0, 1
+_TEXT = re.compile(r"Scores: (\d+) (\d+), Turn total: (\d+)\nCurrent player: (\d+)( \(rolling\))?")
+
+
+def solve(winscore: int, dice: int, piglet: bool) -> tuple[np.ndarray, int]:
+    """(P, sweeps): P[i, j, k] the mover's win probability for i, j < winscore and
+    k < winscore + dice (1 where i + k >= winscore), by value iteration to ``CONVERGED``."""
+    W, D = winscore, dice
+    i = np.arange(W)[:, None]
+    j = np.arange(W)[None, :]
+    Q = np.zeros((W, W))
+    P = np.ones((W + D, W, W))  # P[k, i, j]
+    sweeps = 0
+    while True:
+        sweeps += 1
+        # after a stop at turn total k the opponent starts from (j, i + k): Q[j, i + k], or a
+        # win (the opponent never moves) where i + k >= W
+        after_stop = np.zeros((2 * W + D, W))
+        after_stop[:W] = Q.T  # after_stop[x, j] = Q[j, x]
+        pig = (1.0 - Q.T) / D  # a roll of 1: the opponent starts from (j, i)
+        for k in range(W - 1, -1, -1):
+            hold = 1.0 - after_stop[i + k, j]
+            if piglet:
+                roll = pig + (D - 1) / D * P[k + 1]
+            else:
+                roll = pig + sum(P[k + r] for r in range(2, D + 1)) / D
+            P[k] = np.where(i + k >= W, 1.0, np.maximum(roll, hold))
+        delta = float(np.abs(P[0] - Q).max())
+        Q = P[0].copy()
+        if delta < CONVERGED:
+            return np.ascontiguousarray(P.transpose(1, 2, 0)), sweeps  # [i, j, k]
+
+
+@njit(cache=True)
+def _unfinished(P, winscore, dice, piglet, horizon):
+    """The probability that optimal play (roll where rolling is strictly better, stop
+    otherwise) from the start has not ended after ``horizon`` decisions."""
+    W, D = winscore, dice
+    K = W + D
+    m = np.zeros((W, W, K))
+    m[0, 0, 0] = 1.0
+    for _ in range(horizon):
+        new = np.zeros((W, W, K))
+        for i in range(W):
+            for j in range(W):
+                for k in range(K):
+                    x = m[i, j, k]
+                    if x == 0.0:
+                        continue
+                    if i + k >= W:  # the only move: stop, and win
+                        continue
+                    hold = 1.0 - (P[j, i + k, 0] if i + k < W else 0.0)
+                    roll = (1.0 - P[j, i, 0]) / D
+                    if piglet:
+                        kk = k + 1
+                        roll += (D - 1) / D * (1.0 if i + kk >= W else P[i, j, kk])
+                    else:
+                        for r in range(2, D + 1):
+                            kk = k + r
+                            roll += (1.0 if i + kk >= W else P[i, j, kk]) / D
+                    if roll > hold:
+                        new[j, i, 0] += x / D
+                        if piglet:
+                            new[i, j, k + 1] += x * (D - 1) / D
+                        else:
+                            for r in range(2, D + 1):
+                                new[i, j, k + r] += x / D
+                    else:
+                        new[j, i + k, 0] += x
+        m = new
+    return m.sum()
+
+
+class PigOracle(base.Oracle):
+    """OpenSpiel's pig for two players, any ``winscore``, ``diceoutcomes`` and ``piglet``."""
+
+    name = "pig"
+    units = "OpenSpiel return of the player to move (+1 win, -1 loss): 2p - 1"
+    tolerance = TOLERANCE
+
+    def __init__(
+        self,
+        game: Any,
+        P: np.ndarray,
+        sweeps: int,
+        seconds: float,
+        unfinished: dict[str, float] | None = None,
+        path: Any = None,
+    ):
+        params = game.get_parameters()
+        self.params = params
+        self.game = canonical(params)
+        self.horizon = int(params["horizon"])
+        self.winscore = int(params["winscore"])
+        self.dice = int(params["diceoutcomes"])
+        self.piglet = bool(params["piglet"])
+        self.P = P
+        self.sweeps = sweeps
+        self.seconds = seconds
+        #: ``unfinished`` by horizon (as text), as computed so far (kept in the cache)
+        self.known_unfinished = dict(unfinished or {})
+        self.path = path
+
+    def save(self) -> None:
+        """Write the oracle to its cache file (atomically)."""
+        base.save(
+            self.path,
+            {
+                "oracle": "pig",
+                "game": self.game,
+                "sweeps": self.sweeps,
+                "seconds": self.seconds,
+                "tolerance": TOLERANCE,
+                "converged": CONVERGED,
+                "unfinished": self.known_unfinished,
+            },
+            {"P": self.P},
+        )
+
+    # ------------------------------------------------------------------ states
+    def _parse(self, state: Any) -> tuple[int, int, int, int, bool]:
+        """(mover's score, opponent's score, turn total, mover, rolling) of a pig state."""
+        m = _TEXT.match(str(state))
+        if m is None:
+            raise InputError(f"not a two-player pig state: {str(state)!r}")
+        s0, s1, k, p = (int(m.group(g)) for g in (1, 2, 3, 4))
+        own, opp = (s0, s1) if p == 0 else (s1, s0)
+        return own, opp, k, p, m.group(5) is not None
+
+    def _p(self, i: int, j: int, k: int) -> float:
+        """The mover's win probability at (i, j, k) (1 once i + k reaches winscore)."""
+        return 1.0 if i + k >= self.winscore else float(self.P[i, j, k])
+
+    def _roll(self, i: int, j: int, k: int) -> float:
+        """The mover's win probability after choosing to roll at (i, j, k)."""
+        D = self.dice
+        v = (1.0 - self._p(j, i, 0)) / D
+        if self.piglet:
+            return v + (D - 1) / D * self._p(i, j, k + 1)
+        for r in range(2, D + 1):
+            v += self._p(i, j, k + r) / D
+        return v
+
+    def action_values(self, state: Any) -> dict[int, float]:
+        if state.is_terminal() or state.is_chance_node():
+            raise InputError("the oracle's action values need a decision state")
+        i, j, k, _, _ = self._parse(state)
+        if i + k >= self.winscore:
+            return {STOP: 1.0}  # the only legal move wins
+        stop = 1.0 - self._p(j, i + k, 0)
+        return {ROLL: 2.0 * self._roll(i, j, k) - 1.0, STOP: 2.0 * stop - 1.0}
+
+    def value_for(self, state: Any, player: int) -> float:
+        """The exact return of ``player`` at any state (a chance node: the rolling player's
+        expectation; a terminal: its returns)."""
+        if state.is_terminal():
+            return float(state.returns()[player])
+        i, j, k, mover, rolling = self._parse(state)
+        p = 2.0 * (self._roll(i, j, k) if rolling else self._p(i, j, k)) - 1.0
+        return p if player == mover else -p
+
+    # ------------------------------------------------------------------ the horizon
+    def unfinished(self, horizon: int | None = None) -> float:
+        """The probability that optimal play from the start has not ended within
+        ``horizon`` decisions (default: the game's)."""
+        h = self.horizon if horizon is None else horizon
+        if str(h) not in self.known_unfinished:
+            self.known_unfinished[str(h)] = float(
+                _unfinished(self.P, self.winscore, self.dice, self.piglet, h)
+            )
+            if self.path is not None:
+                self.save()  # computed once per horizon, then read from the cache
+        return self.known_unfinished[str(h)]
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "solved": f"value iteration, {self.sweeps} sweeps to a largest change below "
+            f"{CONVERGED:g} ({self.seconds:.1f} s CPU)",
+            "horizon": f"solved without a horizon; OpenSpiel's horizon={self.horizon}: optimal "
+            f"play from the start is unfinished after {self.horizon} decisions with probability "
+            f"{self.unfinished():.3g}",
+        }
+
+
+def canonical(params: dict[str, Any]) -> str:
+    """The game string an oracle answers for: pig with every parameter but the horizon."""
+    shown = {k: v for k, v in sorted(params.items()) if k != "horizon"}
+    inner = ",".join(
+        f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in shown.items()
+    )
+    return f"pig({inner})"
+
+
+def applies(game: Any) -> bool:
+    return game.get_type().short_name == "pig"
+
+
+def build(game: Any, folder: Any = None, recompute: bool = False) -> PigOracle:
+    """The oracle of a loaded pig game: from its cache, else computed and cached."""
+    params = game.get_parameters()
+    if int(params["players"]) != 2:
+        raise InputError(
+            f"oracle: pig with players={params['players']}: the oracle solves the two-player "
+            f"game only (players=2)"
+        )
+    name = canonical(params)
+    path = base.cache_path("pig", name, folder)
+    if path.exists() and not recompute:
+        head, arrays = base.load(path, "pig", name)
+        return PigOracle(
+            game,
+            arrays["P"],
+            int(head["sweeps"]),
+            float(head["seconds"]),
+            head.get("unfinished"),
+            path,
+        )
+    t0 = time.process_time()
+    P, sweeps = solve(int(params["winscore"]), int(params["diceoutcomes"]), bool(params["piglet"]))
+    seconds = time.process_time() - t0
+    oracle = PigOracle(game, P, sweeps, seconds, path=path)
+    oracle.save()
+    return oracle

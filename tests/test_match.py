@@ -1,0 +1,109 @@
+"""``starbench match``: seeded, resumable games between two players, with intervals."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from scipy.stats import binomtest
+
+from starbench.games.source import GAMES_INSTALL
+
+pyspiel = pytest.importorskip("pyspiel", reason=f"OpenSpiel is not installed: {GAMES_INSTALL}")
+
+from starbench.match import COLUMNS, Match, parse_player, run_match, summary  # noqa: E402
+from starbench.oracles import oracle_for  # noqa: E402
+
+EXE = str(Path(sys.executable).parent / "starbench")
+GAME = "pig(winscore=20)"
+
+
+def _match(a: str, b: str, games: int, seed: int = 0) -> Match:
+    return Match(
+        GAME, (parse_player(a, GAME, "--player"), parse_player(b, GAME, "--player")), games, seed
+    )
+
+
+def test_the_oracle_against_itself_wins_as_the_first_players_advantage_predicts(tmp_path):
+    """Optimal against optimal, seats alternating: the first seat wins with the oracle's
+    probability for the start (no test at p < 0.001 rejects it), each player about half."""
+    df = run_match(_match("oracle", "oracle", 600), tmp_path, out=lambda _: None)
+    o = oracle_for(GAME)
+    p_first = o.win_probability(o.value(pyspiel.load_game(GAME).new_initial_state()))
+    first_wins = int((df["winner"] == df["first_player"]).sum())
+    assert binomtest(first_wins, len(df), p_first).pvalue > 0.001, (first_wins, p_first)
+    assert binomtest(int((df["winner"] == 0).sum()), len(df), 0.5).pvalue > 0.001
+    assert p_first > 0.5  # the first player's advantage is real
+    assert df["winner"].notna().all()
+
+
+def test_the_oracle_beats_a_random_player_nearly_always(tmp_path):
+    df = run_match(_match("oracle", "random", 200), tmp_path, out=lambda _: None)
+    assert (df["winner"] == 0).mean() >= 0.9
+    text = summary(df)
+    assert "win rate [95% CI]" in text and "oracle" in text and "random" in text
+
+
+def test_the_table_and_its_seeds(tmp_path):
+    df = run_match(
+        _match("star2:depth=2,heuristic=score_share", "oracle", 12), tmp_path, out=lambda _: None
+    )
+    assert tuple(df.columns) == COLUMNS
+    assert list(df["game_index"]) == list(range(12))
+    assert list(df["first_player"]) == [g % 2 for g in range(12)]  # seats alternate
+    # the search counts its nodes (0 in a game the oracle won before it moved), the oracle none
+    assert (df["nodes0"] > 0).sum() >= 10 and (df["nodes1"] == 0).all()
+    assert df["cpu_seconds0"].sum() > 0 and (df["cpu_seconds0"] >= 0).all()
+    assert (df["moves"] > 0).all()
+    assert df["seed"].nunique() == 12
+    again = run_match(
+        _match("star2:depth=2,heuristic=score_share", "oracle", 12),
+        tmp_path / "b",
+        out=lambda _: None,
+    )
+    timing = ["cpu_seconds0", "cpu_seconds1"]
+    pd.testing.assert_frame_equal(df.drop(columns=timing), again.drop(columns=timing))
+
+
+def test_a_match_resumes_and_a_cut_line_is_played_again(tmp_path):
+    lines: list[str] = []
+    first = run_match(_match("oracle", "random", 6), tmp_path, out=lines.append)
+    journal = tmp_path / "games.jsonl"
+    text = journal.read_text().splitlines()
+    journal.write_text("\n".join(text[:-1]) + "\n" + text[-1][:10])  # a kill cut the last line
+    more = run_match(_match("oracle", "random", 10), tmp_path, out=lines.append)
+    assert "5 games already played" in lines[-2] or any(
+        "5 games already played" in x for x in lines
+    )
+    timing = ["cpu_seconds0", "cpu_seconds1"]
+    pd.testing.assert_frame_equal(
+        first.drop(columns=timing), more.head(6).drop(columns=timing), check_dtype=False
+    )
+    assert len(more) == 10
+
+
+def test_bad_requests_are_one_line(tmp_path):
+    def cli(*args):
+        return subprocess.run([EXE, "match", *args], capture_output=True, text=True, cwd=tmp_path)
+
+    ok = cli(GAME, "--player", "oracle", "--player", "random", "--games", "4", "--out", "m")
+    assert ok.returncode == 0, ok.stderr
+    assert "table: m/match.parquet (4 games)" in ok.stdout
+    for args, why in (
+        ((GAME, "--player", "oracle"), "--player: give exactly two players"),
+        ((GAME, "--player", "star9", "--player", "oracle"), "--player: unknown algorithm 'star9'"),
+        (
+            (GAME, "--player", "star2:depth=0", "--player", "oracle"),
+            "depth must be an integer >= 1",
+        ),
+        ((GAME, "--player", "star2:k=2", "--player", "oracle"), "--player:"),
+        (("tic_tac_toe", "--player", "oracle", "--player", "random"), "no exact oracle"),
+        ((GAME, "--player", "random", "--player", "random", "--out", "m"), "holds another match"),
+        ((GAME, "--player", "random", "--player", "random", "--games", "0"), "--games"),
+    ):
+        bad = cli(*args)
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1, (args, bad.stderr)
+        assert why in bad.stderr, (args, bad.stderr)

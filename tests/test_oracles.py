@@ -1,0 +1,253 @@
+"""Exact oracles (``starbench.oracles``) and the decision-quality columns of result rows."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from starbench.errors import InputError
+from starbench.games.source import GAMES_INSTALL
+
+pyspiel = pytest.importorskip("pyspiel", reason=f"OpenSpiel is not installed: {GAMES_INSTALL}")
+
+from starbench.oracles import base, oracle_for  # noqa: E402
+from starbench.oracles import pig as pig_oracle  # noqa: E402
+
+EXE = str(Path(sys.executable).parent / "starbench")
+
+
+def _decision_states(game: str, n: int, seed: int = 0) -> list:
+    """``n`` decision states of ``game`` reached by seeded random play."""
+    g = pyspiel.load_game(game)
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        s = g.new_initial_state()
+        for _ in range(int(rng.integers(0, 60))):
+            if s.is_terminal():
+                break
+            if s.is_chance_node():
+                actions, probs = zip(*s.chance_outcomes(), strict=True)
+                s.apply_action(int(rng.choice(actions, p=probs)))
+            else:
+                s.apply_action(int(rng.choice(s.legal_actions())))
+        if not s.is_terminal() and not s.is_chance_node():
+            out.append(s)
+    return out
+
+
+def test_classic_pig_reproduces_neller_and_presser(tmp_path):
+    """Optimal play of pig to 100: the first player wins with probability 0.5306 (Neller and
+    Presser 2004), to four decimals; OpenSpiel's return is 2p - 1."""
+    o = oracle_for("pig(winscore=100)", folder=tmp_path)
+    start = pyspiel.load_game("pig").new_initial_state()
+    v = o.value(start)
+    assert round(o.win_probability(v), 4) == 0.5306
+    assert v == pytest.approx(2 * o.win_probability(v) - 1)
+    assert o.optimal_actions(start) == [pig_oracle.ROLL]
+    # the default game string and the explicit one are one oracle (one cache file)
+    assert oracle_for("pig", folder=tmp_path).game == o.game
+    assert len(list(tmp_path.glob("*.npz"))) == 1
+
+
+@pytest.mark.parametrize("game", ["pig(winscore=20)", "pig(winscore=15,diceoutcomes=4)"])
+def test_the_oracle_is_consistent_with_openspiels_rules(tmp_path, game):
+    """At decision states reached by random play, each action's value is what OpenSpiel's own
+    transitions give from the oracle's values of the successors (a chance node: the
+    probability-weighted sum), and the state's value is the best action's."""
+    o = oracle_for(game, folder=tmp_path)
+    for s in _decision_states(game, 40):
+        mover = s.current_player()
+        values = o.action_values(s)
+        assert sorted(values) == sorted(s.legal_actions())
+        for a, v in values.items():
+            child = s.child(a)
+            if child.is_chance_node():
+                want = sum(
+                    p * o.value_for(child.child(c), mover) for c, p in child.chance_outcomes()
+                )
+            else:
+                want = o.value_for(child, mover)
+            assert v == pytest.approx(want, abs=1e-9), (str(s), a)
+        assert o.value(s) == max(values.values())
+        assert o.value_for(s, mover) == pytest.approx(o.value(s), abs=1e-12)
+        assert o.value_for(s, 1 - mover) == pytest.approx(-o.value(s), abs=1e-12)
+
+
+def test_piglet_and_small_games(tmp_path):
+    """Piglet (a coin): the oracle follows OpenSpiel's outcomes; and a tiny game's start value
+    agrees with an independent solution of the same equations by plain Gauss-Seidel sweeps
+    over all states."""
+    o = oracle_for("pig(winscore=6,piglet=true,diceoutcomes=2)", folder=tmp_path)
+    for s in _decision_states("pig(winscore=6,piglet=true,diceoutcomes=2)", 20):
+        for a, v in o.action_values(s).items():
+            child = s.child(a)
+            mover = s.current_player()
+            if child.is_chance_node():
+                want = sum(
+                    p * o.value_for(child.child(c), mover) for c, p in child.chance_outcomes()
+                )
+            else:
+                want = o.value_for(child, mover)
+            assert v == pytest.approx(want, abs=1e-9)
+    W, D = 8, 6
+    P = {}
+
+    def p(i, j, k):
+        return 1.0 if i + k >= W else P.get((i, j, k), 0.0)
+
+    for _ in range(2000):  # Neller and Presser's equations, state by state
+        for i in range(W):
+            for j in range(W):
+                for k in range(W - i):
+                    roll = (1 - p(j, i, 0)) / D + sum(p(i, j, k + r) for r in range(2, D + 1)) / D
+                    P[(i, j, k)] = max(roll, 1 - p(j, i + k, 0))
+    o8 = oracle_for(f"pig(winscore={W})", folder=tmp_path)
+    start = pyspiel.load_game(f"pig(winscore={W})").new_initial_state()
+    assert o8.win_probability(o8.value(start)) == pytest.approx(P[(0, 0, 0)], abs=1e-12)
+
+
+def test_the_horizon_is_stated_and_exact_states_past_it_are_terminal(tmp_path):
+    """The oracle solves pig without a horizon (every horizon shares one cache) and says how
+    likely optimal play is to reach the game's horizon; a state OpenSpiel ends at its horizon
+    is valued by its returns (0 to both)."""
+    o = oracle_for("pig(winscore=10,horizon=5)", folder=tmp_path)
+    assert o.game == oracle_for("pig(winscore=10)", folder=tmp_path).game
+    assert "without a horizon" in o.describe()["horizon"]
+    assert o.unfinished(0) == 1.0
+    tail = [o.unfinished(h) for h in (1, 3, 5, 20, 60)]
+    assert all(a >= b for a, b in zip(tail, tail[1:], strict=False)) and tail[-1] < 1e-3
+    assert o.unfinished(2) == 1.0  # pig to 10 takes at least three decisions (roll, roll, stop)
+    s = pyspiel.load_game("pig(winscore=10,horizon=2)").new_initial_state()
+    for a in (0, 3, 0):  # roll, a 4, roll: two decisions, the horizon (before the roll lands)
+        s.apply_action(a)
+    assert s.is_terminal() and o.value_for(s, 0) == 0.0
+    # the tail is kept in the cache, per horizon
+    again = oracle_for("pig(winscore=10,horizon=5)", folder=tmp_path)
+    assert "5" in again.known_unfinished
+
+
+def test_stale_and_foreign_caches_are_refused_in_one_line(tmp_path):
+    o = oracle_for("pig(winscore=12)", folder=tmp_path)
+    path = base.cache_path("pig", o.game, tmp_path)
+    with np.load(path) as z:
+        head = json.loads(str(z["header"]))
+        P = z["P"]
+    other = base.cache_path(
+        "pig", "pig(diceoutcomes=6,piglet=false,players=2,winscore=13)", tmp_path
+    )
+    other.write_bytes(path.read_bytes())  # a file of winscore=12 where winscore=13's belongs
+    with pytest.raises(InputError, match="not of 'pig' for 'pig.*winscore=13.*--recompute"):
+        oracle_for("pig(winscore=13)", folder=tmp_path)
+    stale = {**head, "starbench_version": "0.0.1"}
+    with open(path, "wb") as f:
+        np.savez(f, header=np.array(json.dumps(stale)), P=P)
+    with pytest.raises(InputError, match="made by starbench 0.0.1.*stale.*--recompute"):
+        oracle_for("pig(winscore=12)", folder=tmp_path)
+    assert oracle_for("pig(winscore=12)", folder=tmp_path, recompute=True).game == o.game
+    path.write_bytes(b"not an archive")
+    with pytest.raises(InputError, match="not a readable oracle cache"):
+        oracle_for("pig(winscore=12)", folder=tmp_path)
+
+
+def test_the_cache_is_loaded_not_recomputed(tmp_path, monkeypatch):
+    oracle_for("pig(winscore=14)", folder=tmp_path)
+
+    def refuse(*a, **k):
+        raise AssertionError("recomputed")
+
+    monkeypatch.setattr(pig_oracle, "solve", refuse)
+    assert oracle_for("pig(winscore=14)", folder=tmp_path).sweeps > 0
+
+
+def test_oracle_command(tmp_path):
+    env = {"STARBENCH_ORACLE_CACHE": str(tmp_path), "PATH": str(Path(sys.executable).parent)}
+    p = subprocess.run(
+        [EXE, "oracle", "pig(winscore=10)", "--json"], capture_output=True, text=True, env=env
+    )
+    assert p.returncode == 0, p.stderr
+    info = json.loads(p.stdout)
+    assert info["game"] == "pig(diceoutcomes=6,piglet=false,players=2,winscore=10)"
+    assert info["initial_value"] == pytest.approx(2 * info["initial_win_probability"] - 1)
+    assert Path(info["cache"]).exists() and "horizon" in info
+    text = subprocess.run(
+        [EXE, "oracle", "pig(winscore=10)"], capture_output=True, text=True, env=env
+    )
+    assert "the player to move wins with probability" in text.stdout
+    for game, why in (
+        ("tic_tac_toe", "GAME: no exact oracle for 'tic_tac_toe' (oracles: pig)"),
+        ("pig(players=3)", "GAME: pig(players=3): 3 players"),
+        ("nosuchgame", "GAME: nosuchgame: no OpenSpiel game"),
+    ):
+        bad = subprocess.run([EXE, "oracle", game], capture_output=True, text=True, env=env)
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+        assert why in bad.stderr, bad.stderr
+
+
+# --------------------------------------------------------------------------- decision columns
+def _run(tmp_path, *overrides):
+    from test_runner import cli_run
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    out = tmp_path / "cell"
+    p = cli_run(*overrides, f"hydra.run.dir={out}", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    return pd.read_parquet(out / "table.parquet"), p.stdout
+
+
+def test_pig_rows_carry_consistent_decision_columns(tmp_path):
+    df, out = _run(
+        tmp_path, "tree=game", "tree.game='pig(winscore=20)'", "tree.depth=2", "trees=24"
+    )
+    assert "% optimal [95% CI]" in out and "mean regret [95% CI]" in out
+    o = oracle_for("pig(winscore=20)")
+    game = pyspiel.load_game("pig(winscore=20)")
+    decided = df[df["decision_optimal"].notna()]
+    assert len(decided) > 0 and set(df["oracle"]) == {"pig"}
+    assert (decided["regret"] >= 0).all()
+    assert np.allclose(decided["regret"], decided["oracle_value"] - decided["chosen_oracle_value"])
+    assert (decided["decision_optimal"] == (decided["regret"] <= o.tolerance)).all()
+    for _, r in decided.iterrows():  # the chosen action's exact value, from the position
+        from starbench.games.source import openspiel_position
+
+        s = openspiel_position(game, r["position"])
+        values = o.action_values(s)
+        assert r["chosen_oracle_value"] == values[int(r["best_action"])]
+        assert r["oracle_value"] == max(values.values())
+    chance = df[df["decision_optimal"].isna()]  # chance roots: the value, nothing chosen
+    assert chance["oracle_value"].notna().all() and chance["regret"].isna().all()
+    # a 2-ply search with the score heuristic does not always choose the optimal move (on
+    # these seeded positions it errs once): the columns tell, and the interval stays >= 0
+    assert decided["regret"].max() > 0 and not decided["decision_optimal"].all()
+    from starbench.oracles.decisions import mean_interval
+
+    mean, lo, hi = mean_interval(decided["regret"])
+    assert 0 <= lo <= mean <= hi
+
+
+def test_random_tree_rows_are_scored_by_expectimax(tmp_path):
+    df, out = _run(tmp_path, "trees=10", "tree.branching=3")
+    assert set(df["oracle"]) == {"expectimax"} and "% optimal" in out
+    assert (df["regret"] == 0).all() and df["decision_optimal"].all()  # exact algorithms
+    assert (df["oracle_value"] == df["expectimax_value"]).all()
+    # without an expectimax row there is no oracle: the columns are empty
+    df2, out2 = _run(tmp_path / "b", "trees=4", "algorithms=[star1,star2]")
+    assert df2["oracle"].isna().all() and df2["regret"].isna().all() and "% optimal" not in out2
+
+
+def test_a_wrong_move_is_scored_as_such():
+    """The decision columns of a row whose move is not optimal: a positive regret, not optimal
+    (the scoring on its own, as an inexact search's row would be scored)."""
+    from starbench.oracles.decisions import tree_row
+
+    ref = {"root_values": json.dumps([3.0, 5.0, 5.0]), "run_status": "done"}
+    row = {"run_status": "done", "best_move": 0, "L": 0.0, "U": 10.0}
+    got = tree_row(row, ref)
+    assert got["regret"] == 2.0 and got["decision_optimal"] is False
+    assert tree_row({**row, "best_move": 2}, ref)["decision_optimal"] is True
