@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -74,6 +75,33 @@ STUDIES: dict[str, list[list[str]]] = {
             "trees=100",
         ]
     ],
+    "pig-decisions": [
+        ["run", "experiment=pig-decisions"],
+        [
+            "match",
+            "pig(winscore=50)",
+            "--player",
+            "star2:depth=3,heuristic=score_share",
+            "--player",
+            "oracle",
+            "--games",
+            "1000",
+            "--out",
+            "{out}/match-star2-d3-vs-oracle",
+        ],
+        [
+            "match",
+            "pig(winscore=50)",
+            "--player",
+            "star2:depth=3",
+            "--player",
+            "oracle",
+            "--games",
+            "1000",
+            "--out",
+            "{out}/match-star2-d3-score_difference-vs-oracle",
+        ],
+    ],
 }
 
 
@@ -85,8 +113,9 @@ def _argv(step: list[str], n_jobs: int, study: str) -> tuple[list[str], str]:
     """The process to run and the command as a reader types it (with the final folders)."""
 
     def place(arg: str, staged: bool) -> str:
-        if arg == "{out}":
-            return str(_staged(study)) if staged else f"results/{study}"
+        if arg == "{out}" or arg.startswith("{out}/"):
+            rest = arg[len("{out}") :]
+            return (str(_staged(study)) if staged else f"results/{study}") + rest
         if arg.startswith("{out:"):
             other = arg[5:-1]
             fresh = staged and _staged(other).exists()  # regenerated in this run too
@@ -96,6 +125,10 @@ def _argv(step: list[str], n_jobs: int, study: str) -> tuple[list[str], str]:
     if step[0] == "script":
         shown = "python " + " ".join(place(a, False) for a in step[1:])
         return [sys.executable, *(place(a, True) for a in step[1:])], shown
+    exe = str(Path(sys.executable).parent / "starbench")
+    if step[0] == "match":  # starbench match: its own --out, no Hydra keys
+        shown = "starbench " + " ".join(shlex.quote(place(a, False)) for a in step)
+        return [exe, *(place(a, True) for a in step)], shown
     args = [*step, f"n_jobs={n_jobs}"]
     out = _staged(study)
     where = [f"hydra.sweep.dir={out}", f"hydra.run.dir={out}/${{sb_cell:}}", "progress=false"]
@@ -156,7 +189,12 @@ def swap_in(study: str) -> None:
     runtime = staged.with_name(f"{study}.runtime.md")
     atomic_write_text(ROOT / "experiments" / study / "runtime.md", runtime.read_text())
     runtime.unlink()
-    for journal in [*staged.rglob("rows.jsonl"), *staged.rglob("run.log"), *staged.rglob(".lock")]:
+    for journal in [
+        *staged.rglob("rows.jsonl"),
+        *staged.rglob("run.log"),
+        *staged.rglob(".lock"),
+        *staged.rglob("games.jsonl"),
+    ]:
         journal.unlink()
     if folder.exists():
         aside = folder.with_name(f"{study}.old-{time.strftime('%Y%m%d-%H%M%S')}")

@@ -23,10 +23,12 @@ The table (``match.parquet``, one row per game): ``game_index``, ``seed``, ``fir
 empty for a game without a winner, e.g. one OpenSpiel ended at its ``horizon``), ``moves``
 (decisions in the game), ``nodes0``, ``nodes1`` (nodes each player's searches visited; 0 for
 the oracle and random players) and ``cpu_seconds0``, ``cpu_seconds1`` (CPU time of each
-player's move choices).  The folder also holds ``match.json`` (the request) and ``games.jsonl``
-(one line per finished game, flushed as it ends): a rerun of the same command continues where
-it stopped; a different request in the same folder is refused.  The summary gives each side's
-win rate with its 95 % Wilson interval (``scipy.stats.binomtest``), overall and by seat.
+player's move choices).  The folder also holds ``match.json`` (the request, and under
+``meta`` the starbench version and git commit that first played it) and ``games.jsonl`` (one
+line per finished game, flushed as it ends): a rerun of the same command, or with more
+``--games``, continues where it stopped; a different request in the same folder is refused.
+The summary gives each side's win rate with its 95 % Wilson interval
+(``scipy.stats.binomtest``), overall and by seat.
 """
 
 from __future__ import annotations
@@ -183,6 +185,7 @@ def game_seed(seed: int, index: int) -> int:
 def play(match: Match, index: int) -> dict[str, Any]:
     """Play game ``index``: its row (``COLUMNS``)."""
     from starbench.games.source import load_openspiel
+    from starbench.games.spec import draw_outcome
 
     gseed = game_seed(match.seed, index)
     dice = np.random.Generator(np.random.PCG64(np.random.SeedSequence([gseed, 0])))
@@ -193,9 +196,7 @@ def play(match: Match, index: int) -> dict[str, Any]:
     moves = 0
     while not state.is_terminal():
         if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes(), strict=True)
-            p = np.asarray(probs, dtype=float)
-            state.apply_action(int(actions[dice.choice(len(actions), p=p / p.sum())]))
+            state.apply_action(draw_outcome(state, dice))
             continue
         seat = state.current_player()
         who = first if seat == 0 else 1 - first
@@ -250,10 +251,15 @@ def run_match(match: Match, folder: Path, out: Any = print) -> Any:
     req_path = folder / REQUEST
     if req_path.exists():
         stored = json.loads(req_path.read_text())
-        if stored != request:
-            raise InputError(f"{folder}: holds another match ({stored}); use another --out folder")
-    else:
-        atomic_write_text(req_path, json.dumps(request, sort_keys=True))
+        if {k: stored.get(k) for k in request} != request:
+            shown = {k: stored.get(k) for k in request}
+            raise InputError(f"{folder}: holds another match ({shown}); use another --out folder")
+    else:  # the request, and the code that plays it (as a run's rows record theirs)
+        from starbench.experiment.metadata import static_metadata
+
+        meta = {k: static_metadata()[k] for k in ("starbench_version", "git_commit", "git_dirty")}
+        meta["date"] = time.strftime("%Y-%m-%d")
+        atomic_write_text(req_path, json.dumps({**request, "meta": meta}, sort_keys=True))
     done = _read_journal(folder)
     todo = [g for g in range(match.games) if g not in done]
     if done:

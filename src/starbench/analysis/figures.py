@@ -33,6 +33,7 @@ from starbench.analysis.style import HEIGHT_RATIO, style_of
 CONDITIONS = (
     "game",
     "heuristic",
+    "sampler",
     "levels",
     "branching",
     "chance_arity",
@@ -532,6 +533,63 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     return Drawn(fig, s, "microseconds per node")
 
 
+def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:
+    """Decision quality against an exact oracle (``starbench.oracles.decisions``): per panel,
+    the percent of optimal decisions and the mean regret against the search depth, and the
+    percent of optimal decisions against the mean nodes searched (one point per depth)."""
+    import seaborn as sns
+
+    df = _prepare(df)
+    require(df, "decision_optimal", "regret", "levels", "nodes")
+    d = df[df["decision_optimal"].notna() & df["status"].isin(["ok", "unverified"])].copy()
+    if not len(d):
+        raise PlotError("no row has decision-quality columns (an oracle scores pig and trees)")
+    if d["levels"].nunique() < 2:
+        raise PlotError(f"needs at least 2 depths, the data has {d['levels'].nunique()}")
+    d["optimal_pct"] = 100.0 * d["decision_optimal"].astype(float)
+    d["regret_f"] = d["regret"].astype(float)
+    d["nodes_f"] = d["nodes"].astype(float)
+    d, facets = _informative(d, "levels")
+    by = [*facets, "label", "levels"]
+    s = _with_conditions(summarise(d, by, value="optimal_pct"), d, "levels")
+    r = summarise(d, by, value="regret_f").rename(
+        columns={c: f"regret_{c}" for c in ("mean", "se", "ci_lo", "ci_hi")}
+    )
+    s = s.merge(r[[*by, "regret_mean", "regret_se", "regret_ci_lo", "regret_ci_hi"]], on=by)
+    s = s.merge(d.groupby(by, dropna=False)["nodes_f"].mean().rename("mean_nodes").reset_index())
+    panels = _panels(s, facets)
+    fig, axes = _grid(3 * len(panels), width, cols=3)
+    for i, (title, g) in enumerate(panels):
+        a, b, c = axes[3 * i : 3 * i + 3]
+        raw = _raw(d, g, facets)
+        _lines(a, raw, "levels", "optimal_pct")
+        a.set_ylabel("% optimal decisions")
+        _lines(b, raw, "levels", "regret_f")
+        b.set_ylabel("mean regret (oracle units)")
+        labels = sorted(g["label"].astype(str).unique())
+        sns.lineplot(  # one point per depth: the means, no band
+            data=g.assign(label=g["label"].astype(str)),
+            x="mean_nodes",
+            y="mean",
+            **_hue_style("label", labels),
+            dashes=False,
+            estimator=None,
+            sort=True,
+            legend=False,
+            ax=c,
+        )
+        c.set_xscale("log")
+        c.set_xlabel("mean nodes searched")
+        c.set_ylabel("% optimal decisions")
+        for ax in (a, b):
+            ax.set_xlabel("depth (decision plies)")
+            ax.set_xticks(sorted(g["levels"].unique()))
+        b.set_title(title, fontsize="small")  # one title per row of panels, centred
+        b.set_ylim(bottom=0)
+    _legend(fig, axes)
+    return Drawn(fig, s, "percent of optimal decisions")
+
+
 FIGURES: dict[str, Callable[[pd.DataFrame, float], Drawn]] = {
     "leaves_by_branching": leaves_by_branching,
     "nodes_by_depth": nodes_by_depth,
@@ -539,4 +597,5 @@ FIGURES: dict[str, Callable[[pd.DataFrame, float], Drawn]] = {
     "ordering_effect": ordering_effect,
     "distribution_effect": distribution_effect,
     "seconds_vs_nodes": seconds_vs_nodes,
+    "decisions_by_depth": decisions_by_depth,
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from starbench.analysis import backgammon, transposition
+from starbench.analysis import backgammon, decisions, transposition
 from starbench.analysis.data import PlotError, percent_leaves, summarise
 from starbench.analysis.figures import _prepare
 from starbench.trees.regular import RegularTreeSpec
@@ -397,6 +397,10 @@ STUDY_TABLES = {
     "transposition-pig": [("by-table.md", transposition.game_table)],
     "hauk2004-deepening": [("depth-completed.md", transposition.deepening_table)],
     "hauk2004-deepening-pig": [("depth-completed.md", transposition.deepening_table)],
+    "pig-decisions": [
+        ("by-depth.md", decisions.decisions_table),
+        ("matches.md", decisions.match_table),
+    ],
 }
 
 #: study folder -> [(figure name, function(df, width) -> (figure, Markdown table))]: figures

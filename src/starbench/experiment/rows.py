@@ -240,6 +240,7 @@ REST = (
     "position",
     "dice",
     "heuristic",
+    "sampler",
     "move_order",
     "best_action",
     "order_evals",
@@ -340,6 +341,7 @@ def table_chunks(
                 "depth": game["depth"],
                 "heuristic": game["heuristic"],
                 "move_order": game["move_order"],
+                "sampler": game.get("sampler") or ("playout" if game["position"] is None else None),
                 "game_version": game["version"],
             }
             generator = None

@@ -8,8 +8,11 @@ positions:
 
 * ``tree.position`` set: every instance searches that position (for OpenSpiel a comma-separated
   action history, for backgammon a gnubg position ID);
-* ``tree.position`` null (the default): instance ``i`` searches the position reached by a
-  seeded playout from the start, drawn from ``(seed, i)`` (``playout_position``);
+* ``tree.position`` null (the default): instance ``i`` searches a position drawn from
+  ``(seed, i)`` by ``tree.sampler``: ``playout`` (the default) a seeded playout from the start
+  (``playout_position``); for games with an exact oracle (pig), ``uniform`` uniformly over the
+  reachable states and ``optimal`` a state of the oracle's optimal self-play
+  (``starbench.oracles.positions``);
 * backgammon's ``tree.dice``: null (the root is the roll), ``D1-D2`` (that roll at the root), or
   ``drawn`` (each instance's root roll drawn with its position).
 
@@ -59,6 +62,15 @@ class GameSpec:
             "choices": ("none", "equity", "equity_inner"),
         },
     )
+    sampler: str | None = field(
+        default=None,
+        metadata={
+            "help": "with position null, how instances' start positions are drawn: playout "
+            "(the default: seeded random play), uniform (pig: uniformly over reachable "
+            "states) or optimal (states of the oracle's optimal self-play)",
+            "choices": ("playout", "uniform", "optimal"),
+        },
+    )
     iterative: bool = field(
         default=False,
         metadata={
@@ -94,6 +106,25 @@ class GameSpec:
             raise ConfigError(f"{prefix}iterative: must be true or false, got {iterative!r}")
         if self.dice is not None and not self.backgammon:
             raise ConfigError(f"{prefix}dice: only backgammon takes dice, not {self.game}")
+        sampler = None if self.sampler == "playout" else self.sampler  # playout: the default
+        if sampler is not None:
+            if sampler not in SAMPLERS:
+                raise ConfigError(
+                    f"{prefix}sampler: must be one of playout, {', '.join(SAMPLERS)}, got "
+                    f"{sampler!r}"
+                )
+            if self.position is not None:
+                raise ConfigError(
+                    f"{prefix}sampler: draws start positions, so it needs {prefix}position null "
+                    f"(got position {self.position!r})"
+                )
+            from starbench.oracles import find
+
+            if self.backgammon or find(self.game, f"{prefix}game") is None:
+                raise ConfigError(
+                    f"{prefix}sampler: {sampler} needs a game with an exact oracle (pig), not "
+                    f"{self.game}"
+                )
         dice = None if self.dice == "drawn" else self.dice
         try:
             source = self._source(self.position, dice, exact=False)
@@ -110,7 +141,11 @@ class GameSpec:
                 msg = msg.replace(f"{flag}:", f"{prefix}{key}:")
             raise ConfigError(msg) from None
         return replace(
-            self, heuristic=source.heuristic, version=source.version, iterative=iterative
+            self,
+            heuristic=source.heuristic,
+            version=source.version,
+            iterative=iterative,
+            sampler=sampler,
         )
 
     def size_estimate(self, seed: int = 0) -> tuple[float, int, int]:
@@ -161,6 +196,8 @@ class GameSpec:
         """depth -> the ``GameSource`` of instance ``instance`` searched to that depth (one
         start position for every depth: iterative deepening)."""
         position, dice = self.position, self.dice
+        if position is None and self.sampler not in (None, "playout"):
+            position = SAMPLERS[self.sampler](self.game, seed, instance)
         if position is None or dice == "drawn":
             drawn, drawn_dice = playout_position(self, seed, instance)
             position = drawn if position is None else position
@@ -175,6 +212,8 @@ class GameSpec:
         out = asdict(self)
         if not self.iterative:  # added later: absent when off, so stored cells keep their digest
             del out["iterative"]
+        if out["sampler"] in (None, "playout"):  # likewise: absent at the default
+            del out["sampler"]
         return out
 
     def name_parts(self) -> list[str]:
@@ -185,14 +224,44 @@ class GameSpec:
             parts.append(f"order-{self.move_order}")
         if self.dice:
             parts.append("dice-" + self.dice.replace(",", ""))
-        parts.append("playouts" if self.position is None else "position")
+        if self.position is not None:
+            parts.append("position")
+        else:
+            parts.append("playouts" if self.sampler in (None, "playout") else self.sampler)
         if self.iterative:
             parts.append("deepening")
         return parts
 
 
+def _uniform(game: str, seed: int, instance: int) -> str:
+    from starbench.oracles.positions import uniform_position
+
+    return uniform_position(game, seed, instance)
+
+
+def _optimal(game: str, seed: int, instance: int) -> str:
+    from starbench.oracles.positions import optimal_position
+
+    return optimal_position(game, seed, instance)
+
+
+#: The start-position samplers besides the seeded playout (``tree.sampler``;
+#: ``starbench.oracles.positions``): game string, seed, instance -> an action history.
+SAMPLERS = {"uniform": _uniform, "optimal": _optimal}
+
+
 #: The game keys of the ``tree`` config (the ones a random-tree cell leaves null).
 GAME_KEYS = tuple(f.name for f in fields(GameSpec) if f.name not in ("depth", "version"))
+
+
+def draw_outcome(state: Any, rng: Any) -> int:
+    """A chance node's outcome drawn by its probabilities from numpy generator ``rng`` (the one
+    way seeded playouts, position samplers and matches roll the dice)."""
+    import numpy as np
+
+    actions, probs = zip(*state.chance_outcomes(), strict=True)
+    p = np.asarray(probs, dtype=float)
+    return int(actions[rng.choice(len(actions), p=p / p.sum())])
 
 
 def playout_position(spec: GameSpec, seed: int, instance: int) -> tuple[str, str | None]:
@@ -218,9 +287,7 @@ def playout_position(spec: GameSpec, seed: int, instance: int) -> tuple[str, str
         made = 0
         while made < plies and not state.is_terminal():
             if state.is_chance_node():
-                actions, probs = zip(*state.chance_outcomes(), strict=True)
-                p = np.asarray(probs, dtype=float)
-                state.apply_action(int(actions[rng.choice(len(actions), p=p / p.sum())]))
+                state.apply_action(draw_outcome(state, rng))
             else:
                 legal = state.legal_actions()
                 state.apply_action(int(legal[rng.integers(len(legal))]))

@@ -1,0 +1,144 @@
+"""The pig-decisions study's tables: decision quality by depth against pig's exact oracle, and
+the match tables (``starbench match``) stored beside the cells.
+
+``quality`` is the one place that summarises decision quality per condition: the positions
+scored, the percent of optimal decisions with its 95 % Wilson interval, the mean regret with its
+95 % bootstrap interval (``starbench.oracles.decisions``), and each algorithm's mean nodes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from starbench.oracles.decisions import binomial_interval, mean_interval
+
+CONDITION = ["game", "heuristic", "sampler", "depth"]
+
+
+def _scored(df: pd.DataFrame) -> pd.DataFrame:
+    d = df[df["decision_optimal"].notna() & df["status"].isin(["ok", "unverified"])].copy()
+    d["decision_optimal"] = d["decision_optimal"].astype(bool)
+    d["regret"] = d["regret"].astype(float)
+    d["nodes"] = d["nodes"].astype(float)
+    return d
+
+
+def quality(df: pd.DataFrame) -> pd.DataFrame:
+    """Per condition and algorithm: positions, optimal decisions (count, %, Wilson interval),
+    mean regret (bootstrap interval), mean nodes."""
+    rows = []
+    for key, g in _scored(df).groupby([*CONDITION, "label"], sort=True):
+        k, n = int(g["decision_optimal"].sum()), len(g)
+        lo, hi = binomial_interval(k, n)
+        mean, rlo, rhi = mean_interval(g["regret"])
+        rows.append(
+            {
+                **dict(zip([*CONDITION, "label"], key, strict=True)),
+                "positions": n,
+                "optimal": k,
+                "pct_optimal": 100 * k / n,
+                "pct_lo": 100 * lo,
+                "pct_hi": 100 * hi,
+                "regret": mean,
+                "regret_lo": rlo,
+                "regret_hi": rhi,
+                "nodes": float(g["nodes"].mean()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def same_decisions(df: pd.DataFrame) -> bool:
+    """Do all algorithms choose a move of the same exact value at every scored position?"""
+    d = _scored(df)
+    keys = ["cell", "instance"] if "cell" in d.columns else [*CONDITION, "instance"]
+    return bool((d.groupby(keys)["chosen_oracle_value"].nunique() <= 1).all())
+
+
+def decisions_table(df: pd.DataFrame) -> str:
+    """Markdown: per game, heuristic, sampler and depth, the decision quality (the same for
+    every algorithm when ``same_decisions`` holds, else per algorithm) and each algorithm's
+    mean nodes."""
+    q = quality(df)
+    labels = list(dict.fromkeys(q["label"]))
+    one = same_decisions(df)
+    head = "| game | heuristic | positions from | depth | positions scored | "
+    head += "% optimal [95% CI] | mean regret [95% CI] | "
+    head += " | ".join(f"mean nodes: {lab}" for lab in labels) + " |"
+    lines = [head, "|---|---|---|---:|---:|---:|---:|" + "---:|" * len(labels)]
+    for key, g in q.groupby(CONDITION, sort=True):
+        first = g.iloc[0]
+        cells = [
+            f"{first['pct_optimal']:.1f} [{first['pct_lo']:.1f}, {first['pct_hi']:.1f}]",
+            f"{first['regret']:.4f} [{first['regret_lo']:.4f}, {first['regret_hi']:.4f}]",
+        ]
+        if not one:
+            cells = [
+                "; ".join(f"{r['label']}: {r['pct_optimal']:.1f}" for _, r in g.iterrows()),
+                "; ".join(f"{r['label']}: {r['regret']:.4f}" for _, r in g.iterrows()),
+            ]
+        nodes = {r["label"]: f"{r['nodes']:.0f}" for _, r in g.iterrows()}
+        game, heuristic, sampler, depth = key
+        lines.append(
+            f"| {game} | {heuristic} | {sampler} | {int(depth)} | {int(first['positions'])} | "
+            + " | ".join(cells)
+            + " | "
+            + " | ".join(nodes.get(lab, "-") for lab in labels)
+            + " |"
+        )
+    note = (
+        "Every algorithm chose a move of the same exact value at every position, so one "
+        "decision-quality column serves them all."
+        if one
+        else "The algorithms' decisions differ: decision quality per algorithm."
+    )
+    return "\n".join(lines) + f"\n\n{note}\n"
+
+
+def matches(folder: Path) -> list[pd.DataFrame]:
+    """The match tables stored under a study folder (``*/match.parquet``), in name order."""
+    return [pd.read_parquet(p) for p in sorted(Path(folder).glob("*/match.parquet"))]
+
+
+def match_table(df: pd.DataFrame) -> str:
+    """Markdown: each match stored beside a study's cells (the folder ``df`` was loaded from),
+    each side's wins and win rate with its 95 % Wilson interval, overall and by seat, and its
+    nodes per move."""
+    folder = Path(df.attrs["path"])
+    lines = [
+        "| game | player | games | wins | win rate [95% CI] | as first player | as second "
+        "player | nodes per move |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for df in matches(folder):  # noqa: PLR1704 - each match's own table
+        n = len(df)
+        game = json_game(folder, df)
+        for who in (0, 1):
+            wins = int((df["winner"] == who).sum())
+            lo, hi = binomial_interval(wins, n)
+            seats = []
+            for first in (True, False):
+                sub = df[(df["first_player"] == who) == first]
+                w = int((sub["winner"] == who).sum())
+                a, b = binomial_interval(w, len(sub))
+                seats.append(f"{w / len(sub):.3f} [{a:.3f}, {b:.3f}]")
+            moves = max(df["moves"].sum() / 2, 1)
+            lines.append(
+                f"| {game} | `{df[f'player{who}'].iloc[0]}` | {n} | {wins} | "
+                f"{wins / n:.3f} [{lo:.3f}, {hi:.3f}] | {seats[0]} | {seats[1]} | "
+                f"{df[f'nodes{who}'].sum() / moves:.0f} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def json_game(folder: Path, df: pd.DataFrame) -> str:
+    """The game of a stored match (its ``match.json``)."""
+    import json
+
+    for p in sorted(Path(folder).glob("*/match.json")):
+        req = json.loads(p.read_text())
+        if req["player0"] == df["player0"].iloc[0] and req["player1"] == df["player1"].iloc[0]:
+            return str(req["game"])
+    return "?"
