@@ -279,3 +279,45 @@ def test_probes_count_probe_phases_and_bound_the_successes():
     assert ex.probes == s1.probes == 0
     assert s2.probes > 0 and 0 <= s2.probe_cutoffs <= s2.probes
     assert s25.probes > 0 and s25.probe_cutoffs <= s25.probes
+
+
+def test_gnubgs_bearoff_evaluation_is_exact_to_its_storage_on_small_bearoffs():
+    """What the docs say of backgammon and exact oracles: ``probabilities(board, p_bearoff)``
+    (gnubg's two-sided bear-off database) gives the win probability of an exact two-sided
+    solution (optimal play by win probability, gnubg's own move generation) to within its
+    16-bit storage, here on every position of at most two checkers a side on the home points;
+    no exact-oracle API beyond that is exposed, so starbench offers no backgammon oracle."""
+    import functools
+    import itertools
+
+    rolls = [(a, b, (1 if a == b else 2) / 36) for a in range(1, 7) for b in range(a, 7)]
+
+    @functools.cache
+    def win(me: tuple[int, ...], opp: tuple[int, ...]) -> float:  # me on roll
+        board = [list(opp) + [0] * 19, list(me) + [0] * 19]
+        total = 0.0
+        for a, b, p in rolls:
+            best = 0.0
+            for key in gnubg.moves(board, a, b):
+                o, m = gnubg.board_from_position_key(key)
+                mine = tuple(m[:6])
+                best = max(best, 1.0 if not any(mine) else 1.0 - win(tuple(o[:6]), mine))
+            total += p * best
+        return total
+
+    def sides(n: int) -> list[tuple[int, ...]]:
+        out = set()
+        for c in itertools.combinations_with_replacement(range(6), n):
+            t = [0] * 6
+            for i in c:
+                t[i] += 1
+            out.add(tuple(t))
+        return sorted(out)
+
+    small = sides(1) + sides(2)
+    worst = 0.0
+    for me in small:
+        for opp in small:
+            board = [list(opp) + [0] * 19, list(me) + [0] * 19]
+            worst = max(worst, abs(gnubg.probabilities(board, gnubg.p_bearoff)[0] - win(me, opp)))
+    assert worst < 5e-5, worst

@@ -251,3 +251,71 @@ def test_a_wrong_move_is_scored_as_such():
     got = tree_row(row, ref)
     assert got["regret"] == 2.0 and got["decision_optimal"] is False
     assert tree_row({**row, "best_move": 2}, ref)["decision_optimal"] is True
+
+
+# --------------------------------------------------------------------------- samplers
+def test_uniform_positions_reach_every_state_and_are_uniform():
+    from scipy.stats import chisquare
+
+    from starbench.games.source import openspiel_position
+    from starbench.oracles.positions import pig_history, pig_states, uniform_position
+
+    game = "pig(winscore=7)"
+    o = oracle_for(game)
+    g = pyspiel.load_game(game)
+    states = pig_states(o)
+    for s0, s1, k, p in states:  # the canonical history reaches each state
+        s = openspiel_position(g, ",".join(map(str, pig_history(o, s0, s1, k, p))))
+        assert str(s).startswith(f"Scores: {s0} {s1}, Turn total: {k}\nCurrent player: {p}")
+        assert len(s.legal_actions()) == 2
+    assert not any(k == 1 or s0 == 1 for s0, _s1, k, _p in states)  # a 1 is never banked
+    counts = {st: 0 for st in states}
+    n = 30 * len(states)
+    for i in range(n):
+        s = openspiel_position(g, uniform_position(game, 0, i))
+        m = pig_oracle._TEXT.match(str(s))
+        counts[(int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4)))] += 1
+    assert chisquare(list(counts.values())).pvalue > 0.001
+
+
+def test_optimal_positions_come_from_optimal_self_play():
+    from starbench.games.source import openspiel_position
+    from starbench.oracles.positions import optimal_position
+
+    game = "pig(winscore=20)"
+    o = oracle_for(game)
+    g = pyspiel.load_game(game)
+    seen = set()
+    for i in range(30):
+        h = optimal_position(game, 3, i)
+        assert h == optimal_position(game, 3, i)  # reproducible
+        seen.add(h)
+        actions = [int(a) for a in h.split(",")] if h else []  # (the start is a choice too)
+        s = g.new_initial_state()
+        for a in actions:  # every decision on the way is an optimal one
+            if not s.is_chance_node():
+                assert a in o.optimal_actions(s)
+            s.apply_action(a)
+        assert len(openspiel_position(g, h).legal_actions()) == 2
+    assert len(seen) > 20
+
+
+def test_the_sampler_key(tmp_path):
+    from starbench.errors import ConfigError
+    from starbench.experiment.settings import cell_identity
+    from starbench.games.spec import GameSpec
+
+    spec = GameSpec(game="pig(winscore=10)", sampler="playout").validate()
+    assert spec.sampler is None  # the default, one spelling
+    assert "sampler" not in spec.identity()  # playout cells keep their digest
+    u = GameSpec(game="pig(winscore=10)", sampler="uniform").validate()
+    assert u.identity()["sampler"] == "uniform"
+    assert cell_identity(u, 0, False) != cell_identity(spec, 0, False)
+    assert "uniform" in u.name_parts()
+    for kw, why in (
+        (dict(game="tic_tac_toe", sampler="optimal"), "tree.sampler: optimal needs a game"),
+        (dict(game="pig", sampler="best"), "tree.sampler: must be one of playout, uniform"),
+        (dict(game="pig", sampler="uniform", position="0"), "needs tree.position null"),
+    ):
+        with pytest.raises(ConfigError, match=why):
+            GameSpec(**kw).validate()

@@ -62,3 +62,39 @@ def test_the_current_code_replays_a_sample_of_every_committed_study(study):
     assert not differences, "\n".join(str(d) for d in differences[:10])
     cpu = time.process_time() - c0
     print(f"{study}: {rows} rows of {len(cells)} cells replayed in {cpu:.1f} s CPU")
+
+
+def _matches() -> list[Path]:
+    return sorted((ROOT / "results").glob("*/*/match.parquet"))
+
+
+def test_each_committed_match_comes_from_a_clean_commit():
+    import json
+
+    for table in _matches():
+        meta = json.loads((table.parent / "match.json").read_text())["meta"]
+        assert meta["git_commit"] and meta["git_dirty"] is False, table
+
+
+@pytest.mark.parametrize(
+    "table", _matches(), ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}"
+)
+def test_the_current_code_replays_the_first_games_of_every_committed_match(table):
+    """Games 0 and 1 (one with each seating) of every committed match, played again at the
+    current code: the same rows but for the CPU time."""
+    import json
+
+    pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
+    from starbench.match import Match, parse_player, play
+
+    req = json.loads((table.parent / "match.json").read_text())
+    players = tuple(parse_player(req[f"player{i}"], req["game"], "player") for i in (0, 1))
+    stored = pd.read_parquet(table)
+    match = Match(req["game"], players, len(stored), req["seed"])  # type: ignore[arg-type]
+    for g in (0, 1):
+        row = play(match, g)
+        want = stored.iloc[g].to_dict()
+        for c in ("cpu_seconds0", "cpu_seconds1"):
+            row.pop(c), want.pop(c)
+        want = {k: (None if pd.isna(v) else v) for k, v in want.items()}
+        assert row == want, (table, g)

@@ -6,10 +6,12 @@ the oracle of a game string (``oracle_for``).
 * random trees need no entry: their oracle is the exact full-depth expectimax of the tree, the
   ``expectimax`` row of the same instance (``starbench.oracles.decisions``).
 
-Backgammon has none: ``gnubg-nn`` reads GNU Backgammon's two-sided bear-off database
-(``gnubg_ts0.bd``, at most 6 checkers per side on the 6 home points, 16-bit values) only through
-its position evaluator, and larger bear-offs through one-sided data (an approximation), so no
-exact oracle of the game is offered (``docs``: the games page says what was checked).
+Backgammon has none: ``gnubg-nn`` ships GNU Backgammon's two-sided bear-off database
+(``gnubg_ts0.bd``: both sides' checkers on their six home points, a few each, values stored in
+16 bits) but reads it only through its position evaluator (``probabilities(board,
+p_bearoff)``), and larger bear-offs through one-sided data (an approximation).
+``tests/test_backgammon.py`` checks the evaluator against an exact two-sided solution on every
+position of at most two checkers a side; an oracle over it is not built.
 """
 
 from __future__ import annotations

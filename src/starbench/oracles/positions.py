@@ -16,6 +16,7 @@ Instance ``i`` of a cell with seed ``s`` draws from numpy's PCG64 seeded by ``(s
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -75,15 +76,21 @@ def pig_history(oracle: Any, s0: int, s1: int, k: int, p: int) -> list[int]:
     return history + rolls(k)
 
 
+@functools.cache
+def _pig(game: str) -> tuple[Any, list[tuple[int, int, int, int]]]:
+    """The oracle of a pig game string and its reachable states with a choice (once each)."""
+    from starbench.oracles.decisions import game_oracle
+
+    oracle = game_oracle(game)
+    if oracle is None or oracle.name != "pig":
+        raise InputError(f"tree.sampler: uniform samples pig's states only, not {game}")
+    return oracle, pig_states(oracle)
+
+
 def uniform_position(game: str, seed: int, instance: int) -> str:
     """Instance ``instance``'s start position, uniformly over the reachable decision states with
     a choice (pig only)."""
-    from starbench.oracles import oracle_for
-
-    oracle = oracle_for(game, key="tree.game")
-    if oracle.name != "pig":
-        raise InputError(f"tree.sampler: uniform samples pig's states only, not {game}")
-    states = pig_states(oracle)
+    oracle, states = _pig(game)
     pick = states[int(_rng(seed, instance, 1).integers(len(states)))]
     return ",".join(map(str, pig_history(oracle, *pick)))
 
@@ -93,9 +100,11 @@ def optimal_position(game: str, seed: int, instance: int) -> str:
     seeded game of the oracle's optimal play against itself."""
     from starbench.games.source import load_openspiel
     from starbench.games.spec import draw_outcome
-    from starbench.oracles import oracle_for
+    from starbench.oracles.decisions import game_oracle
 
-    oracle = oracle_for(game, key="tree.game")
+    oracle = game_oracle(game)
+    if oracle is None:
+        raise InputError(f"tree.sampler: optimal needs a game with an exact oracle, not {game}")
     rng = _rng(seed, instance, 2)
     while True:
         state = load_openspiel(game.removeprefix("openspiel:"), "tree.game").new_initial_state()
