@@ -259,7 +259,10 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from starbench import __version__
+
     parser = _Parser(prog="starbench", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"starbench {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     p = sub.add_parser(
         "solve", help="search one JSON tree or game position with several algorithms"

@@ -23,7 +23,18 @@ from omegaconf import OmegaConf
 
 from starbench.errors import ConfigError, InputError, WriteFailed
 
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+def _conf_dir() -> Path:
+    """The Hydra configs: the top-level ``conf/`` of the source checkout this module runs from
+    (an editable install), else the copy the wheel carries inside the package
+    (``starbench/conf``, copied from ``conf/`` at build time: ``conf/`` stays the one source)."""
+    here = Path(__file__).resolve()
+    source = here.parents[2] / "conf"
+    if source.is_dir() and (here.parents[2] / "pyproject.toml").is_file():
+        return source
+    return here.parent / "conf"
+
+
+CONF_DIR = _conf_dir()
 #: The sweeper that launches the union of an experiment's ``sweeps`` as one batch
 #: (``hydra_plugins.starbench_sweeper``).
 UNION_SWEEPER = "starbench"
@@ -553,8 +564,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = [a for a in argv if a != "--verbose"]
     if not CONF_DIR.is_dir():
         sys.stderr.write(
-            f"starbench: error: no config folder at {CONF_DIR}: install starbench "
-            f"from its source tree with pip install -e (see README)\n"
+            f"starbench: error: no config folder at {CONF_DIR}: this installation of "
+            f"starbench is incomplete; reinstall it (pip install starbench, or pip install -e . "
+            f"in its source tree)\n"
         )
         return 2
     if any(a in ("--help", "-h") for a in argv):
