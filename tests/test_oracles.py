@@ -319,3 +319,16 @@ def test_the_sampler_key(tmp_path):
     ):
         with pytest.raises(ConfigError, match=why):
             GameSpec(**kw).validate()
+
+
+def test_a_stale_cache_met_on_the_way_is_recomputed_with_a_line(tmp_path, capsys):
+    o = oracle_for("pig(winscore=11)", folder=tmp_path)
+    path = base.cache_path("pig", o.game, tmp_path)
+    with np.load(path) as z:
+        head, P = json.loads(str(z["header"])), z["P"]
+    with open(path, "wb") as f:
+        np.savez(f, header=np.array(json.dumps({**head, "starbench_version": "0.0.1"})), P=P)
+    again = oracle_for("pig(winscore=11)", folder=tmp_path, replace_stale=True)
+    assert "made by starbench 0.0.1" in capsys.readouterr().err
+    assert (again.P == o.P).all()
+    assert oracle_for("pig(winscore=11)", folder=tmp_path).sweeps == o.sweeps  # replaced

@@ -82,7 +82,7 @@ def parse_player(text: str, game: str, key: str) -> Player:
     if text == "oracle":
         from starbench.oracles import oracle_for
 
-        return Player(text, "oracle", oracle=oracle_for(game, key=key))
+        return Player(text, "oracle", oracle=oracle_for(game, key=key, replace_stale=True))
     from starbench.search.registry import AlgorithmSpec
 
     name, _, rest = text.partition(":")

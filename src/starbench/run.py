@@ -23,6 +23,7 @@ from omegaconf import OmegaConf
 
 from starbench.errors import ConfigError, InputError, WriteFailed
 
+
 def _conf_dir() -> Path:
     """The Hydra configs: the top-level ``conf/`` of the source checkout this module runs from
     (an editable install), else the copy the wheel carries inside the package

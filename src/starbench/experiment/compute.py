@@ -215,9 +215,7 @@ def compute_instance(
                     "value": float(result.value),
                     "value_exact": format_value(result.value, True) if settings.exact else None,
                     "best_move": result.best_move,
-                    "root_values": None
-                    if isinstance(settings.tree, GameSpec)
-                    else decisions.root_values(result),
+                    "root_values": decisions.root_values(result),
                     "seconds": result.seconds,
                     "cpu_seconds": result.cpu_seconds,
                     **result.stats.as_dict(),

@@ -12,6 +12,10 @@ rows added later (a new algorithm, expectimax added to a study) are verified too
   ``expectimax_limit`` nodes) with the value two other algorithms agree on (``verified_by``
   names them);
 * ``mismatch``: it does not agree; ``unverified``: there is nothing to compare with;
+* ``approx``: an inexact request (``AlgorithmInfo.exact`` false: sparse sampling), measured by
+  ``value_error`` and ``decision_agrees``; it is never a reference or an agreeing party, and
+  is a ``mismatch`` only where it differs from its own family's reference (``expectimax-ss``
+  with the same ``samples``: the family searches one sampled tree, exactly);
 * ``budget_exceeded``: the search hit ``node_budget`` or ``time_budget`` (kept, never dropped);
 * ``error``: the search raised (the ``error`` column says what).
 """
@@ -40,6 +44,7 @@ FIELDS: tuple[str, ...] = (
     "tt_chance",
     "tt_probe",
     "tt_nodes",
+    "samples",
     "engine",
     "run_status",
     "error",
@@ -95,7 +100,9 @@ COLUMNS = (
     "U",
     "levels",
 )
-STATUSES = ("ok", "mismatch", "unverified", "budget_exceeded", "error")
+STATUSES = ("ok", "mismatch", "approx", "unverified", "budget_exceeded", "error")
+#: An inexact request's columns (``approx`` rows; empty on exact rows).
+INEXACT_COLUMNS = ("value_error", "decision_agrees")
 #: Metadata columns, shared by every row of a run (``experiment.metadata``).
 META = (
     "starbench_version",
@@ -169,21 +176,66 @@ def _value(row: Any, exact: bool) -> Any:
 Verified = tuple[Any, str, Any, Any, Any, dict[str, Any]]
 
 
+def _exact_request(row: Any) -> bool:
+    """Is the row's algorithm exact (``AlgorithmInfo.exact``; an unknown plugin's: yes)?"""
+    from starbench.search.registry import ALGORITHMS
+
+    info = ALGORITHMS.get(row["algorithm"])
+    return info is None or info.exact
+
+
+def _family_reference(r: Any, done: list[Any]) -> Any:
+    """The row an inexact row must equal (its registered ``reference`` algorithm with the same
+    ``samples``), or None."""
+    from starbench.search.registry import ALGORITHMS
+
+    name = ALGORITHMS[r["algorithm"]].reference
+    return next(
+        (
+            x
+            for x in done
+            if x["algorithm"] == name and x.get("samples") == r.get("samples") and not x.get("tt")
+        ),
+        None,
+    )
+
+
+def _inexact_columns(r: Any, ref_row: Any) -> dict[str, Any]:
+    """``value_error`` (the row's value minus expectimax's on the same tree at the same depth)
+    and ``decision_agrees`` (its move is one of expectimax's best, by expectimax's own values
+    of the root moves where it recorded them, else its best move), empty without expectimax."""
+    if ref_row is None or r["run_status"] != "done":
+        return dict.fromkeys(INEXACT_COLUMNS)
+    agrees = None
+    if r["best_move"] is not None and ref_row["best_move"] is not None:
+        values = ref_row.get("root_values")
+        if values:
+            best = max(values)
+            agrees = agree(values[int(r["best_move"])], best, r["L"], r["U"], False)
+        else:
+            agrees = int(r["best_move"]) == int(ref_row["best_move"])
+    return {"value_error": float(r["value"]) - float(ref_row["value"]), "decision_agrees": agrees}
+
+
 def verify(rows: list[Any], exact: bool) -> list[Verified]:
     """Derive (status, expectimax_value, verified_by, percent of expectimax's leaves, decision
     columns) for the rows of one instance (the percent where both searches finished, else
     None; the decision columns a game row holds, else a random-tree row's against the
-    instance's expectimax, ``oracles.decisions``)."""
+    instance's expectimax, ``oracles.decisions``; an inexact row's ``value_error`` and
+    ``decision_agrees`` with them).  Only exact rows are references or agreeing parties; an
+    inexact row is ``approx``, or ``mismatch`` when it differs from its own family's
+    reference (``star2-ss`` from ``expectimax-ss`` with the same ``samples``)."""
     done = [r for r in rows if r["run_status"] == "done"]
+    exact_done = [r for r in done if _exact_request(r)]
     # the reference: expectimax without a transposition table (else with one)
-    ex_rows = [r for r in done if r["algorithm"] == "expectimax"]
+    ex_rows = [r for r in exact_done if r["algorithm"] == "expectimax"]
     ref_row = next((r for r in ex_rows if not r.get("tt")), ex_rows[0] if ex_rows else None)
     ref, by = None, None
     if ref_row is not None:
         ref, by = _value(ref_row, exact), "expectimax"
     else:
-        for i, a in enumerate(done):
-            for b in done[i + 1 :]:
+        for i, a in enumerate(exact_done):
+            for b in exact_done[i + 1 :]:
                 if agree(_value(a, exact), _value(b, exact), a["L"], a["U"], exact):
                     ref, by = _value(a, exact), f"{label(a)}+{label(b)}"
                     break
@@ -191,8 +243,17 @@ def verify(rows: list[Any], exact: bool) -> list[Verified]:
                 break
     out = []
     for r in rows:
+        inexact = r["run_status"] == "done" and not _exact_request(r)
+        extra = dict.fromkeys(INEXACT_COLUMNS)
         if r["run_status"] != "done":
             status = r["run_status"]
+        elif inexact:
+            family = _family_reference(r, done)
+            same = family is None or agree(
+                _value(r, exact), _value(family, exact), r["L"], r["U"], exact
+            )
+            status = "approx" if same else "mismatch"
+            extra = _inexact_columns(r, ref_row)
         elif ref is None:
             status = "unverified"
         elif agree(_value(r, exact), ref, r["L"], r["U"], exact):
@@ -208,6 +269,7 @@ def verify(rows: list[Any], exact: bool) -> list[Verified]:
             decision = tree_row(r, ref_row)
         else:
             decision = dict.fromkeys(DECISION_COLUMNS)
+        decision = {**decision, **extra}
         out.append(
             (
                 r,
@@ -236,6 +298,7 @@ REST = (
     "tt_chance",
     "tt_probe",
     "tt_nodes",
+    "samples",
     "game",
     "position",
     "dice",
@@ -252,6 +315,7 @@ REST = (
     "skew_text",
     "value_exact",
     "verified_by",
+    *INEXACT_COLUMNS,
     *DECISION_COLUMNS,
     "error",
     "max_nodes",
@@ -284,6 +348,7 @@ SUMMARY_COLUMNS = (
     "status",
     "decision_optimal",
     "regret",
+    "value_error",
 )
 CHUNK = 8192  # rows per table chunk (and parquet row group)
 
@@ -319,6 +384,7 @@ def table_dtypes() -> dict[str, str]:
     dt.update(skew="float64", skew_text="str", pct_leaves="float64", probe_full_window="boolean")
     dt.update(tt_chance="boolean", tt_probe="boolean", decision_optimal="boolean")
     dt.update(oracle_value="float64", chosen_oracle_value="float64", regret="float64")
+    dt.update(value_error="float64", decision_agrees="boolean", samples="Int64")
     return {c: dt[c] for c in order}
 
 
@@ -378,7 +444,7 @@ def table_chunks(
         data["expectimax_value"] = [v[2] for v in verified]
         data["verified_by"] = [v[3] for v in verified]
         data["pct_leaves"] = [v[4] for v in verified]
-        for c in DECISION_COLUMNS:
+        for c in (*DECISION_COLUMNS, *INEXACT_COLUMNS):
             data[c] = [v[5][c] for v in verified]
         shared = [per_run[v[0].run] for v in verified]
         for c in order:
@@ -395,6 +461,13 @@ def table_chunks(
             batch, empty = [], False
     if batch or empty:
         yield batch_of(batch)
+
+
+def _mean_abs(values: Any) -> str:
+    import numpy as np
+
+    values = values[~np.isnan(values)]
+    return format(float(np.abs(values).mean()), ".4g") if len(values) else "-"
 
 
 def summary(table: Any, computed: dict[str, int] | None = None) -> str:
@@ -416,7 +489,7 @@ def summary(table: Any, computed: dict[str, int] | None = None) -> str:
     status = np.array(table["status"], dtype=object)
     instance = np.array(table["instance"])
     nodes, leaves, seconds = numbers("nodes"), numbers("leaves"), numbers("seconds")
-    finished = np.isin(status, ["ok", "unverified", "mismatch"])
+    finished = np.isin(status, ["ok", "unverified", "mismatch", "approx"])
     algorithm = table["algorithm"]
     no_table = np.array([not (present(t) and t) for t in table.get("tt") or [None] * len(status)])
     is_ex = finished & (np.array(algorithm, dtype=object) == "expectimax") & no_table
@@ -436,7 +509,9 @@ def summary(table: Any, computed: dict[str, int] | None = None) -> str:
     regret = table.get("regret") or none
     scored = [i for i, o in enumerate(optimal) if present(o)]
     quality = ("% optimal [95% CI]", "mean regret [95% CI]") if scored else ()
-    lines = [(*header, "% expectimax leaves", "median s", *quality)]
+    error = numbers("value_error") if table.get("value_error") else np.full(len(status), np.nan)
+    inexact = ("approx", "mean |value error|") if (status == "approx").any() else ()
+    lines = [(*header, *inexact, "% expectimax leaves", "median s", *quality)]
 
     def median(values: Any, fmt: str) -> str:
         values = values[~np.isnan(values)]
@@ -458,6 +533,14 @@ def summary(table: Any, computed: dict[str, int] | None = None) -> str:
                 str(int((status[at] == "ok").sum())),
                 median(nodes[at], ".0f"),
                 median(leaves[at], ".0f"),
+                *(
+                    (
+                        str(int((status[at] == "approx").sum())),
+                        _mean_abs(error[at]),
+                    )
+                    if inexact
+                    else ()
+                ),
                 pct,
                 median(seconds[at], ".3g"),
                 *(

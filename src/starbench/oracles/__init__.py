@@ -41,10 +41,12 @@ def _pig_applies(game: Any) -> bool:
     return applies(game)
 
 
-def _pig_build(game: Any, folder: Path | None = None, recompute: bool = False) -> Oracle:
+def _pig_build(
+    game: Any, folder: Path | None = None, recompute: bool = False, replace_stale: bool = False
+) -> Oracle:
     from starbench.oracles.pig import build
 
-    return build(game, folder, recompute)
+    return build(game, folder, recompute, replace_stale)
 
 
 ORACLES: dict[str, OracleEntry] = {
@@ -69,17 +71,24 @@ def find(game: str, key: str = "oracle") -> OracleEntry | None:
 
 
 def oracle_for(
-    game: str, *, folder: Path | None = None, recompute: bool = False, key: str = "oracle"
+    game: str,
+    *,
+    folder: Path | None = None,
+    recompute: bool = False,
+    key: str = "oracle",
+    replace_stale: bool = False,
 ) -> Oracle:
     """The oracle of ``game`` (an OpenSpiel game string), loaded from its cache or computed and
-    cached; ``InputError`` naming ``key`` where no oracle solves the game."""
+    cached; ``InputError`` naming ``key`` where no oracle solves the game, and for a stale
+    cache unless ``replace_stale`` (then it is recomputed, with one line saying so)."""
     from starbench.games.source import OPENSPIEL_PREFIX, load_openspiel
 
     entry = find(game, key)
     if entry is None:
         known = ", ".join(ORACLES)
         raise InputError(f"{key}: no exact oracle for {game!r} (oracles: {known})")
-    return entry.build(load_openspiel(game.removeprefix(OPENSPIEL_PREFIX), key), folder, recompute)
+    loaded = load_openspiel(game.removeprefix(OPENSPIEL_PREFIX), key)
+    return entry.build(loaded, folder, recompute, replace_stale)
 
 
 __all__ = ["ORACLES", "Oracle", "OracleEntry", "cache_dir", "find", "oracle_for"]

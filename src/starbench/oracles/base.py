@@ -9,7 +9,9 @@ most ``tolerance`` are both optimal.
 Cache files (``cache_dir()``, ``$STARBENCH_ORACLE_CACHE`` or ``~/.cache/starbench/oracles``)
 are numpy ``.npz`` archives with a JSON header naming the oracle, the game string it solves, its
 parameters, its tolerance and the starbench version that computed it; a file whose game or
-version differs from the request is refused in one line, never silently used.
+version differs from the request is refused in one line, never silently used (where an oracle
+is used on the way, by a run, a sampler or a match, a stale file is recomputed and replaced,
+with one line saying so).
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ from starbench.errors import InputError
 
 #: The cache format's version (the header's ``format``).
 CACHE_FORMAT = 1
+
+
+class StaleCache(InputError):
+    """A cache file of the right game made by another starbench version or cache format."""
 
 
 class Oracle(ABC):
@@ -119,7 +125,7 @@ def load(path: Path, name: str, game: str) -> tuple[dict[str, Any], dict[str, np
             f"{name!r} for {game!r}; {again}"
         )
     if head.get("format") != CACHE_FORMAT or head.get("starbench_version") != _version():
-        raise InputError(
+        raise StaleCache(
             f"{path}: made by starbench {head.get('starbench_version')} (cache format "
             f"{head.get('format')}), this is starbench {_version()} (format {CACHE_FORMAT}): "
             f"stale; {again}"

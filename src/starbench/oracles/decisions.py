@@ -49,7 +49,7 @@ def game_oracle(game: str) -> Any:
 
     if find(game, "tree.game") is None:
         return None
-    return oracle_for(game, key="tree.game")
+    return oracle_for(game, key="tree.game", replace_stale=True)
 
 
 def game_row(oracle: Any, source: Any, best_move: int | None) -> dict[str, Any]:

@@ -243,8 +243,12 @@ def applies(game: Any) -> bool:
     return game.get_type().short_name == "pig"
 
 
-def build(game: Any, folder: Any = None, recompute: bool = False) -> PigOracle:
-    """The oracle of a loaded pig game: from its cache, else computed and cached."""
+def build(
+    game: Any, folder: Any = None, recompute: bool = False, replace_stale: bool = False
+) -> PigOracle:
+    """The oracle of a loaded pig game: from its cache, else computed and cached
+    (``replace_stale``: a stale cache is recomputed, with one line on stderr, instead of
+    refused)."""
     params = game.get_parameters()
     if int(params["players"]) != 2:
         raise InputError(
@@ -254,7 +258,15 @@ def build(game: Any, folder: Any = None, recompute: bool = False) -> PigOracle:
     name = canonical(params)
     path = base.cache_path("pig", name, folder)
     if path.exists() and not recompute:
-        head, arrays = base.load(path, "pig", name)
+        try:
+            head, arrays = base.load(path, "pig", name)
+        except base.StaleCache as e:
+            if not replace_stale:
+                raise
+            import sys
+
+            sys.stderr.write(f"starbench: {str(e).split(';')[0]}; recomputed\n")
+            return build(game, folder, recompute=True)
         return PigOracle(
             game,
             arrays["P"],

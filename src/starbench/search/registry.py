@@ -1,8 +1,9 @@
 """The registry of algorithms: public name -> class, parameters and what the name fixes.
 
 Names are exactly ``minimax``, ``alphabeta``, ``expectimax``, ``star1``, ``star2``,
-``star2.5-cyclic`` and ``star2.5-sequential``.  A spec string names an algorithm and optionally
-its parameters: ``star2.5-cyclic:k=3,after_probe=research``.
+``star2.5-cyclic`` and ``star2.5-sequential`` (exact), and ``expectimax-ss``, ``star1-ss`` and
+``star2-ss`` (sparse sampling, inexact: ``starbench.search.sampling``).  A spec string names
+an algorithm and optionally its parameters: ``star2.5-cyclic:k=3,after_probe=research``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from starbench.search.alphabeta import AlphaBeta
 from starbench.search.base import Search
 from starbench.search.expectimax import Expectimax
 from starbench.search.minimax import Minimax
+from starbench.search.sampling import ExpectimaxSS, Star1SS, Star2SS
 from starbench.search.star1 import Star1
 from starbench.search.star2 import AFTER_PROBE, Star2
 from starbench.search.transposition import BYTES_PER_ENTRY, MAX_BITS
@@ -36,6 +38,16 @@ def _int_at_least_0(name: str, v: Any) -> int:
     if not isinstance(v, int) or v < 0:
         raise InputError(f"{name} must be an integer >= 0, got {v!r}")
     return v
+
+
+def _int_at_least_1(name: str, v: Any) -> int:
+    try:
+        n = _int_at_least_0(name, v)
+    except InputError:
+        n = 0
+    if n < 1:
+        raise InputError(f"{name} must be an integer >= 1, got {v!r}")
+    return n
 
 
 def _tt_bits(name: str, v: Any) -> int:
@@ -81,6 +93,13 @@ class AlgorithmInfo:
     fixed: dict[str, Any] = field(default_factory=dict)
     chance: bool = True  # applies to trees with chance nodes
     doc: str = ""
+    #: the value is the full tree's expectimax value (an inexact algorithm's rows are
+    #: ``approx``, measured by their ``value_error``, never a mismatch against expectimax)
+    exact: bool = True
+    #: the algorithm whose value a row must equal on the same tree (with the same key
+    #: parameters besides ``k``, ``after_probe`` and ``probe_full_window``): expectimax for the
+    #: exact family, ``expectimax-ss`` with the same ``samples`` for sparse sampling
+    reference: str = "expectimax"
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """Checked parameters with defaults filled in (only this algorithm's own)."""
@@ -149,6 +168,13 @@ TT_NODES = Param(
     "with tt: which nodes use the table, all (decision and chance nodes) or decision (MAX and "
     "MIN nodes only, the table of alpha-beta programs)",
 )
+SAMPLES = Param(
+    "samples",
+    8,
+    _int_at_least_1,
+    "outcomes drawn (with replacement, by their probabilities) at every chance node, weight "
+    "1/samples each (Lanctot et al. 2013)",
+)
 TT_PROBE = Param(
     "tt_probe",
     False,
@@ -171,6 +197,7 @@ KEY_PARAMS: tuple[str, ...] = (
     TT_CHANCE.name,
     TT_PROBE.name,
     TT_NODES.name,
+    SAMPLES.name,
 )
 
 #: Parameters that have an effect only together with another: (parameter, its value without
@@ -260,6 +287,31 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             (K, AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE),
             {"probing": "sequential"},
             doc="Star2.5, sequential probing",
+        ),
+        AlgorithmInfo(
+            "expectimax-ss",
+            ExpectimaxSS,
+            (SAMPLES,),
+            doc="expectimax on the sparsely sampled tree (Lanctot et al. 2013); inexact",
+            exact=False,
+            reference="expectimax-ss",
+        ),
+        AlgorithmInfo(
+            "star1-ss",
+            Star1SS,
+            (SAMPLES,),
+            doc="Star1 on the sparsely sampled tree (Lanctot et al. 2013); inexact",
+            exact=False,
+            reference="expectimax-ss",
+        ),
+        AlgorithmInfo(
+            "star2-ss",
+            Star2SS,
+            (AFTER, FULL, SAMPLES),
+            {"k": 1, "probing": "cyclic"},
+            doc="Star2 on the sparsely sampled tree (Lanctot et al. 2013); inexact",
+            exact=False,
+            reference="expectimax-ss",
         ),
     )
 }
@@ -386,6 +438,11 @@ class AlgorithmSpec:
     @property
     def own(self) -> dict[str, Any]:
         return dict(self.params)
+
+    @property
+    def exact(self) -> bool:
+        """Is the value the full tree's expectimax value (else: ``approx`` rows)?"""
+        return self.info.exact
 
     @property
     def settings(self) -> dict[str, Any]:
