@@ -55,6 +55,9 @@ TT_CONFIGS = [
     ("star2", {"tt": 2, "tt_chance": True, "tt_probe": True, "after_probe": "research"}),
     ("star2.5-cyclic", {"k": 3, "tt": 12, "tt_chance": True, "tt_probe": True}),
     ("star2.5-sequential", {"k": 2, "tt": 3, "tt_chance": True, "tt_probe": True}),
+    # entries searched deeper answer too (tt_depth=deeper; inexact where depths differ)
+    ("expectimax", {"tt": 12, "tt_depth": "deeper"}),
+    ("star2", {"tt": 3, "tt_chance": True, "tt_probe": True, "tt_depth": "deeper"}),
     # the table at decision nodes only (tt_nodes=decision)
     ("expectimax", {"tt": 12, "tt_nodes": "decision"}),
     ("star1", {"tt": 12, "tt_nodes": "decision", "tt_chance": True}),

@@ -128,3 +128,35 @@ def test_the_compiled_engine_does_not_serve_sampling():
     with pytest.raises(InputError, match="expectimax-ss"):
         search(t, "expectimax-ss", engine="compiled")
     assert search(t, "expectimax-ss").params["samples"] == 8
+
+
+def test_the_deeper_entry_rule_makes_a_request_inexact(tmp_path):
+    """``tt_depth=deeper``: an entry searched at least as deep answers a node (as game
+    programs let it); on pig, where a state recurs with fewer plies left, that changes
+    fixed-depth values, so its rows are approx with their error, never a mismatch."""
+    pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
+    from starbench.errors import InputError
+    from starbench.search.registry import resolve
+    from test_runner import cli_run
+
+    assert not resolve("star2", {"tt": 12, "tt_depth": "deeper"}).exact
+    assert resolve("star2", {"tt": 12}).exact
+    with pytest.raises(InputError, match="tt_depth=deeper needs a table"):
+        resolve("expectimax", {"tt_depth": "deeper"})
+    out = tmp_path / "cell"
+    deep = "expectimax:tt=12,tt_depth=deeper,star2:tt=12,tt_depth=deeper"
+    algos = f"algorithms=[expectimax,expectimax:tt=12,{deep}]"
+    p = cli_run(
+        "tree=game",
+        "tree.game='pig(winscore=10)'",
+        "tree.depth=5",
+        "trees=10",
+        algos,
+        f"hydra.run.dir={out}",
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stderr
+    df = pd.read_parquet(out / "table.parquet")
+    deeper = df["tt_depth"] == "deeper"
+    assert set(df[deeper]["status"]) == {"approx"} and set(df[~deeper]["status"]) == {"ok"}
+    assert (df[deeper]["value_error"] != 0).any()

@@ -275,6 +275,7 @@ def run(
         tt.chance,
         tt.probe,
         tt.decision_only,
+        tt.deeper,
     )
     if (table is not None) not in _WARMED:  # its first use here: compiled outside the timing
         warm_up({table is not None})
@@ -366,7 +367,9 @@ def warm_up(forms: Any = None) -> float:
     for table in todo:
         _WARMED.add(table)
         ct = CompiledTree.from_regular(_TINY, 0, 0)
-        opts = Options(int(PROBING), ct.L, ct.U, -1, True, ct.levels, 1, 1, False, False, False)
+        opts = Options(
+            int(PROBING), ct.L, ct.U, -1, True, ct.levels, 1, 1, False, False, False, False
+        )
         entry(
             tuple(opts),
             tuple(ct.tree),

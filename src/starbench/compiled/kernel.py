@@ -283,12 +283,12 @@ def tt_move(t_key, t_depth, t_move, key):
 
 
 @njit(cache=True)
-def tt_probe(t_key, t_depth, stats, key, depth):
+def tt_probe(t_key, t_depth, stats, key, depth, deeper):
     """``TranspositionTable.probe`` counted (``Search._tt_answer``'s lookup): the slot of the
-    entry of ``key`` at ``depth``, or -1."""
+    entry of ``key`` at ``depth`` (``deeper``: or deeper, ``tt_depth=deeper``), or -1."""
     stats[S_TTP] += 1
     s = key & np.uint64(len(t_key) - 1)
-    if t_depth[s] == depth and t_key[s] == key:
+    if (t_depth[s] == depth or (deeper and t_depth[s] > depth)) and t_key[s] == key:
         stats[S_TTH] += 1
         return np.int64(s)
     return np.int64(-1)
@@ -347,7 +347,8 @@ def by_hint(h, m):
 #: the kernels to compile by four (measured: 8 specializations took 104 s CPU in all).
 Options = namedtuple(
     "Options",
-    "algo L U budget lazy levels max_arity max_depth tt_chance probe_by_table decision_only",
+    "algo L U budget lazy levels max_arity max_depth tt_chance probe_by_table decision_only "
+    "tt_deeper",
 )
 LazyTree = namedtuple(
     "LazyTree",
@@ -376,6 +377,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     levels, max_arity, max_depth = opts.levels, opts.max_arity, opts.max_depth
     tt_chance, probe_by_table = opts.tt_chance, opts.probe_by_table
     tt_decision_only = opts.decision_only
+    tt_deeper = opts.tt_deeper  # an entry searched deeper answers too (tt_depth=deeper)
     # Every array the steps use is a *borrowed* view (``borrow``): numba updates no reference
     # count when a step uses it.  The arguments are owned by the caller; the stack's arrays are
     # rows of a few owner arrays (one per element type and shape), kept alive to the end (``keep``).
@@ -542,7 +544,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             f_key[e] = ckey
             mode = f_mode[e]
             if mode != PROBE:
-                s = tt_probe(t_key, t_depth, stats, ckey, tt_depth(f_level[d] + 1))
+                s = tt_probe(t_key, t_depth, stats, ckey, tt_depth(f_level[d] + 1), tt_deeper)
                 if s >= 0:
                     lower = t_lo[s]
                     upper = t_hi[s]
@@ -736,7 +738,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                     ckey = c_id[d, j]
                 else:
                     ckey = lazy_child(f_id[d], f_ps[d], j, version, tseed, incremental, r1d)[0]
-                s = tt_probe(t_key, t_depth, stats, ckey, cdepth)
+                s = tt_probe(t_key, t_depth, stats, ckey, cdepth, tt_deeper)
                 if s >= 0:
                     if t_lo[s] > L:
                         lo[d, j] = t_lo[s]

@@ -45,6 +45,7 @@ FIELDS: tuple[str, ...] = (
     "tt_probe",
     "tt_nodes",
     "samples",
+    "tt_depth",
     "engine",
     "run_status",
     "error",
@@ -177,11 +178,12 @@ Verified = tuple[Any, str, Any, Any, Any, dict[str, Any]]
 
 
 def _exact_request(row: Any) -> bool:
-    """Is the row's algorithm exact (``AlgorithmInfo.exact``; an unknown plugin's: yes)?"""
+    """Is the row's request exact: its algorithm (``AlgorithmInfo.exact``; an unknown
+    plugin's: yes), without ``tt_depth=deeper``?"""
     from starbench.search.registry import ALGORITHMS
 
     info = ALGORITHMS.get(row["algorithm"])
-    return info is None or info.exact
+    return (info is None or info.exact) and row.get("tt_depth") != "deeper"
 
 
 def _family_reference(r: Any, done: list[Any]) -> Any:
@@ -189,7 +191,10 @@ def _family_reference(r: Any, done: list[Any]) -> Any:
     ``samples``), or None."""
     from starbench.search.registry import ALGORITHMS
 
-    name = ALGORITHMS[r["algorithm"]].reference
+    info = ALGORITHMS[r["algorithm"]]
+    if info.exact:  # an exact algorithm made inexact by a parameter: no family of its own
+        return None
+    name = info.reference
     return next(
         (
             x
@@ -298,6 +303,7 @@ REST = (
     "tt_chance",
     "tt_probe",
     "tt_nodes",
+    "tt_depth",
     "samples",
     "game",
     "position",

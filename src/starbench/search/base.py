@@ -66,6 +66,7 @@ class Search:
         time_budget: float | None = None,
         tt: int = 0,
         tt_nodes: str = "all",
+        tt_depth: str = "equal",
         table: TranspositionTable | None = None,
         **params: Any,
     ):
@@ -112,6 +113,8 @@ class Search:
         self.tt_probes = self.tt_hits = self.tt_cutoffs = 0
         self.tt = tt
         self.tt_nodes = tt_nodes
+        self.tt_depth = tt_depth
+        self.tt_deeper = tt_depth == "deeper"  # an entry searched deeper answers too
         self._tt_chance_nodes = tt_nodes == "all"  # chance nodes looked up and stored too
         self.table: TranspositionTable | None = None
         self._hint: int | None = None  # the table's best move for the node being entered
@@ -131,7 +134,7 @@ class Search:
 
     @property
     def params(self) -> dict[str, Any]:
-        return {"tt": self.tt}
+        return {"tt": self.tt, "tt_depth": self.tt_depth}
 
     # ------------------------------------------------------------------ transposition table
     def _tt_search(self, node: Any, alpha: Any, beta: Any) -> Any:
@@ -160,7 +163,7 @@ class Search:
         An answered node is entered (counted) here."""
         assert self.table is not None
         self.tt_probes += 1
-        e = self.table.probe(key, depth)
+        e = self.table.probe(key, depth, self.tt_deeper)
         if e is None:
             return None
         self.tt_hits += 1

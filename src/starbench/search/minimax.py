@@ -20,4 +20,4 @@ class Minimax(Expectimax):
 
     @property
     def params(self) -> dict[str, Any]:
-        return {"tt": self.tt}  # no chance nodes: the table's ``tt_nodes`` does not apply
+        return {"tt": self.tt, "tt_depth": self.tt_depth}  # no chance: no ``tt_nodes``

@@ -175,6 +175,13 @@ SAMPLES = Param(
     "outcomes drawn (with replacement, by their probabilities) at every chance node, weight "
     "1/samples each (Lanctot et al. 2013)",
 )
+TT_DEPTH = Param(
+    "tt_depth",
+    "equal",
+    _choice(("equal", "deeper")),
+    "with tt: which entries answer a node, equal (searched to the same depth: exact) or deeper "
+    "(searched at least as deep, as game programs do: inexact at a fixed depth, rows approx)",
+)
 TT_PROBE = Param(
     "tt_probe",
     False,
@@ -186,7 +193,9 @@ TT_PROBE = Param(
 #: Parameters added after results were stored, with their defaults: a result row stores such a
 #: parameter (and a label shows it) only where it differs from its default, so rows stored
 #: before it existed keep their keys.
-LATE_PARAMS: dict[str, Any] = {p.name: p.default for p in (FULL, TT, TT_CHANCE, TT_PROBE, TT_NODES)}
+LATE_PARAMS: dict[str, Any] = {
+    p.name: p.default for p in (FULL, TT, TT_CHANCE, TT_PROBE, TT_NODES, TT_DEPTH)
+}
 #: The parameters that key a row besides (instance, algorithm), in the key's order: every
 #: parameter that changes a search's counters (a new one joins here and in ``LATE_PARAMS``).
 KEY_PARAMS: tuple[str, ...] = (
@@ -198,6 +207,7 @@ KEY_PARAMS: tuple[str, ...] = (
     TT_PROBE.name,
     TT_NODES.name,
     SAMPLES.name,
+    TT_DEPTH.name,
 )
 
 #: Parameters that have an effect only together with another: (parameter, its value without
@@ -207,6 +217,7 @@ KEY_PARAMS: tuple[str, ...] = (
 NEEDS: tuple[tuple[str, Any, str, Callable[[Any], bool], str], ...] = (
     (TT_CHANCE.name, True, TT.name, lambda v: bool(v), "a table (tt > 0)"),
     (TT_NODES.name, "decision", TT.name, lambda v: bool(v), "a table (tt > 0)"),
+    (TT_DEPTH.name, "deeper", TT.name, lambda v: bool(v), "a table (tt > 0)"),
     (TT_PROBE.name, True, TT_CHANCE.name, lambda v: bool(v), "tt_chance=true"),
     (TT_PROBE.name, True, "k", lambda v: v is None or v > 0, "a probe phase (k > 0)"),
 )
@@ -261,30 +272,35 @@ def label(name: str, params: Any, others: dict[str, Any] | None = None) -> str:
 ALGORITHMS: dict[str, AlgorithmInfo] = {
     a.name: a
     for a in (
-        AlgorithmInfo("minimax", Minimax, (TT,), chance=False, doc="exhaustive minimax"),
-        AlgorithmInfo("alphabeta", AlphaBeta, (TT,), chance=False, doc="fail-soft alpha-beta"),
+        AlgorithmInfo("minimax", Minimax, (TT, TT_DEPTH), chance=False, doc="exhaustive minimax"),
         AlgorithmInfo(
-            "expectimax", Expectimax, (TT, TT_NODES), doc="exhaustive expectimax (Michie 1966)"
+            "alphabeta", AlphaBeta, (TT, TT_DEPTH), chance=False, doc="fail-soft alpha-beta"
         ),
-        AlgorithmInfo("star1", Star1, (TT, TT_NODES, TT_CHANCE), doc="Ballard's Star1"),
+        AlgorithmInfo(
+            "expectimax",
+            Expectimax,
+            (TT, TT_NODES, TT_DEPTH),
+            doc="exhaustive expectimax (Michie 1966)",
+        ),
+        AlgorithmInfo("star1", Star1, (TT, TT_NODES, TT_CHANCE, TT_DEPTH), doc="Ballard's Star1"),
         AlgorithmInfo(
             "star2",
             Star2,
-            (AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE),
+            (AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE, TT_DEPTH),
             {"k": 1, "probing": "cyclic"},
             doc="Ballard's Star2 (one probe per successor)",
         ),
         AlgorithmInfo(
             "star2.5-cyclic",
             Star2,
-            (K, AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE),
+            (K, AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE, TT_DEPTH),
             {"probing": "cyclic"},
             doc="Star2.5, cyclic probing",
         ),
         AlgorithmInfo(
             "star2.5-sequential",
             Star2,
-            (K, AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE),
+            (K, AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE, TT_DEPTH),
             {"probing": "sequential"},
             doc="Star2.5, sequential probing",
         ),
@@ -406,6 +422,7 @@ class TableSettings:
     decision_only: bool = False  # tt_nodes=decision
     chance: bool = False  # tt_chance
     probe: bool = False  # tt_probe
+    deeper: bool = False  # tt_depth=deeper
 
 
 @dataclass(frozen=True)
@@ -441,8 +458,9 @@ class AlgorithmSpec:
 
     @property
     def exact(self) -> bool:
-        """Is the value the full tree's expectimax value (else: ``approx`` rows)?"""
-        return self.info.exact
+        """Is the value the full tree's expectimax value (else: ``approx`` rows)?  An inexact
+        algorithm, or an exact one with ``tt_depth=deeper``."""
+        return self.info.exact and self.own.get("tt_depth", "equal") != "deeper"
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -490,6 +508,7 @@ class AlgorithmSpec:
             s.get("tt_nodes") == "decision",
             bool(s.get("tt_chance")),
             bool(s.get("tt_probe")),
+            s.get("tt_depth") == "deeper",
         )
 
     def make(self, tree: Any, **options: Any) -> Search:

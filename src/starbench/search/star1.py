@@ -69,7 +69,7 @@ class Star1(AlphaBeta):
                 continue
             key, depth = tree.transposition(child)
             self.tt_probes += 1
-            e = table.probe(key, depth)
+            e = table.probe(key, depth, self.tt_deeper)
             if e is not None:
                 self.tt_hits += 1
                 if e[2] > L:

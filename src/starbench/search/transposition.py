@@ -47,10 +47,11 @@ class TranspositionTable:
         self.mask = (1 << bits) - 1
         self.slots: list[Entry | None] = [None] * (1 << bits)
 
-    def probe(self, key: int, depth: int) -> Entry | None:
-        """The entry of ``key`` searched to exactly ``depth``, or None."""
+    def probe(self, key: int, depth: int, deeper: bool = False) -> Entry | None:
+        """The entry of ``key`` searched to exactly ``depth`` (``deeper``: or deeper, the rule
+        ``tt_depth=deeper``, which makes a fixed-depth search inexact), or None."""
         e = self.slots[key & self.mask]
-        if e is not None and e[0] == key and e[1] == depth:
+        if e is not None and e[0] == key and (e[1] == depth or (deeper and e[1] > depth)):
             return e
         return None
 
