@@ -58,41 +58,34 @@ def same_decisions(df: pd.DataFrame) -> bool:
 
 
 def decisions_table(df: pd.DataFrame) -> str:
-    """Markdown: per game, heuristic, sampler and depth, the decision quality (the same for
-    every algorithm when ``same_decisions`` holds, else per algorithm) and each algorithm's
-    mean nodes."""
+    """Markdown: per game, heuristic, sampler and depth, each algorithm's percent of optimal
+    decisions [95 % Wilson interval], mean regret and mean nodes."""
     q = quality(df)
     labels = list(dict.fromkeys(q["label"]))
-    one = same_decisions(df)
-    head = "| game | heuristic | positions from | depth | positions scored | "
-    head += "% optimal [95% CI] | mean regret [95% CI] | "
-    head += " | ".join(f"mean nodes: {lab}" for lab in labels) + " |"
-    lines = [head, "|---|---|---|---:|---:|---:|---:|" + "---:|" * len(labels)]
+    head = "| game | heuristic | positions from | depth | positions | "
+    head += " | ".join(f"{lab}: % optimal [95% CI] / mean regret / nodes" for lab in labels)
+    lines = [head + " |", "|---|---|---|---:|---:|" + "---:|" * len(labels)]
     for key, g in q.groupby(CONDITION, sort=True):
-        first = g.iloc[0]
-        cells = [
-            f"{first['pct_optimal']:.1f} [{first['pct_lo']:.1f}, {first['pct_hi']:.1f}]",
-            f"{first['regret']:.4f} [{first['regret_lo']:.4f}, {first['regret_hi']:.4f}]",
-        ]
-        if not one:
-            cells = [
-                "; ".join(f"{r['label']}: {r['pct_optimal']:.1f}" for _, r in g.iterrows()),
-                "; ".join(f"{r['label']}: {r['regret']:.4f}" for _, r in g.iterrows()),
-            ]
-        nodes = {r["label"]: f"{r['nodes']:.0f}" for _, r in g.iterrows()}
         game, heuristic, sampler, depth = key
+        by = {r["label"]: r for _, r in g.iterrows()}
+        cells = [
+            f"{r['pct_optimal']:.1f} [{r['pct_lo']:.1f}, {r['pct_hi']:.1f}] / "
+            f"{r['regret']:.4f} / {r['nodes']:.0f}"
+            if (r := by.get(lab)) is not None
+            else "-"
+            for lab in labels
+        ]
+        shown = "pig (to 100)" if game == "pig" else game
         lines.append(
-            f"| {game} | {heuristic} | {sampler} | {int(depth)} | {int(first['positions'])} | "
+            f"| {shown} | {heuristic} | {sampler} | {int(depth)} | {int(g['positions'].iloc[0])} | "
             + " | ".join(cells)
-            + " | "
-            + " | ".join(nodes.get(lab, "-") for lab in labels)
             + " |"
         )
     note = (
-        "Every algorithm chose a move of the same exact value at every position, so one "
-        "decision-quality column serves them all."
-        if one
-        else "The algorithms' decisions differ: decision quality per algorithm."
+        "Every algorithm chose a move of the same exact value at every position."
+        if same_decisions(df)
+        else "At some positions the algorithms chose moves of different exact value (moves "
+        "their searches tie on: each algorithm keeps the first best it proves)."
     )
     return "\n".join(lines) + f"\n\n{note}\n"
 
