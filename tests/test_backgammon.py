@@ -4,6 +4,8 @@ seeded start positions, the command line and one-line errors."""
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import subprocess
 import sys
@@ -281,43 +283,109 @@ def test_probes_count_probe_phases_and_bound_the_successes():
     assert s25.probes > 0 and s25.probe_cutoffs <= s25.probes
 
 
+_ROLLS = [(a, b, (1 if a == b else 2) / 36) for a in range(1, 7) for b in range(a, 7)]
+
+
+@functools.cache
+def _win(me: tuple[int, ...], opp: tuple[int, ...]) -> float:
+    """The exact win probability of the player on roll (checkers ``me`` on points 1-6) against
+    ``opp``, before the roll, both maximising it (gnubg's own move generation)."""
+    board = [list(opp) + [0] * 19, list(me) + [0] * 19]
+    total = 0.0
+    for a, b, p in _ROLLS:
+        best = 0.0
+        for key in gnubg.moves(board, a, b):
+            o, m = gnubg.board_from_position_key(key)
+            mine = tuple(m[:6])
+            best = max(best, 1.0 if not any(mine) else 1.0 - _win(tuple(o[:6]), mine))
+        total += p * best
+    return total
+
+
+def _sides(n: int) -> list[tuple[int, ...]]:
+    out = set()
+    for c in itertools.combinations_with_replacement(range(6), n):
+        t = [0] * 6
+        for i in c:
+            t[i] += 1
+        out.add(tuple(t))
+    return sorted(out)
+
+
+SMALL = _sides(1) + _sides(2)
+
+
 def test_gnubgs_bearoff_evaluation_is_exact_to_its_storage_on_small_bearoffs():
-    """What the docs say of backgammon and exact oracles: ``probabilities(board, p_bearoff)``
-    (gnubg's two-sided bear-off database) gives the win probability of an exact two-sided
-    solution (optimal play by win probability, gnubg's own move generation) to within its
-    16-bit storage, here on every position of at most two checkers a side on the home points;
-    no exact-oracle API beyond that is exposed, so starbench offers no backgammon oracle."""
-    import functools
-    import itertools
-
-    rolls = [(a, b, (1 if a == b else 2) / 36) for a in range(1, 7) for b in range(a, 7)]
-
-    @functools.cache
-    def win(me: tuple[int, ...], opp: tuple[int, ...]) -> float:  # me on roll
-        board = [list(opp) + [0] * 19, list(me) + [0] * 19]
-        total = 0.0
-        for a, b, p in rolls:
-            best = 0.0
-            for key in gnubg.moves(board, a, b):
-                o, m = gnubg.board_from_position_key(key)
-                mine = tuple(m[:6])
-                best = max(best, 1.0 if not any(mine) else 1.0 - win(tuple(o[:6]), mine))
-            total += p * best
-        return total
-
-    def sides(n: int) -> list[tuple[int, ...]]:
-        out = set()
-        for c in itertools.combinations_with_replacement(range(6), n):
-            t = [0] * 6
-            for i in c:
-                t[i] += 1
-            out.add(tuple(t))
-        return sorted(out)
-
-    small = sides(1) + sides(2)
+    """What the docs say of backgammon's oracle: ``probabilities(board, p_bearoff)`` (gnubg's
+    two-sided bear-off database) gives the win probability of an exact two-sided solution
+    (optimal play by win probability, gnubg's own move generation) to within its 16-bit
+    storage, on every position of at most two checkers a side on the home points."""
     worst = 0.0
-    for me in small:
-        for opp in small:
+    for me in SMALL:
+        for opp in SMALL:
             board = [list(opp) + [0] * 19, list(me) + [0] * 19]
-            worst = max(worst, abs(gnubg.probabilities(board, gnubg.p_bearoff)[0] - win(me, opp)))
+            worst = max(worst, abs(gnubg.probabilities(board, gnubg.p_bearoff)[0] - _win(me, opp)))
     assert worst < 5e-5, worst
+
+
+def test_the_bearoff_oracle_scores_moves_exactly():
+    """The oracle's value of every move, against the exact solution, on small bear-offs and
+    every roll; positions outside the database are not covered."""
+    from starbench.oracles import oracle_for
+
+    o = oracle_for("backgammon")
+    game = Backgammon()
+    worst = 0.0
+    for me in SMALL[::3]:
+        for opp in SMALL[::3]:
+            board = (tuple(list(opp) + [0] * 19), tuple(list(me) + [0] * 19))
+            for a, b, _p in _ROLLS[::4]:
+                s = BackgammonState(game, board, 0, (a, b))
+                assert o.covers(s)
+                for action, v in o.action_values(s).items():
+                    after = s.child(action).board  # (the mover, the opponent now on roll)
+                    mine, theirs = tuple(after[0][:6]), tuple(after[1][:6])
+                    exact = 1.0 if not any(mine) else -(2 * _win(theirs, mine) - 1)
+                    worst = max(worst, abs(v - exact))
+    assert worst < 1e-4, worst
+    start = game.state(None, (3, 1))
+    assert not o.covers(start)
+    with pytest.raises(InputError, match="not a bear-off position"):
+        o.action_values(start)
+
+
+def test_backgammon_rows_of_a_bearoff_are_scored(tmp_path):
+    from test_runner import cli_run
+
+    board = [[0] * 25, [0] * 25]
+    board[0][:3] = [1, 1, 1]
+    board[1][:6] = [0, 1, 0, 1, 1, 0]
+    position = gnubg.position_id(board)
+    out = tmp_path / "cell"
+    p = cli_run(
+        "tree=game",
+        "tree.game=backgammon",
+        f"tree.position={position}",
+        "tree.dice=2-1",
+        "tree.depth=1",
+        "trees=1",
+        f"hydra.run.dir={out}",
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stderr
+    import pandas as pd
+
+    df = pd.read_parquet(out / "table.parquet")
+    assert set(df["oracle"]) == {"backgammon-bearoff"} and df["decision_optimal"].notna().all()
+    assert (df["regret"] >= 0).all()
+
+
+def test_oracle_command_for_backgammon():
+    p = subprocess.run(
+        [sys.executable, "-m", "starbench", "oracle", "backgammon", "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stderr
+    info = json.loads(p.stdout)
+    assert info["oracle"] == "backgammon-bearoff" and "at most 6 checkers" in info["covers"]

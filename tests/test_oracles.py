@@ -181,7 +181,10 @@ def test_oracle_command(tmp_path):
     )
     assert "the player to move wins with probability" in text.stdout
     for game, why in (
-        ("tic_tac_toe", "GAME: no exact oracle for 'tic_tac_toe' (oracles: pig)"),
+        (
+            "tic_tac_toe",
+            "GAME: no exact oracle for 'tic_tac_toe' (oracles: pig, backgammon-bearoff)",
+        ),
         ("pig(players=3)", "GAME: pig(players=3): 3 players"),
         ("nosuchgame", "GAME: nosuchgame: no OpenSpiel game"),
     ):

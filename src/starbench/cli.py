@@ -200,12 +200,23 @@ def _cmd_oracle(args: argparse.Namespace) -> int:
     from starbench.games.source import GAMES_INSTALL, load_openspiel
     from starbench.oracles import base, oracle_for
 
-    try:
-        import pyspiel  # noqa: F401
-    except ImportError:
-        return fail(f"starbench oracle needs OpenSpiel: {GAMES_INSTALL}")
+    if args.game != "backgammon":
+        try:
+            import pyspiel  # noqa: F401
+        except ImportError:
+            return fail(f"starbench oracle needs OpenSpiel for {args.game}: {GAMES_INSTALL}")
     folder = Path(args.cache) if args.cache else None
     oracle = oracle_for(args.game, folder=folder, recompute=args.recompute, key="GAME")
+    if args.game == "backgammon":  # no value at the start: the oracle knows bear-offs only
+        info = {"game": oracle.game, "oracle": oracle.name, "units": oracle.units}
+        info.update(tolerance=oracle.tolerance, **oracle.describe())
+        if args.json:
+            print(json.dumps(info))
+            return 0
+        print(f"{oracle.game}: exact oracle {oracle.name!r} (the start is not a bear-off)")
+        for k, v in oracle.describe().items():
+            print(f"  {k}: {v}")
+        return 0
     state = load_openspiel(args.game.removeprefix("openspiel:"), "GAME").new_initial_state()
     value = oracle.value(state)
     info = {

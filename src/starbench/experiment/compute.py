@@ -182,7 +182,7 @@ class Instance:
             return {}
         s = self.settings
         assert isinstance(s.tree, GameSpec)
-        oracle = None if s.tree.backgammon else decisions.game_oracle(s.tree.game)
+        oracle = decisions.game_oracle(s.tree.game)
         return {
             "position": g.position,
             "dice": g.dice or None,
@@ -275,7 +275,7 @@ def execute(
     settings: RunSettings, pending: list[tuple[int, tuple[AlgorithmSpec, ...]]]
 ) -> Iterator[list[dict[str, Any]]]:
     """Yield the rows of each pending instance as it completes (in any order)."""
-    if isinstance(settings.tree, GameSpec) and not settings.tree.backgammon:
+    if isinstance(settings.tree, GameSpec):
         decisions.game_oracle(settings.tree.game)  # computed (and cached) once, before any worker
     if settings.n_jobs == 1 or len(pending) <= 1:
         for i, todo in pending:

@@ -3,15 +3,11 @@ the oracle of a game string (``oracle_for``).
 
 * ``pig``: OpenSpiel's pig for two players, any ``winscore``, solved by value iteration
   (``starbench.oracles.pig``; Neller and Presser 2004);
+* ``backgammon-bearoff``: backgammon (starbench's ``backgammon``, GNU Backgammon's engine)
+  bear-off positions with at most six checkers a side on the home points, from gnubg's
+  two-sided bear-off database (``starbench.oracles.backgammon``); other positions unscored;
 * random trees need no entry: their oracle is the exact full-depth expectimax of the tree, the
   ``expectimax`` row of the same instance (``starbench.oracles.decisions``).
-
-Backgammon has none: ``gnubg-nn`` ships GNU Backgammon's two-sided bear-off database
-(``gnubg_ts0.bd``: both sides' checkers on their six home points, a few each, values stored in
-16 bits) but reads it only through its position evaluator (``probabilities(board,
-p_bearoff)``), and larger bear-offs through one-sided data (an approximation).
-``tests/test_backgammon.py`` checks the evaluator against an exact two-sided solution on every
-position of at most two checkers a side; an oracle over it is not built.
 """
 
 from __future__ import annotations
@@ -49,12 +45,24 @@ def _pig_build(
     return build(game, folder, recompute, replace_stale)
 
 
+def _bearoff_build(*args: Any, **kw: Any) -> Oracle:
+    from starbench.oracles.backgammon import build
+
+    return build()
+
+
 ORACLES: dict[str, OracleEntry] = {
     "pig": OracleEntry(
         "pig",
         "OpenSpiel's pig (two players, any winscore), value iteration",
         _pig_applies,
         _pig_build,
+    ),
+    "backgammon-bearoff": OracleEntry(
+        "backgammon-bearoff",
+        "backgammon bear-offs of at most six checkers a side (gnubg's two-sided database)",
+        lambda game: game == "backgammon",
+        _bearoff_build,
     ),
 }
 
@@ -64,10 +72,12 @@ def find(game: str, key: str = "oracle") -> OracleEntry | None:
     game string is an ``InputError`` naming ``key``."""
     from starbench.games.source import OPENSPIEL_PREFIX, load_openspiel
 
-    if game == "backgammon":
-        return None
+    if game == "backgammon":  # starbench's own game source (GNU Backgammon's engine)
+        return ORACLES["backgammon-bearoff"]
     loaded = load_openspiel(game.removeprefix(OPENSPIEL_PREFIX), key)
-    return next((e for e in ORACLES.values() if e.applies(loaded)), None)
+    return next(
+        (e for n, e in ORACLES.items() if n != "backgammon-bearoff" and e.applies(loaded)), None
+    )
 
 
 def oracle_for(
@@ -87,6 +97,8 @@ def oracle_for(
     if entry is None:
         known = ", ".join(ORACLES)
         raise InputError(f"{key}: no exact oracle for {game!r} (oracles: {known})")
+    if entry.name == "backgammon-bearoff":
+        return entry.build()
     loaded = load_openspiel(game.removeprefix(OPENSPIEL_PREFIX), key)
     return entry.build(loaded, folder, recompute, replace_stale)
 

@@ -56,6 +56,8 @@ def game_row(oracle: Any, source: Any, best_move: int | None) -> dict[str, Any]:
     """The decision columns of a game row: the root state of ``source`` (a ``GameSource``)
     and the root child ``best_move`` (None: the search did not finish)."""
     state, _ = source.tree.root
+    if not getattr(oracle, "covers", lambda s: True)(state):
+        return EMPTY  # a position the oracle does not know (backgammon: not a bear-off)
     if state.is_chance_node():
         return scored(oracle.name, oracle.value_for(state, source.tree.root_player), None, None)
     values = oracle.action_values(state)
