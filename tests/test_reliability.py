@@ -193,10 +193,11 @@ def test_held_rows_and_the_journal_are_small(tmp_path):
     finally:
         tracemalloc.stop()
     assert outcome.rows == 6000
-    # (300 bytes before the six decision fields, ``oracles.decisions``: null in most rows, an
-    # exhaustive row's root values)
-    assert (tmp_path / "cell" / "rows.jsonl").stat().st_size / outcome.rows < 330
-    assert peak / outcome.rows < 2500, peak / outcome.rows
+    # (300 bytes and 2,500 before the decision fields, ``oracles.decisions``, and the key
+    # parameters of the inexact algorithms: null in most rows; an exhaustive row's root values)
+    size = (tmp_path / "cell" / "rows.jsonl").stat().st_size / outcome.rows
+    assert size < 350, size
+    assert peak / outcome.rows < 3300, peak / outcome.rows
 
 
 # --------------------------------------------------------------------------- 7: orphans

@@ -160,3 +160,46 @@ def test_the_deeper_entry_rule_makes_a_request_inexact(tmp_path):
     deeper = df["tt_depth"] == "deeper"
     assert set(df[deeper]["status"]) == {"approx"} and set(df[~deeper]["status"]) == {"ok"}
     assert (df[deeper]["value_error"] != 0).any()
+
+
+# --------------------------------------------------------------------------- mcts
+def test_mcts_finds_the_best_move_of_small_trees_and_is_reproducible():
+    spec = RegularTreeSpec(branching=3, chance_arity=3, depth=2)
+    agree = 0
+    for i in range(10):
+        t = RegularTree(spec, 0, i)
+        e = search(t, "expectimax")
+        m = search(t, "mcts", iterations=2000)
+        assert m.stats.nodes == 2000 * 4  # root, move, outcome, leaf: every walk counted
+        assert m.stats.leaves == 2000 and m.params["iterations"] == 2000
+        assert search(t, "mcts", iterations=2000).value == m.value  # seeded
+        assert search(t, "mcts", iterations=2000, mcts_seed=1).value != m.value
+        agree += m.best_move in e.tied_moves
+    assert agree >= 9
+
+
+def test_mcts_rows_are_approx_and_its_parameters_key_them(tmp_path):
+    from test_runner import cli_run
+
+    out = tmp_path / "cell"
+    algos = "algorithms=[expectimax,mcts:iterations=200,mcts:iterations=200,mcts_seed=1]"
+    p = cli_run(algos, "trees=6", f"hydra.run.dir={out}", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    df = pd.read_parquet(out / "table.parquet")
+    m = df[df["algorithm"] == "mcts"]
+    assert set(m["status"]) == {"approx"} and len(m) == 12
+    assert set(m["mcts_seed"]) == {0, 1} and set(m["iterations"]) == {200}
+    assert m["value_error"].notna().all() and m["decision_agrees"].notna().all()
+
+
+def test_mcts_on_pig_under_a_node_budget():
+    pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
+    from starbench.engines import run
+    from starbench.games.spec import GameSpec
+    from starbench.search.registry import resolve
+
+    tree = GameSpec(game="pig(winscore=20)", depth=4).source(0, 3, False).tree
+    r = search(tree, "mcts", iterations=300)
+    assert r.best_move is not None and tree.L <= r.value <= tree.U
+    stopped = run(resolve("mcts", {"iterations": 10**6}), tree, engine="python", node_budget=500)
+    assert stopped.status == "budget_exceeded" and stopped.stats.nodes == 501

@@ -100,6 +100,8 @@ def solve(
     families: dict[Any, SearchResult] = {}
     for r in results:
         info = ALGORITHMS.get(r.algorithm)
+        if info is not None and not info.exact and info.reference is None:
+            continue  # an estimate (MCTS): no other result must equal it
         family = (
             "exact" if info is None or info.exact else (info.reference, r.params.get("samples"))
         )

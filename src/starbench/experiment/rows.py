@@ -46,6 +46,9 @@ FIELDS: tuple[str, ...] = (
     "tt_nodes",
     "samples",
     "tt_depth",
+    "iterations",
+    "exploration",
+    "mcts_seed",
     "engine",
     "run_status",
     "error",
@@ -192,7 +195,7 @@ def _family_reference(r: Any, done: list[Any]) -> Any:
     from starbench.search.registry import ALGORITHMS
 
     info = ALGORITHMS[r["algorithm"]]
-    if info.exact:  # an exact algorithm made inexact by a parameter: no family of its own
+    if info.exact or info.reference is None:  # made inexact by a parameter, or MCTS: no family
         return None
     name = info.reference
     return next(
@@ -305,6 +308,9 @@ REST = (
     "tt_nodes",
     "tt_depth",
     "samples",
+    "iterations",
+    "exploration",
+    "mcts_seed",
     "game",
     "position",
     "dice",
@@ -391,6 +397,7 @@ def table_dtypes() -> dict[str, str]:
     dt.update(tt_chance="boolean", tt_probe="boolean", decision_optimal="boolean")
     dt.update(oracle_value="float64", chosen_oracle_value="float64", regret="float64")
     dt.update(value_error="float64", decision_agrees="boolean", samples="Int64")
+    dt.update(iterations="Int64", exploration="float64", mcts_seed="Int64")
     return {c: dt[c] for c in order}
 
 

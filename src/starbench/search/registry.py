@@ -18,6 +18,7 @@ from starbench.limits import MAX_ALGORITHMS
 from starbench.search.alphabeta import AlphaBeta
 from starbench.search.base import Search
 from starbench.search.expectimax import Expectimax
+from starbench.search.mcts import MCTS
 from starbench.search.minimax import Minimax
 from starbench.search.sampling import ExpectimaxSS, Star1SS, Star2SS
 from starbench.search.star1 import Star1
@@ -98,8 +99,9 @@ class AlgorithmInfo:
     exact: bool = True
     #: the algorithm whose value a row must equal on the same tree (with the same key
     #: parameters besides ``k``, ``after_probe`` and ``probe_full_window``): expectimax for the
-    #: exact family, ``expectimax-ss`` with the same ``samples`` for sparse sampling
-    reference: str = "expectimax"
+    #: exact family, ``expectimax-ss`` with the same ``samples`` for sparse sampling; None: an
+    #: inexact algorithm no other row must equal (MCTS)
+    reference: str | None = "expectimax"
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """Checked parameters with defaults filled in (only this algorithm's own)."""
@@ -182,6 +184,21 @@ TT_DEPTH = Param(
     "with tt: which entries answer a node, equal (searched to the same depth: exact) or deeper "
     "(searched at least as deep, as game programs do: inexact at a fixed depth, rows approx)",
 )
+
+
+def _nonnegative_number(name: str, v: Any) -> float:
+    try:
+        x = float(v) if not isinstance(v, bool) else -1.0
+    except (TypeError, ValueError):
+        x = -1.0
+    if not (0 <= x < float("inf")):
+        raise InputError(f"{name} must be a finite number >= 0, got {v!r}")
+    return x
+
+
+ITERATIONS = Param("iterations", 1000, _int_at_least_1, "MCTS iterations (walks from the root)")
+EXPLORATION = Param("exploration", 1.4, _nonnegative_number, "UCB1's exploration constant c")
+SEED = Param("mcts_seed", 0, _int_at_least_0, "the seed of MCTS's draws (with the tree's)")
 TT_PROBE = Param(
     "tt_probe",
     False,
@@ -208,6 +225,9 @@ KEY_PARAMS: tuple[str, ...] = (
     TT_NODES.name,
     SAMPLES.name,
     TT_DEPTH.name,
+    ITERATIONS.name,
+    EXPLORATION.name,
+    SEED.name,
 )
 
 #: Parameters that have an effect only together with another: (parameter, its value without
@@ -303,6 +323,14 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             (K, AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE, TT_DEPTH),
             {"probing": "sequential"},
             doc="Star2.5, sequential probing",
+        ),
+        AlgorithmInfo(
+            "mcts",
+            MCTS,
+            (ITERATIONS, EXPLORATION, SEED),
+            doc="Monte Carlo tree search with chance nodes (UCT, outcomes sampled); inexact",
+            exact=False,
+            reference=None,
         ),
         AlgorithmInfo(
             "expectimax-ss",
