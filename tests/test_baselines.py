@@ -20,7 +20,9 @@ from strategies import tree_objects
 def test_seed_abstract_tree():
     """003_...: MAX over three MIN nodes, leaves 3 5 | 2 9 | 6 0: value 3, move 0 ("A")."""
     tree = load_tree(example_path("seed-abstract"))
-    for name in ALGORITHMS:
+    for name, info in ALGORITHMS.items():
+        if not info.exact and info.reference is None:
+            continue  # an estimate (MCTS); the sampled ones are exact without chance nodes
         r = search(tree, name, exact=True)
         assert (r.value, r.best_move) == (3, 0), name
     assert search(tree, "minimax").tied_moves == (0,)

@@ -169,11 +169,11 @@ def test_mcts_finds_the_best_move_of_small_trees_and_is_reproducible():
     for i in range(10):
         t = RegularTree(spec, 0, i)
         e = search(t, "expectimax")
-        m = search(t, "mcts", iterations=2000)
+        m = search(t, "mcts", mcts_iterations=2000)
         assert m.stats.nodes == 2000 * 4  # root, move, outcome, leaf: every walk counted
-        assert m.stats.leaves == 2000 and m.params["iterations"] == 2000
-        assert search(t, "mcts", iterations=2000).value == m.value  # seeded
-        assert search(t, "mcts", iterations=2000, mcts_seed=1).value != m.value
+        assert m.stats.leaves == 2000 and m.params["mcts_iterations"] == 2000
+        assert search(t, "mcts", mcts_iterations=2000).value == m.value  # seeded
+        assert search(t, "mcts", mcts_iterations=2000, mcts_seed=1).value != m.value
         agree += m.best_move in e.tied_moves
     assert agree >= 9
 
@@ -182,13 +182,13 @@ def test_mcts_rows_are_approx_and_its_parameters_key_them(tmp_path):
     from test_runner import cli_run
 
     out = tmp_path / "cell"
-    algos = "algorithms=[expectimax,mcts:iterations=200,mcts:iterations=200,mcts_seed=1]"
+    algos = "algorithms=[expectimax,mcts:mcts_iterations=200,mcts:mcts_iterations=200,mcts_seed=1]"
     p = cli_run(algos, "trees=6", f"hydra.run.dir={out}", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     df = pd.read_parquet(out / "table.parquet")
     m = df[df["algorithm"] == "mcts"]
     assert set(m["status"]) == {"approx"} and len(m) == 12
-    assert set(m["mcts_seed"]) == {0, 1} and set(m["iterations"]) == {200}
+    assert set(m["mcts_seed"]) == {0, 1} and set(m["mcts_iterations"]) == {200}
     assert m["value_error"].notna().all() and m["decision_agrees"].notna().all()
 
 
@@ -199,7 +199,28 @@ def test_mcts_on_pig_under_a_node_budget():
     from starbench.search.registry import resolve
 
     tree = GameSpec(game="pig(winscore=20)", depth=4).source(0, 3, False).tree
-    r = search(tree, "mcts", iterations=300)
+    r = search(tree, "mcts", mcts_iterations=300)
     assert r.best_move is not None and tree.L <= r.value <= tree.U
-    stopped = run(resolve("mcts", {"iterations": 10**6}), tree, engine="python", node_budget=500)
+    stopped = run(
+        resolve("mcts", {"mcts_iterations": 10**6}), tree, engine="python", node_budget=500
+    )
     assert stopped.status == "budget_exceeded" and stopped.stats.nodes == 501
+
+
+def test_no_algorithm_parameter_shares_a_name_with_another_column():
+    """Every algorithm parameter is a row column of its own: a name that another column
+    already has (``iterations`` of iterative deepening, the cell's ``seed``) is refused here."""
+    from dataclasses import fields
+
+    from starbench.experiment.rows import COLUMNS, META, REST
+    from starbench.search.registry import ALGORITHMS, KEY_PARAMS
+    from starbench.search.stats import SearchStats
+    from starbench.trees.regular import RegularTreeSpec
+
+    taken = {*COLUMNS, *META, *REST, *(f.name for f in fields(RegularTreeSpec))}
+    taken |= {f.name for f in fields(SearchStats)} | {"iterations", "depth_completed", "seed"}
+    params = {p.name for info in ALGORITHMS.values() for p in info.params}
+    assert params <= set(KEY_PARAMS)  # every parameter keys a row
+    clash = {p for p in params if p in taken and p not in ("k", "after_probe", *REST[:20])}
+    assert not clash, clash
+    assert not params & {"iterations", "seed", "depth", "game", "instance"}

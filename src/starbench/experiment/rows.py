@@ -46,7 +46,7 @@ FIELDS: tuple[str, ...] = (
     "tt_nodes",
     "samples",
     "tt_depth",
-    "iterations",
+    "mcts_iterations",
     "exploration",
     "mcts_seed",
     "engine",
@@ -308,7 +308,7 @@ REST = (
     "tt_nodes",
     "tt_depth",
     "samples",
-    "iterations",
+    "mcts_iterations",
     "exploration",
     "mcts_seed",
     "game",
@@ -397,7 +397,7 @@ def table_dtypes() -> dict[str, str]:
     dt.update(tt_chance="boolean", tt_probe="boolean", decision_optimal="boolean")
     dt.update(oracle_value="float64", chosen_oracle_value="float64", regret="float64")
     dt.update(value_error="float64", decision_agrees="boolean", samples="Int64")
-    dt.update(iterations="Int64", exploration="float64", mcts_seed="Int64")
+    dt.update(mcts_iterations="Int64", exploration="float64", mcts_seed="Int64")
     return {c: dt[c] for c in order}
 
 

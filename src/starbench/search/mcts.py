@@ -1,7 +1,7 @@
 """Monte Carlo tree search with chance nodes (``mcts``): UCT over decision nodes, chance outcomes
 sampled by their probabilities; inexact.
 
-Each of ``iterations`` iterations walks from the root: at a decision node with an untried child
+Each of ``mcts_iterations`` iterations walks from the root: at a decision node with an untried child
 it expands that child (the lowest-numbered one), else it descends to the child maximising UCB1
 (Kocsis and Szepesvari, "Bandit based Monte-Carlo planning", ECML 2006), for the node's player,
 
@@ -48,13 +48,13 @@ class MCTS(Search):
         self,
         tree: Any,
         *,
-        iterations: int = 1000,
+        mcts_iterations: int = 1000,
         exploration: float = 1.4,
         mcts_seed: int = 0,
         **kw: Any,
     ):
         super().__init__(tree, **kw)
-        self.iterations = iterations
+        self.iterations = mcts_iterations
         self.exploration = exploration
         self.mcts_seed = mcts_seed
         ts = int(getattr(tree, "tree_seed", 0) or 0)
@@ -65,7 +65,7 @@ class MCTS(Search):
     def params(self) -> dict[str, Any]:
         return {
             **super().params,
-            "iterations": self.iterations,
+            "mcts_iterations": self.iterations,
             "exploration": self.exploration,
             "mcts_seed": self.mcts_seed,
         }

@@ -196,7 +196,9 @@ def _nonnegative_number(name: str, v: Any) -> float:
     return x
 
 
-ITERATIONS = Param("iterations", 1000, _int_at_least_1, "MCTS iterations (walks from the root)")
+ITERATIONS = Param(
+    "mcts_iterations", 1000, _int_at_least_1, "MCTS iterations (walks from the root)"
+)
 EXPLORATION = Param("exploration", 1.4, _nonnegative_number, "UCB1's exploration constant c")
 SEED = Param("mcts_seed", 0, _int_at_least_0, "the seed of MCTS's draws (with the tree's)")
 TT_PROBE = Param(
