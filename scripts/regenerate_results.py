@@ -102,6 +102,33 @@ STUDIES: dict[str, list[list[str]]] = {
             "{out}/match-star2-d3-score_difference-vs-oracle",
         ],
     ],
+    "pig-inexact": [
+        ["run", "experiment=pig-inexact"],
+        [
+            "match",
+            "pig(winscore=50)",
+            "--player",
+            "star2:depth=3,heuristic=score_share",
+            "--player",
+            "mcts:depth=3,heuristic=score_share,mcts_iterations=50",
+            "--games",
+            "400",
+            "--out",
+            "{out}/match-star2-vs-mcts",
+        ],
+        [
+            "match",
+            "pig(winscore=50)",
+            "--player",
+            "star2:depth=3,heuristic=score_share",
+            "--player",
+            "star2-ss:depth=3,heuristic=score_share,samples=2",
+            "--games",
+            "400",
+            "--out",
+            "{out}/match-star2-vs-star2-ss",
+        ],
+    ],
 }
 
 

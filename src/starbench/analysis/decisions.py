@@ -18,7 +18,8 @@ CONDITION = ["game", "heuristic", "sampler", "depth"]
 
 
 def _scored(df: pd.DataFrame) -> pd.DataFrame:
-    d = df[df["decision_optimal"].notna() & df["status"].isin(["ok", "unverified"])].copy()
+    ok = df["status"].isin(["ok", "unverified", "approx"])  # approx: inexact requests
+    d = df[df["decision_optimal"].notna() & ok].copy()
     d["decision_optimal"] = d["decision_optimal"].astype(bool)
     d["regret"] = d["regret"].astype(float)
     d["nodes"] = d["nodes"].astype(float)
@@ -135,3 +136,34 @@ def json_game(folder: Path, df: pd.DataFrame) -> str:
         if req["player0"] == df["player0"].iloc[0] and req["player1"] == df["player1"].iloc[0]:
             return str(req["game"])
     return "?"
+
+
+def inexact_table(df: pd.DataFrame) -> str:
+    """Markdown, one row per depth and algorithm: the positions scored, the percent of optimal
+    decisions [95 % Wilson interval], the mean regret [95 % bootstrap interval], the mean nodes,
+    and for an inexact algorithm its mean absolute value error against expectimax at the same
+    depth (the column ``value_error``) and how often its move is one of expectimax's best
+    (``decision_agrees``)."""
+    q = quality(df)
+    d = _scored(df)
+    err = d.assign(abs_error=d["value_error"].astype(float).abs()).groupby([*CONDITION, "label"])
+    extra = err.agg(
+        abs_error=("abs_error", "mean"),
+        agrees=("decision_agrees", lambda x: x.astype(float).mean()),
+    ).reset_index()
+    q = q.merge(extra, on=[*CONDITION, "label"], how="left")
+    lines = [
+        "| depth | algorithm | positions | % optimal [95% CI] | mean regret [95% CI] | mean nodes "
+        "| mean abs. value error vs expectimax | % same move as expectimax |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for _, r in q.sort_values(["depth", "nodes"]).iterrows():
+        e = "-" if pd.isna(r["abs_error"]) else f"{r['abs_error']:.4f}"
+        a = "-" if pd.isna(r["agrees"]) else f"{100 * r['agrees']:.1f}"
+        lines.append(
+            f"| {int(r['depth'])} | {r['label']} | {int(r['positions'])} | "
+            f"{r['pct_optimal']:.1f} [{r['pct_lo']:.1f}, {r['pct_hi']:.1f}] | "
+            f"{r['regret']:.4f} [{r['regret_lo']:.4f}, {r['regret_hi']:.4f}] | "
+            f"{r['nodes']:.0f} | {e} | {a} |"
+        )
+    return "\n".join(lines) + "\n"

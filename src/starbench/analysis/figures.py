@@ -541,7 +541,8 @@ def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:
 
     df = _prepare(df)
     require(df, "decision_optimal", "regret", "levels", "nodes")
-    d = df[df["decision_optimal"].notna() & df["status"].isin(["ok", "unverified"])].copy()
+    scored = df["decision_optimal"].notna()
+    d = df[scored & df["status"].isin(["ok", "unverified", "approx"])].copy()
     if not len(d):
         raise PlotError("no row has decision-quality columns (an oracle scores pig and trees)")
     if d["levels"].nunique() < 2:
@@ -590,6 +591,47 @@ def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:
     return Drawn(fig, s, "percent of optimal decisions")
 
 
+def regret_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
+    """The trade of inexact search against an exact oracle: per panel, each algorithm's mean
+    regret against its mean nodes searched, one point per depth (exact and inexact rows
+    alike; the lower left is better)."""
+    import seaborn as sns
+
+    df = _prepare(df)
+    require(df, "decision_optimal", "regret", "levels", "nodes")
+    d = df[df["decision_optimal"].notna() & df["status"].isin(["ok", "unverified", "approx"])]
+    if not len(d) or d["label"].nunique() < 2:
+        raise PlotError("needs decision-quality rows of at least two algorithms")
+    d = d.assign(regret_f=d["regret"].astype(float), nodes_f=d["nodes"].astype(float))
+    facets = _facets(d, ("levels",))
+    by = [*facets, "label", "levels"]
+    s = _with_conditions(summarise(d, by, value="regret_f"), d, "levels")
+    s = s.merge(d.groupby(by, dropna=False)["nodes_f"].mean().rename("mean_nodes").reset_index())
+    panels = _panels(s, facets)
+    fig, axes = _grid(len(panels), width)
+    labels = sorted(s["label"].astype(str).unique())
+    for ax, (title, g) in zip(axes, panels, strict=True):
+        sns.lineplot(
+            data=g.assign(label=g["label"].astype(str)),
+            x="mean_nodes",
+            y="mean",
+            **_hue_style("label", labels),
+            dashes=False,
+            estimator=None,
+            sort=True,
+            legend=False,
+            ax=ax,
+        )
+        ax.set_xscale("log")
+        ax.set_xlabel("mean nodes searched (one point per depth)")
+        ax.set_ylabel("mean regret (oracle units)")
+        ax.set_ylim(bottom=0)
+        ax.set_title(title, fontsize="small")
+    _legend_entries(axes[0], labels)
+    _legend(fig, axes, band=False)
+    return Drawn(fig, s, "mean regret")
+
+
 FIGURES: dict[str, Callable[[pd.DataFrame, float], Drawn]] = {
     "leaves_by_branching": leaves_by_branching,
     "nodes_by_depth": nodes_by_depth,
@@ -598,4 +640,5 @@ FIGURES: dict[str, Callable[[pd.DataFrame, float], Drawn]] = {
     "distribution_effect": distribution_effect,
     "seconds_vs_nodes": seconds_vs_nodes,
     "decisions_by_depth": decisions_by_depth,
+    "regret_vs_nodes": regret_vs_nodes,
 }

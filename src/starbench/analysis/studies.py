@@ -401,6 +401,10 @@ STUDY_TABLES = {
         ("by-depth.md", decisions.decisions_table),
         ("matches.md", decisions.match_table),
     ],
+    "pig-inexact": [
+        ("by-depth.md", decisions.inexact_table),
+        ("matches.md", decisions.match_table),
+    ],
 }
 
 #: study folder -> [(figure name, function(df, width) -> (figure, Markdown table))]: figures
