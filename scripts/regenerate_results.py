@@ -122,7 +122,7 @@ STUDIES: dict[str, list[list[str]]] = {
             "--player",
             "star2:depth=3,heuristic=score_share",
             "--player",
-            "star2-ss:depth=3,heuristic=score_share,samples=2",
+            "star2-ss:depth=4,heuristic=score_share,samples=3",
             "--games",
             "400",
             "--out",

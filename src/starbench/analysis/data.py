@@ -101,8 +101,9 @@ def pool(
 
 def labels(df: pd.DataFrame) -> pd.Series:
     """``star2.5-cyclic k=2``, ``star2 research``: the algorithm with its non-default params
-    (``k`` where set, ``research``, ``no-full-probe``, ``tt=N``, ``tt-chance`` and ``tt-probe``
-    where on)."""
+    (``k`` where set, ``research``, ``no-full-probe``, ``tt=N``, ``tt-chance``, ``tt-probe`` and
+    ``tt-deeper`` where on; sparse sampling's ``c=``, MCTS's ``iterations=`` and a seed other
+    than 0)."""
     if not len(df):
         return pd.Series(dtype=str)
     missing = pd.Series(None, index=df.index, dtype=object)
@@ -121,7 +122,14 @@ def labels(df: pd.DataFrame) -> pd.Series:
     chance = column("tt_chance")
     out = out.where(chance.isna() | ~chance.fillna(False).astype(bool), out + " tt-chance")
     probe = column("tt_probe")
-    return out.where(probe.isna() | ~probe.fillna(False).astype(bool), out + " tt-probe")
+    out = out.where(probe.isna() | ~probe.fillna(False).astype(bool), out + " tt-probe")
+    out = out.where(column("tt_depth") != "deeper", out + " tt-deeper")
+    for name, short in (("samples", "c"), ("mcts_iterations", "iterations"), ("mcts_seed", "seed")):
+        v = pd.to_numeric(column(name))
+        if name == "mcts_seed":  # the seed only where it is not the default
+            v = v.where(v != 0)
+        out = out.where(v.isna(), out + f" {short}=" + v.fillna(0).astype(int).astype(str))
+    return out
 
 
 def require(df: pd.DataFrame, *columns: str) -> None:
