@@ -610,12 +610,21 @@ def regret_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     panels = _panels(s, facets)
     fig, axes = _grid(len(panels), width)
     labels = sorted(s["label"].astype(str).unique())
+    # one colour and marker per label (variants of one algorithm, such as its sample sizes,
+    # would share the style registry's colour)
+    colours = dict(zip(labels, sns.color_palette("tab10", len(labels)), strict=True))
+    marks = dict(zip(labels, ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"] * 3, strict=False))
     for ax, (title, g) in zip(axes, panels, strict=True):
         sns.lineplot(
             data=g.assign(label=g["label"].astype(str)),
             x="mean_nodes",
             y="mean",
-            **_hue_style("label", labels),
+            hue="label",
+            hue_order=labels,
+            style="label",
+            style_order=labels,
+            palette=colours,
+            markers=marks,
             dashes=False,
             estimator=None,
             sort=True,
@@ -627,7 +636,8 @@ def regret_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
         ax.set_ylabel("mean regret (oracle units)")
         ax.set_ylim(bottom=0)
         ax.set_title(title, fontsize="small")
-    _legend_entries(axes[0], labels)
+    for lab in labels:
+        axes[0].plot([], [], color=colours[lab], marker=marks[lab], label=lab)
     _legend(fig, axes, band=False)
     return Drawn(fig, s, "mean regret")
 
