@@ -487,3 +487,17 @@ def test_a_table_never_changes_a_game_value_or_best_move(game, position, depth):
             algo,
             params,
         )
+
+
+def test_openspiels_backgammon_is_searched_with_its_own_heuristics(capsys):
+    """OpenSpiel's backgammon is not starbench's: gnubg's equity (the default of ``backgammon``)
+    does not apply to its states (once an AttributeError traceback), so its default is ``zero``
+    and ``equity`` is refused in one line."""
+    from starbench import cli
+
+    assert cli.main(["solve", "--game", "openspiel:backgammon", "--depth", "1", "-a", "star2"]) == 0
+    assert "heuristic zero" in capsys.readouterr().out
+    code = cli.main(
+        ["solve", "--game", "openspiel:backgammon", "--depth", "1", "--heuristic", "equity"]
+    )
+    assert code == 2 and "not to openspiel:backgammon" in capsys.readouterr().err

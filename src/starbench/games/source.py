@@ -167,7 +167,9 @@ def openspiel_tree(state: Any, depth: int, heuristic: str | None, exact: bool) -
 
     game = state.get_game()
     short = game.get_type().short_name
-    h = get_heuristic(heuristic, short)
+    # gnubg's equity, the default of starbench's own backgammon, reads gnubg boards, not
+    # OpenSpiel's states: OpenSpiel's backgammon is a game of its own name here
+    h = get_heuristic(heuristic, "openspiel:backgammon" if short == "backgammon" else short)
     root_player = state.current_player() if not state.is_chance_node() else 0
     hL, hU = h.bounds(game)
     bounds = (min(hL, game.min_utility()), max(hU, game.max_utility()))
