@@ -197,14 +197,10 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 
 def _cmd_oracle(args: argparse.Namespace) -> int:
-    from starbench.games.source import GAMES_INSTALL, load_openspiel
+    from starbench.games.source import load_openspiel
     from starbench.oracles import base, oracle_for
 
-    if args.game != "backgammon":
-        try:
-            import pyspiel  # noqa: F401
-        except ImportError:
-            return fail(f"starbench oracle needs OpenSpiel for {args.game}: {GAMES_INSTALL}")
+    # (without OpenSpiel, loading the game says so in one line with the install command)
     folder = Path(args.cache) if args.cache else None
     oracle = oracle_for(args.game, folder=folder, recompute=args.recompute, key="GAME")
     if args.game == "backgammon":  # no value at the start: the oracle knows bear-offs only
@@ -246,13 +242,9 @@ def _cmd_oracle(args: argparse.Namespace) -> int:
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
-    from starbench.games.source import GAMES_INSTALL, load_openspiel
+    from starbench.games.source import load_openspiel
     from starbench.match import Match, parse_player, run_match, slug, summary
 
-    try:
-        import pyspiel  # noqa: F401
-    except ImportError:
-        return fail(f"starbench match needs OpenSpiel: {GAMES_INSTALL}")
     if not args.player or len(args.player) != 2:
         return fail("--player: give exactly two players (--player A --player B)")
     if args.games < 1:

@@ -17,7 +17,9 @@ from starbench.oracles.decisions import binomial_interval, mean_interval
 CONDITION = ["game", "heuristic", "sampler", "depth"]
 
 
-def _scored(df: pd.DataFrame) -> pd.DataFrame:
+def scored_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The finished rows an oracle scored (exact and ``approx`` alike), with
+    ``decision_optimal`` as bool and ``regret`` and ``nodes`` as floats."""
     ok = df["status"].isin(["ok", "unverified", "approx"])  # approx: inexact requests
     d = df[df["decision_optimal"].notna() & ok].copy()
     d["decision_optimal"] = d["decision_optimal"].astype(bool)
@@ -30,7 +32,7 @@ def quality(df: pd.DataFrame) -> pd.DataFrame:
     """Per condition and algorithm: positions, optimal decisions (count, %, Wilson interval),
     mean regret (bootstrap interval), mean nodes."""
     rows = []
-    for key, g in _scored(df).groupby([*CONDITION, "label"], sort=True):
+    for key, g in scored_rows(df).groupby([*CONDITION, "label"], sort=True):
         k, n = int(g["decision_optimal"].sum()), len(g)
         lo, hi = binomial_interval(k, n)
         mean, rlo, rhi = mean_interval(g["regret"])
@@ -53,7 +55,7 @@ def quality(df: pd.DataFrame) -> pd.DataFrame:
 
 def same_decisions(df: pd.DataFrame) -> bool:
     """Do all algorithms choose a move of the same exact value at every scored position?"""
-    d = _scored(df)
+    d = scored_rows(df)
     keys = ["cell", "instance"] if "cell" in d.columns else [*CONDITION, "instance"]
     return bool((d.groupby(keys)["chosen_oracle_value"].nunique() <= 1).all())
 
@@ -145,7 +147,7 @@ def inexact_table(df: pd.DataFrame) -> str:
     depth (the column ``value_error``) and how often its move is one of expectimax's best
     (``decision_agrees``)."""
     q = quality(df)
-    d = _scored(df)
+    d = scored_rows(df)
     err = d.assign(abs_error=d["value_error"].astype(float).abs()).groupby([*CONDITION, "label"])
     extra = err.agg(
         abs_error=("abs_error", "mean"),

@@ -25,6 +25,7 @@ from starbench.analysis.data import (
     require,
     summarise,
 )
+from starbench.analysis.decisions import scored_rows
 from starbench.analysis.style import HEIGHT_RATIO, style_of
 
 #: The columns that define a condition, in the order they become panels.  ``levels`` stands
@@ -541,8 +542,7 @@ def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:
 
     df = _prepare(df)
     require(df, "decision_optimal", "regret", "levels", "nodes")
-    scored = df["decision_optimal"].notna()
-    d = df[scored & df["status"].isin(["ok", "unverified", "approx"])].copy()
+    d = scored_rows(df)
     if not len(d):
         raise PlotError("no row has decision-quality columns (an oracle scores pig and trees)")
     if d["levels"].nunique() < 2:
@@ -599,7 +599,7 @@ def regret_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
 
     df = _prepare(df)
     require(df, "decision_optimal", "regret", "levels", "nodes")
-    d = df[df["decision_optimal"].notna() & df["status"].isin(["ok", "unverified", "approx"])]
+    d = scored_rows(df)
     if not len(d) or d["label"].nunique() < 2:
         raise PlotError("needs decision-quality rows of at least two algorithms")
     d = d.assign(regret_f=d["regret"].astype(float), nodes_f=d["nodes"].astype(float))

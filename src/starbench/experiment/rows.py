@@ -30,7 +30,7 @@ from typing import Any
 from starbench.oracles.decisions import DECISION_COLUMNS, quality_text, tree_row
 from starbench.search import STAT_FIELDS
 from starbench.search.arith import agree
-from starbench.search.registry import KEY_PARAMS, key_values
+from starbench.search.registry import ALGORITHMS, KEY_PARAMS, is_exact, key_values
 from starbench.search.registry import label as registry_label
 
 #: What one search produces (the journal stores these, in this order, per row).
@@ -181,19 +181,13 @@ Verified = tuple[Any, str, Any, Any, Any, dict[str, Any]]
 
 
 def _exact_request(row: Any) -> bool:
-    """Is the row's request exact: its algorithm (``AlgorithmInfo.exact``; an unknown
-    plugin's: yes), without ``tt_depth=deeper``?"""
-    from starbench.search.registry import ALGORITHMS
-
-    info = ALGORITHMS.get(row["algorithm"])
-    return (info is None or info.exact) and row.get("tt_depth") != "deeper"
+    """Is the row's request exact (``registry.is_exact``)?"""
+    return is_exact(row["algorithm"], row)
 
 
 def _family_reference(r: Any, done: list[Any]) -> Any:
     """The row an inexact row must equal (its registered ``reference`` algorithm with the same
     ``samples``), or None."""
-    from starbench.search.registry import ALGORITHMS
-
     info = ALGORITHMS[r["algorithm"]]
     if info.exact or info.reference is None:  # made inexact by a parameter, or MCTS: no family
         return None

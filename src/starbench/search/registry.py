@@ -245,6 +245,14 @@ NEEDS: tuple[tuple[str, Any, str, Callable[[Any], bool], str], ...] = (
 )
 
 
+def is_exact(name: str, params: Any) -> bool:
+    """Is a request (an algorithm's name with its parameters, or a row) exact: its algorithm
+    is (``AlgorithmInfo.exact``; an unknown plugin's: yes), without ``tt_depth=deeper``?  The
+    one rule of which rows are ``approx``."""
+    info = ALGORITHMS.get(name)
+    return (info is None or info.exact) and params.get("tt_depth") != "deeper"
+
+
 def key_values(params: Any) -> tuple[Any, ...]:
     """The values of ``KEY_PARAMS`` in a row's key, from resolved parameters or a row (any
     mapping with ``get``): a late parameter at its default (or absent) is None."""
@@ -488,9 +496,8 @@ class AlgorithmSpec:
 
     @property
     def exact(self) -> bool:
-        """Is the value the full tree's expectimax value (else: ``approx`` rows)?  An inexact
-        algorithm, or an exact one with ``tt_depth=deeper``."""
-        return self.info.exact and self.own.get("tt_depth", "equal") != "deeper"
+        """Is the value the full tree's expectimax value (else: ``approx`` rows)?"""
+        return is_exact(self.name, self.own)
 
     @property
     def settings(self) -> dict[str, Any]:
