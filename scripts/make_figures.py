@@ -103,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
             except PlotError as e:
                 print(f"{study.name}: skipped {name}: {e}", file=sys.stderr)
     if experiments.resolve() == (ROOT / "experiments").resolve():
-        for readme in [ROOT / "README.md", *sorted(experiments.glob("*/README.md"))]:
+        docs = sorted((ROOT / "docs").rglob("*.md"))
+        for readme in [ROOT / "README.md", *docs, *sorted(experiments.glob("*/README.md"))]:
             if fill_blocks(readme, ROOT):
                 print(f"updated {readme.relative_to(ROOT)}")
     return 0

@@ -12,28 +12,35 @@ import pytest
 from starbench.analysis import claims, published
 
 ROOT = Path(__file__).resolve().parents[1]
-READMES = [ROOT / "README.md", *sorted((ROOT / "experiments").glob("*/README.md"))]
+#: the top-level README with the documentation pages (one text, one claims file), then each
+#: study's README
+TOP = tuple(claims.documents(ROOT))
+READMES = [TOP, *sorted((ROOT / "experiments").glob("*/README.md"))]
 
 
-def _claims(readme: Path) -> tuple[Path, str | None]:
-    if readme.parent == ROOT:
+def _claims(readme: Path | tuple[Path, ...]) -> tuple[Path, str | None]:
+    if isinstance(readme, tuple):
         return ROOT / "experiments" / "claims.yaml", None
     return readme.parent / "claims.yaml", readme.parent.name
 
 
-@pytest.mark.parametrize("readme", READMES, ids=lambda p: str(p.relative_to(ROOT)))
+def _id(readme: Path | tuple[Path, ...]) -> str:
+    return "README.md+docs" if isinstance(readme, tuple) else str(readme.relative_to(ROOT))
+
+
+@pytest.mark.parametrize("readme", READMES, ids=_id)
 def test_every_number_in_the_prose_is_checked(readme):
     path, study = _claims(readme)
     report = claims.check(readme, path, study)
-    assert report.ok, f"{readme.relative_to(ROOT)}:\n{report}"
+    assert report.ok, f"{_id(readme)}:\n{report}"
 
 
-@pytest.mark.parametrize("readme", READMES, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("readme", READMES, ids=_id)
 def test_changing_any_quoted_number_is_seen(readme):
     """Change each number of the prose in turn (its last digit): the number is then either
     unlisted or part of a quote that no longer matches."""
     path, _study = _claims(readme)
-    text = claims.prose(readme.read_text(encoding="utf-8"))
+    text = claims.text_of(readme)
     entries = claims.load_entries(path) if path.exists() else []
     quotes = [e.plain for e in entries]
     spans = claims.numbers(text)
@@ -47,7 +54,7 @@ def test_changing_any_quoted_number_is_seen(readme):
             x <= a and b <= x + len(q)
             for q in still
             for x in (m.start() for m in re.finditer(re.escape(q), changed))
-        ), (readme.name, text[max(0, a - 40) : b + 20])
+        ), (_id(readme), text[max(0, a - 40) : b + 20])
 
 
 def test_every_published_figure_has_its_source():

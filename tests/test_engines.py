@@ -160,7 +160,7 @@ def test_auto_runs_a_small_cell_on_the_python_engine():
     assert engine_choice(many, star2).engine == engine_choice(growing, star2).engine == "compiled"
     forced = RunSettings(tree=spec, algorithms=(star2,), trees=20, engine="compiled")
     assert engine_choice(forced, star2).engine == "compiled"
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "engines.md").read_text()
     assert f"at most {AUTO_RUN_NODES:,} nodes in all" in " ".join(readme.split())
 
 

@@ -210,7 +210,11 @@ def test_readme_tables_are_the_generated_files():
     import re
 
     block = re.compile(r"<!-- BEGIN (\S+) -->\n(.*?)<!-- END \1 -->", re.S)
-    readmes = [ROOT / "README.md", *sorted((ROOT / "experiments").glob("*/README.md"))]
+    readmes = [
+        ROOT / "README.md",
+        *sorted((ROOT / "docs").rglob("*.md")),
+        *sorted((ROOT / "experiments").glob("*/README.md")),
+    ]
     seen = 0
     for readme in readmes:
         for path, content in block.findall(readme.read_text()):

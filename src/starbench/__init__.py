@@ -9,12 +9,15 @@ The public API::
 ``starbench.search`` is both the search function and the subpackage of the algorithms
 (``import starbench.search.registry`` works).
     result.value, result.best_move, result.stats.leaves
+
+    df = starbench.load_results("results/default")  # a cell, a sweep or collected.parquet
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
 import starbench.search as search  # callable: starbench.search(tree, name, engine=..., ...)
 from starbench.errors import InputError, StarbenchError
+from starbench.results import load_results
 from starbench.search import ALGORITHMS, SearchResult, SearchStats
 from starbench.search.base import Search
 from starbench.search.registry import Param, register_algorithm
@@ -49,6 +52,7 @@ __all__ = [
     "StarbenchError",
     "Tree",
     "__version__",
+    "load_results",
     "load_tree",
     "loads_tree",
     "register_algorithm",

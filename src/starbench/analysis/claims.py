@@ -6,9 +6,10 @@ their own tests) and outside code blocks; a *number* is any figure in it (``27.4
 ``1e-9``, the ``4`` of ``N = 4``), except inside inline code (a command or a key's value), link
 targets and the names ``0-ply``, ``2-ply`` (gnubg's and Ballard's terms). Every number must be
 covered by an entry of the README's claims file, ``experiments/<study>/claims.yaml`` for a
-study's README and ``experiments/claims.yaml`` for the top-level one. An entry is a ``quote``, a
-verbatim piece of the prose (whitespace is not significant) with each checked number in braces,
-and one of
+study's README and ``experiments/claims.yaml`` for the top-level one and the documentation
+pages under ``docs/``, which are checked together as one text (``documents``). An entry is a
+``quote``, a verbatim piece of the prose (whitespace is not significant) with each checked
+number in braces, and one of
 
 * ``expr``: a Python expression over the committed tables (the helpers below, and the functions
   the file's ``setup`` block defines) that gives the braced numbers as text, in order (one
@@ -29,7 +30,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -156,9 +157,22 @@ def namespace(claims: Path) -> dict[str, Any]:
     return ns
 
 
-def check(readme: Path, claims: Path, study: str | None) -> Report:
-    """Check one README against its claims file."""
-    text = prose(readme.read_text(encoding="utf-8"))
+def text_of(readme: Path | Sequence[Path]) -> str:
+    """The prose of one document, or of several read as one (the top-level README and the
+    documentation pages share ``experiments/claims.yaml``), ``SEPARATOR`` between them."""
+    paths = [readme] if isinstance(readme, Path) else list(readme)
+    return SEPARATOR.join(prose(p.read_text(encoding="utf-8")) for p in paths)
+
+
+def documents(root: Path = ROOT) -> list[Path]:
+    """The documents checked against the top-level claims file: the README and every page of
+    ``docs/``."""
+    return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+
+
+def check(readme: Path | Sequence[Path], claims: Path, study: str | None) -> Report:
+    """Check one README (or several documents read as one) against its claims file."""
+    text = text_of(readme)
     entries = load_entries(claims) if claims.exists() else []
     ns = namespace(claims)
     covered: list[tuple[int, int]] = []

@@ -27,10 +27,11 @@ class PlotError(InputError):
     """Results that cannot be analysed (one line: what is missing)."""
 
 
-def load_results(path: Path) -> pd.DataFrame:
-    """Every ``table.parquet`` below ``path`` (or the one parquet file ``path``), concatenated.
+def load_results(path: Path, *, refuse_mismatch: bool = True) -> pd.DataFrame:
+    """Every ``table.parquet`` below ``path`` (or the one parquet file ``path``), concatenated,
+    with ``label`` and the pairing column ``_pair`` (for the figures).
 
-    Refuses a folder without tables, and tables with mismatched values."""
+    Refuses a folder without tables, and (``refuse_mismatch``) tables with mismatched values."""
     path = Path(path)
     if path.is_file():
         files = [path]
@@ -53,7 +54,7 @@ def load_results(path: Path) -> pd.DataFrame:
         if col not in df.columns:
             raise PlotError(f"{path}: the tables have no column {col!r}")
     bad = df[df["status"] == "mismatch"]
-    if len(bad):
+    if len(bad) and refuse_mismatch:
         raise PlotError(
             f"{path}: {len(bad)} rows have mismatched values (status mismatch), e.g. "
             f"{bad.iloc[0]['algorithm']} on instance {bad.iloc[0]['instance']}: rerun or fix "

@@ -102,6 +102,8 @@ class AlgorithmInfo:
     #: exact family, ``expectimax-ss`` with the same ``samples`` for sparse sampling; None: an
     #: inexact algorithm no other row must equal (MCTS)
     reference: str | None = "expectimax"
+    #: where the procedure is published (the docs' algorithm reference shows it)
+    citation: str = ""
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """Checked parameters with defaults filled in (only this algorithm's own)."""
@@ -299,26 +301,65 @@ def label(name: str, params: Any, others: dict[str, Any] | None = None) -> str:
     return f"{name}:{','.join(shown)}" if shown else name
 
 
+VON_NEUMANN = 'J. von Neumann, "Zur Theorie der Gesellschaftsspiele", Math. Annalen 100, 1928'
+KNUTH_MOORE = (
+    'D. E. Knuth, R. W. Moore, "An analysis of alpha-beta pruning", Artificial Intelligence 6(4), '
+    "1975"
+)
+MICHIE = (
+    'D. Michie, "Game-playing and game-learning automata", in Advances in Programming and '
+    "Non-numerical Computation, 1966"
+)
+BALLARD = (
+    'B. W. Ballard, "The *-minimax search procedure for trees containing chance nodes", '
+    "Artificial Intelligence 21(3), 1983"
+)
+KOCSIS = 'L. Kocsis, C. Szepesvari, "Bandit based Monte-Carlo planning", ECML 2006'
+LANCTOT = (
+    'M. Lanctot, A. Saffidine, J. Veness, C. Archibald, M. H. M. Winands, "Monte Carlo '
+    '*-Minimax Search", IJCAI 2013'
+)
+
 ALGORITHMS: dict[str, AlgorithmInfo] = {
     a.name: a
     for a in (
-        AlgorithmInfo("minimax", Minimax, (TT, TT_DEPTH), chance=False, doc="exhaustive minimax"),
         AlgorithmInfo(
-            "alphabeta", AlphaBeta, (TT, TT_DEPTH), chance=False, doc="fail-soft alpha-beta"
+            "minimax",
+            Minimax,
+            (TT, TT_DEPTH),
+            chance=False,
+            doc="exhaustive minimax",
+            citation=VON_NEUMANN,
+        ),
+        AlgorithmInfo(
+            "alphabeta",
+            AlphaBeta,
+            (TT, TT_DEPTH),
+            chance=False,
+            doc="fail-soft alpha-beta",
+            citation=KNUTH_MOORE,
         ),
         AlgorithmInfo(
             "expectimax",
             Expectimax,
             (TT, TT_NODES, TT_DEPTH),
             doc="exhaustive expectimax (Michie 1966)",
+            citation=MICHIE,
         ),
-        AlgorithmInfo("star1", Star1, (TT, TT_NODES, TT_CHANCE, TT_DEPTH), doc="Ballard's Star1"),
+        AlgorithmInfo(
+            "star1",
+            Star1,
+            (TT, TT_NODES, TT_CHANCE, TT_DEPTH),
+            doc="Ballard's Star1",
+            citation=BALLARD,
+        ),
         AlgorithmInfo(
             "star2",
             Star2,
             (AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE, TT_DEPTH),
             {"k": 1, "probing": "cyclic"},
             doc="Ballard's Star2 (one probe per successor)",
+            citation=BALLARD,
         ),
         AlgorithmInfo(
             "star2.5-cyclic",
@@ -326,6 +367,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             (K, AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE, TT_DEPTH),
             {"probing": "cyclic"},
             doc="Star2.5, cyclic probing",
+            citation=BALLARD,
         ),
         AlgorithmInfo(
             "star2.5-sequential",
@@ -333,12 +375,14 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             (K, AFTER, FULL, TT, TT_NODES, TT_CHANCE, TT_PROBE, TT_DEPTH),
             {"probing": "sequential"},
             doc="Star2.5, sequential probing",
+            citation=BALLARD,
         ),
         AlgorithmInfo(
             "mcts",
             MCTS,
             (ITERATIONS, EXPLORATION, SEED),
             doc="Monte Carlo tree search with chance nodes (UCT, outcomes sampled); inexact",
+            citation=KOCSIS,
             exact=False,
             reference=None,
         ),
@@ -347,6 +391,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             ExpectimaxSS,
             (SAMPLES,),
             doc="expectimax on the sparsely sampled tree (Lanctot et al. 2013); inexact",
+            citation=LANCTOT,
             exact=False,
             reference="expectimax-ss",
         ),
@@ -355,6 +400,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             Star1SS,
             (SAMPLES,),
             doc="Star1 on the sparsely sampled tree (Lanctot et al. 2013); inexact",
+            citation=LANCTOT,
             exact=False,
             reference="expectimax-ss",
         ),
@@ -364,6 +410,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             (AFTER, FULL, SAMPLES),
             {"k": 1, "probing": "cyclic"},
             doc="Star2 on the sparsely sampled tree (Lanctot et al. 2013); inexact",
+            citation=LANCTOT,
             exact=False,
             reference="expectimax-ss",
         ),
