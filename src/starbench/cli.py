@@ -412,8 +412,41 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def complete(argv: list[str]) -> int:
+    """Shell completion (``eval "$(starbench run -sc install=bash)"`` installs it): the shell
+    calls ``starbench -sc query=bash`` with the line in ``COMP_LINE``.  After ``starbench run``
+    Hydra completes config groups and keys; otherwise the subcommands are offered."""
+    import os
+
+    line = os.environ.get("COMP_LINE", "")
+    words = line.split()
+    if len(words) >= 2 and words[1] == "run" and (len(words) > 2 or line.endswith(" ")):
+        from starbench.run import _hydra_main
+
+        os.environ["COMP_LINE"] = " ".join([words[0], *words[2:]]) + (
+            " " if line.endswith(" ") else ""
+        )
+        _hydra_main(argv, prog="starbench")
+        return 0
+    commands = list(_subcommands())
+    word = "" if line.endswith(" ") or len(words) < 2 else words[1]
+    if len(words) <= 1 or (len(words) == 2 and not line.endswith(" ")):
+        print(" ".join(c for c in commands if c.startswith(word)))
+    return 0
+
+
+def _subcommands() -> list[str]:
+    parser = build_parser()
+    names = ["run"]
+    for action in parser._subparsers._group_actions if parser._subparsers else []:  # noqa: SLF001
+        names += list(getattr(action, "choices", {}) or {})
+    return sorted(set(names))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] in (["-sc"], ["--shell-completion"]):
+        return complete(argv)
     if argv and argv[0] == "run":
         from starbench.run import main as run_main
 

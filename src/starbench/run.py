@@ -145,12 +145,12 @@ def _mark_failed(folder: Path, message: str) -> None:
     atomic_write_text(folder / CELL, json.dumps(cell, indent=1, sort_keys=True))
 
 
-def _hydra_main(argv: list[str]) -> None:
+def _hydra_main(argv: list[str], prog: str = "starbench run") -> None:
     import hydra
 
     app = hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")(_task)
     old = sys.argv
-    sys.argv = ["starbench run", *argv]
+    sys.argv = [prog, *argv]
     try:
         app()
     finally:
@@ -532,6 +532,30 @@ def _exit_status(cells: list[Cell]) -> int:
 INLINE_KEY = "algorithm_specs"
 
 
+#: Hydra's flags of which one command takes at most one (Hydra refuses the others with a
+#: traceback; here they are one line, exit 2).
+EXCLUSIVE_FLAGS = (
+    ("run", "--run"),
+    ("multirun", "-m/--multirun"),
+    ("cfg", "--cfg"),
+    ("info", "--info"),
+    ("shell_completion", "-sc/--shell-completion"),
+)
+
+
+def exclusive_flags(args: Any) -> str | None:
+    """The one-line refusal of a command that gives more than one of ``EXCLUSIVE_FLAGS``, or
+    None.  (``--cfg`` with a sweep: drop ``-m`` to print one cell's composed config.)"""
+    given = [
+        flag for name, flag in EXCLUSIVE_FLAGS if getattr(args, name, None) not in (None, False)
+    ]
+    if len(given) < 2:
+        return None
+    hint = " (drop -m to print one cell's config)" if "-m/--multirun" in given else ""
+    allowed = ", ".join(f for _, f in EXCLUSIVE_FLAGS)
+    return f"{' and '.join(given)} cannot be combined: give one of {allowed}{hint}"
+
+
 def inline_algorithms(argv: list[str]) -> list[str]:
     """Rewrite ``algorithms=[expectimax,star2.5-cyclic:k=0..6]`` (one argument, the syntax of
     ``starbench solve --algorithm``) into ``algorithm_specs='...'``, which Hydra's grammar
@@ -578,6 +602,19 @@ def main(argv: list[str] | None = None) -> int:
         except InputError:
             extra = None
         sys.stdout.write(run_help(CONF_DIR, Path(extra) if extra else None))
+        return 0
+    try:
+        clash = exclusive_flags(hydra_args(argv))
+    except InputError as e:
+        sys.stderr.write(f"starbench: error: {e}\n")
+        return 2
+    if clash:
+        sys.stderr.write(f"starbench: error: {clash}\n")
+        return 2
+    if hydra_args(argv).shell_completion:
+        # Hydra's own completion: `eval "$(starbench run -sc install=bash)"` installs it for the
+        # `starbench` command, whose `starbench -sc query=bash` (cli.main) answers the shell
+        _hydra_main(argv, prog="starbench")
         return 0
     if any(a.split("=")[0] in _HYDRA_INFO_FLAGS for a in argv):
         try:  # composition errors are one line here too
