@@ -25,6 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from starbench.analysis import PlotError, load_results, plot  # noqa: E402
+from starbench.analysis.figures import FIGURES  # noqa: E402
 from starbench.analysis.plot import RC, WIDTHS, save  # noqa: E402
 from starbench.analysis.studies import STUDY_FIGURES, STUDY_TABLES  # noqa: E402
 from starbench.experiment.storage import atomic_write_text  # noqa: E402
@@ -82,7 +83,14 @@ def main(argv: list[str] | None = None) -> int:
             written = plot(study, out / "figures", warn=lambda line: None)
             print(f"{study.name}: {len(written)} figure files")
         except PlotError as e:  # e.g. every row stopped by its budget: only the study's own
+            written = []
             print(f"{study.name}: no generic figures: {e}", file=sys.stderr)
+        drawn = {p.name for p in written}
+        for name in FIGURES:  # a generic figure these tables no longer support: its old files go
+            for stale in sorted((out / "figures").glob(f"{name}[.-]*")):
+                if stale.name not in drawn:
+                    stale.unlink()
+                    print(f"{study.name}: removed stale figures/{stale.name}")
         df = load_results(study)
         for name, table in STUDY_TABLES.get(study.name, []):
             try:

@@ -67,6 +67,21 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             move_order=args.move_order or "none",
         )
         tree = source.tree
+        from starbench.games.source import size_estimate
+        from starbench.limits import GAME_NOTE_NODES
+
+        nodes, moves, outcomes = size_estimate(tree, args.depth)
+        if nodes > GAME_NOTE_NODES:
+            bound = (
+                f"--node-budget {args.node_budget} bounds each search"
+                if args.node_budget
+                else "--node-budget N bounds each search"
+            )
+            sys.stderr.write(
+                f"starbench: {args.game} searched {args.depth} plies deep may visit about "
+                f"{nodes:.3g} nodes ({moves} moves x {outcomes} outcomes per ply, from the first "
+                f"position); {bound}\n"
+            )
     elif args.tree is None:
         return fail("solve needs a TREE.json argument, --game SPEC --depth D, or --list")
     elif any(
@@ -87,7 +102,14 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         log=lambda line: sys.stderr.write(line + "\n"),
         before=None if source is None else source.reset_counts,
         after=None if source is None else source.order_evals,
+        node_budget=args.node_budget,
     )
+    for line in solved.stopped:
+        sys.stderr.write(line + "\n")
+    from starbench.games.source import flat_note
+
+    if source is not None and (note := flat_note(source)) is not None:
+        sys.stderr.write(note + "\n")
     action = None if source is None else source.action
     evals = solved.extras
     if args.json:
@@ -191,6 +213,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         names=args.figure,
         warn=lambda line: sys.stderr.write(line + "\n"),
         pooled=args.pool,
+        share_y=not args.free_y,
     )
     print(f"wrote {len(written)} files to {out}")
     return 0
@@ -329,6 +352,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"refuse trees with more nodes (default {JSON_MAX_NODES:_})",
     )
     p.add_argument("--json", action="store_true", help="print only a JSON array on stdout")
+    p.add_argument(
+        "--node-budget",
+        type=_positive_int("--node-budget"),
+        default=None,
+        metavar="N",
+        help="stop a search after N nodes (it then has no value; a line says so)",
+    )
     p.add_argument("--list", action="store_true", help="list the algorithms and their parameters")
     p.add_argument(
         "--engine",
@@ -391,6 +421,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="average over this condition instead of a panel per value (repeatable; named on "
         "the figure and in its table)",
     )
+    p.add_argument(
+        "--free-y",
+        action="store_true",
+        help="give each panel its own y range (by default panels of one measure share it)",
+    )
     p.set_defaults(func=_cmd_plot)
     p = sub.add_parser("bench", help="nodes per second per algorithm and engine")
     p.add_argument("--out", default="results/bench", help="folder for bench.md and bench.json")
@@ -410,6 +445,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_bench)
     return parser
+
+
+def _positive_int(flag: str):  # noqa: ANN202 - an argparse type
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+        return value
+
+    parse.__name__ = flag
+    return parse
 
 
 def complete(argv: list[str]) -> int:

@@ -63,3 +63,7 @@ FULL_PASS_LIMIT = 10**7
 JSON_MAX_BYTES = 250_000_000
 JSON_MAX_NODES = 10**7
 EXPORT_MAX_NODES = 10**6
+
+#: ``starbench solve --game`` says, before it searches, that a game search may visit more nodes
+#: than this (the estimate of ``games.source.size_estimate``), and that ``--node-budget`` bounds it.
+GAME_NOTE_NODES = 10**6

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported when results are loaded, not with starbench
+    import pandas as pd
 
 
-def load_results(path: str | os.PathLike[str]) -> pd.DataFrame:
+def load_results(path: str | os.PathLike[str]) -> pd.DataFrame:  # noqa: F821
     """The rows stored at ``path`` as one tidy DataFrame.
 
     ``path`` is a cell folder (its ``table.parquet``), a sweep folder (every cell's table below

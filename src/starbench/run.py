@@ -344,6 +344,7 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
                 needs.setdefault(tkey, need)
                 if not multirun:
                     NOTES.append(f"starbench: {line}")
+            NOTES.extend(f"starbench: {where}{line}" for line in long_game_notes(settings))
             folders.append(folder)
             if folder in first:
                 _same_request(first[folder], (shown, settings), where)
@@ -371,6 +372,30 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
 SWEPT: list[str] = []
 #: What the last ``plan`` says before anything runs: parameters without effect, collapsed cells.
 NOTES: list[str] = []
+
+
+def long_game_notes(settings: Any) -> list[str]:
+    """A game cell whose searches may be long: one line with the estimated size, and what
+    bounds it (``limits.GAME_NOTE_NODES``)."""
+    from starbench.games.spec import GameSpec
+    from starbench.limits import GAME_NOTE_NODES
+
+    spec = settings.tree
+    if not isinstance(spec, GameSpec):
+        return []
+    nodes, moves, outcomes = spec.size_estimate(settings.seed)
+    if nodes <= GAME_NOTE_NODES:
+        return []
+    bound = (
+        f"node_budget={settings.node_budget} bounds each search"
+        if settings.node_budget
+        else "node_budget=N bounds each search"
+    )
+    return [
+        f"{spec.game} searched {spec.depth} plies deep may visit about {nodes:.3g} nodes per "
+        f"search (the first position's path; up to {moves} moves and {outcomes} outcomes); "
+        f"progress is printed per instance; {bound}"
+    ]
 
 
 def _same_request(before: tuple[list[str], Any], now: tuple[list[str], Any], where: str) -> None:

@@ -30,6 +30,8 @@ class Solved:
     mismatch: str | None  # a one-line description of the first disagreement
     #: per result, what ``after`` returned after that search (a game's ``order_evals``)
     extras: tuple[Any, ...] = ()
+    #: one line per search that a node budget stopped (it has no result)
+    stopped: tuple[str, ...] = ()
 
 
 def solve(
@@ -42,13 +44,15 @@ def solve(
     log: Callable[[str], None] | None = None,
     before: Callable[[], None] | None = None,
     after: Callable[[], Any] | None = None,
+    node_budget: int | None = None,
 ) -> Solved:
     """Run the algorithms named by ``specs`` (default: all that apply) on ``tree``.
 
     ``engine``: ``python``, ``compiled``, or ``auto`` (compiled for trees over
     ``AUTO_SOLVE_NODES`` nodes where it applies, else python).  ``before`` is called before
     each search and ``after`` after it (its values are ``Solved.extras``): a game source resets
-    and reads its move-ordering counter there.
+    and reads its move-ordering counter there.  ``node_budget``: the most nodes a search may
+    enter; a search it stops has no result, only a line in ``Solved.stopped``.
     """
     from starbench.engines import AUTO_SOLVE_NODES, choose, compiled_tree, python_engine_notes, run
 
@@ -82,14 +86,28 @@ def solve(
     kernel_tree = None
     results = []
     extras = []
+    stopped = []
     for spec, choice in zip(specs_, choices, strict=True):
         if before is not None:
             before()
         if choice.engine == "compiled" and kernel_tree is None:
             kernel_tree = compiled_tree(tree)
         outcome = run(
-            spec, tree, engine=choice.engine, exact=exact, debug=debug, compiled=kernel_tree
+            spec,
+            tree,
+            engine=choice.engine,
+            exact=exact,
+            debug=debug,
+            compiled=kernel_tree,
+            node_budget=node_budget,
         )
+        if outcome.status == "budget_exceeded":
+            nodes = outcome.stats.nodes if outcome.stats is not None else node_budget
+            stopped.append(
+                f"starbench: {spec.label} stopped at --node-budget {node_budget} "
+                f"({nodes} nodes entered): no value"
+            )
+            continue
         results.append(outcome.value())
         extras.append(None if after is None else after())
     L, U = tree.bounds
@@ -111,7 +129,7 @@ def solve(
                 f"values differ: {label(first)} = {format_value(first.value, exact)}, "
                 f"{label(r)} = {format_value(r.value, exact)}"
             )
-    return Solved(results, mismatch, tuple(extras))
+    return Solved(results, mismatch, tuple(extras), tuple(stopped))
 
 
 def label(r: SearchResult) -> str:

@@ -8,6 +8,7 @@ vary in the data (besides the figure's own x axis), so one function serves every
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullFormatter
 
 from starbench.analysis.data import (
     BOOTSTRAP_SEED,
@@ -53,6 +55,12 @@ CONDITIONS = (
 )
 FACETS = CONDITIONS
 MAX_PANELS = 12
+#: The tallest figure, in inches, legend included: a page of a two-column paper has about 9 in
+#: of text height.  Grids wrap into columns and, where still taller, shrink their panels' height.
+MAX_HEIGHT = 9.0
+#: A single-column ``nodes_by_depth`` with more conditions than this draws the nodes only (the
+#: effective branching factor stays in its table and in the double-column figure).
+EBF_PANELS = 3
 #: A categorical figure whose algorithms come in more values of k than this draws k on the x
 #: axis instead (one hue per variant, the category as panels), never a legend entry per k.
 MAX_K_HUES = 3
@@ -82,6 +90,9 @@ NAMES = {
 #: only the tables (``images=False``: the tables' intervals come from ``data.summarise``, so the
 #: bands, seaborn's own bootstrap, would be computed for nothing)
 ERRORBAR: ContextVar[tuple[str, int] | None] = ContextVar("errorbar", default=("ci", 95))
+#: Panels that show one measure share their y range (an effect across panels is read from the
+#: axes, not from tick labels); ``starbench plot --free-y`` gives each panel its own.
+SHARE_Y: ContextVar[bool] = ContextVar("share_y", default=True)
 
 
 @dataclass(frozen=True)
@@ -174,13 +185,40 @@ def _panels(df: pd.DataFrame, facets: list[str]) -> list[tuple[str, pd.DataFrame
     return out
 
 
-def _grid(n: int, width: float, cols: int | None = None) -> tuple[plt.Figure, list[plt.Axes]]:
-    cols = cols or min(n, 3 if width > 5 else 1)  # single column: panels stacked, unclipped
+def columns(n: int, width: float) -> int:
+    """Panels per row: up to 3 in a double-column figure; in a single-column one, 1 or 2
+    panels stacked, 3 to 8 in two columns, more in three (a grid that fits a page)."""
+    if width > 5:
+        return min(n, 3)
+    return 1 if n <= 2 else 2 if n <= 8 else 3
+
+
+def title_lines(titles: list[str], width: float, cols: int) -> int:
+    """Lines of the longest panel title (one condition per line in a narrow panel)."""
+    if not titles or not any(titles):
+        return 0
+    if width / cols >= 3:
+        return 1
+    return max(t.count(", ") + 1 for t in titles)
+
+
+def panel_height(rows: int, cols: int, width: float, lines: int = 1) -> float:
+    """One panel's height: the paper ratio and its title's ``lines``, shrunk where ``rows`` of
+    them would be taller than ``MAX_HEIGHT`` less room for the legend."""
+    nominal = width / cols * HEIGHT_RATIO * (1.0 if cols > 1 else 0.9) + 0.14 * lines
+    return min(nominal, (MAX_HEIGHT - 1.4) / rows)
+
+
+def _grid(
+    n: int, width: float, cols: int | None = None, titles: list[str] | None = None
+) -> tuple[plt.Figure, list[plt.Axes]]:
+    cols = cols or columns(n, width)
     rows = -(-n // cols)
+    lines = title_lines(titles or [], width, cols)
     fig, axes = plt.subplots(
         rows,
         cols,
-        figsize=(width, width * HEIGHT_RATIO * rows / cols * (1.0 if cols > 1 else 0.9)),
+        figsize=(width, panel_height(rows, cols, width, lines) * rows),
         squeeze=False,
         layout="constrained",
     )
@@ -235,32 +273,54 @@ def _facet(
     import seaborn as sns
 
     n = len(titles)
-    cols = min(n, 3 if width > 5 else 1)
-    ratio = HEIGHT_RATIO * (1.0 if cols > 1 else 0.9)
+    cols = columns(n, width)
+    height = panel_height(-(-n // cols), cols, width, title_lines(titles, width, cols))
+    share = SHARE_Y.get()
     common = dict(
         data=raw.assign(_panel=_panel_column(raw, facets)),
         col="_panel",
         col_order=titles,
         col_wrap=cols,
-        height=width / cols * ratio,
-        aspect=1 / ratio,
+        height=height,
+        aspect=width / cols / height,
         errorbar=ERRORBAR.get(),
         n_boot=N_BOOT,
         seed=BOOTSTRAP_SEED,
         legend=False,
-        facet_kws={"sharex": False, "sharey": False},
+        facet_kws={"sharex": False, "sharey": share},
     )
-    if kind == "line":
-        grid = sns.relplot(kind="line", **common, **kws)
-    else:
-        common.pop("facet_kws")
-        grid = sns.catplot(kind="point", sharex=False, sharey=False, **common, **kws)
+    with warnings.catch_warnings():  # seaborn's own tight_layout; constrained layout follows
+        warnings.filterwarnings("ignore", message="Tight layout not applied")
+        if kind == "line":
+            grid = sns.relplot(kind="line", **common, **kws)
+        else:
+            common.pop("facet_kws")
+            grid = sns.catplot(kind="point", sharex=False, sharey=share, **common, **kws)
     fig = grid.figure
     fig.set_layout_engine("constrained")
     axes = list(grid.axes.flat)
+    narrow = width / cols < 3
     for ax, title in zip(axes, titles, strict=True):
-        ax.set_title(title)
+        ax.set_title(title.replace(", ", "\n") if narrow else title, fontsize="small")
+        if share:  # seaborn hides shared tick labels inside the grid; a wrapped grid keeps them
+            ax.tick_params(labelleft=True)
     return fig, axes
+
+
+def panel_title(ax: plt.Axes, title: str) -> None:
+    """A panel's title, one condition per line where the panel is narrow (under 3 in)."""
+    narrow = ax.get_position().width * ax.figure.get_figwidth() < 3
+    ax.set_title(title.replace(", ", "\n") if narrow else title, fontsize="small")
+
+
+def share_y(axes: list[plt.Axes]) -> None:
+    """One y range for ``axes`` (panels of one measure), unless ``--free-y`` was asked."""
+    if SHARE_Y.get() and len(axes) > 1:
+        limits = [ax.get_ylim() for ax in axes]
+        lo, hi = min(a for a, _ in limits), max(b for _, b in limits)
+        for ax in axes[1:]:
+            ax.sharey(axes[0])
+        axes[0].set_ylim(lo, hi)
 
 
 def _lines(ax: plt.Axes, raw: pd.DataFrame, x: str, y: str) -> None:
@@ -294,7 +354,9 @@ def _raw(m: pd.DataFrame, panel: pd.DataFrame, facets: list[str]) -> pd.DataFram
     return m[mask]
 
 
-def _legend(fig: plt.Figure, axes: list[plt.Axes], band: bool = True) -> None:
+def _legend(fig: plt.Figure, axes: list[plt.Axes], band: bool | str = True) -> None:
+    """The figure's one legend, below the axes; its title says what the bands are (``band``
+    True), or is the text ``band``, or none."""
     handles, labels = {}, []
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -310,7 +372,9 @@ def _legend(fig: plt.Figure, axes: list[plt.Axes], band: bool = True) -> None:
         labels,
         loc="outside lower center",
         ncols=ncols,
-        title=(BAND if width > 5 else BAND.replace(" of the mean", "\nof the mean"))
+        title=band
+        if isinstance(band, str)
+        else (BAND if width > 5 else BAND.replace(" of the mean", "\nof the mean"))
         if band
         else None,
         title_fontsize="small",
@@ -327,10 +391,15 @@ def _pct_figure(
     logx: bool = False,
     min_x: int = 2,
     select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+    reference: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
 ) -> Drawn:
+    """Percent of expectimax's leaves against ``x``, one line per label; ``reference`` picks
+    the rows drawn as horizontal reference lines instead (algorithms without ``x``, such as
+    Star1 in a figure by k: their mean per panel, dashed, and in the table with ``x`` empty)."""
     df = _prepare(df)
     require(df, x)
-    m = percent_leaves(df)
+    everything = percent_leaves(df)
+    m = everything
     if select is not None:
         m = select(m)
     if m[x].nunique() < min_x:
@@ -339,6 +408,15 @@ def _pct_figure(
     s = _with_conditions(summarise(m, [*facets, "label", x]), m, x)
     panels = _panels(s, facets)
     labels = sorted(m["label"].astype(str).unique())
+    refs = pd.DataFrame()
+    if reference is not None:
+        r = reference(everything)
+        if facets and len(r):  # only the panels drawn
+            drawn = set(map(tuple, m[facets].astype(str).to_numpy()))
+            r = r[[tuple(v) in drawn for v in r[facets].astype(str).to_numpy()]]
+        if len(r):
+            refs = _with_conditions(summarise(r, [*facets, "label"]), r)
+            refs[x] = pd.NA
     fig, axes = _facet(
         "line",
         m.assign(label=m["label"].astype(str), pct_leaves=m["pct_leaves"].astype(float)),
@@ -359,6 +437,19 @@ def _pct_figure(
         ax.set_xticks(sorted(g[x].unique()))
         ax.set_xticklabels([str(v) for v in sorted(g[x].unique())])
         ax.set_ylim(bottom=0)
+    ref_labels: list[str] = []
+    if len(refs):
+        ref_labels = sorted(refs["label"].astype(str).unique())
+        for ax, (_title, g) in zip(axes, panels, strict=True):
+            here = refs
+            for f in facets:
+                here = here[here[f].astype(str) == str(g[f].iloc[0])]
+            for _, row in here.iterrows():
+                color, _marker = style_of(str(row["label"]))
+                ax.axhline(row["mean"], color=color, linestyle="--", linewidth=1)
+        for lab in ref_labels:
+            axes[0].plot([], [], color=style_of(lab)[0], linestyle="--", label=f"{lab} (no {x})")
+        s = pd.concat([s, refs[s.columns.intersection(refs.columns)]], ignore_index=True)
     _legend_entries(axes[0], labels)
     _legend(fig, axes)
     return Drawn(fig, s, "percent of expectimax's leaves")
@@ -382,7 +473,11 @@ def leaves_by_k(df: pd.DataFrame, width: float) -> Drawn:
             m["label"] = m["label"] + np.where(skip, " no-full-probe", "")
         return m
 
-    return _pct_figure(df, width, "k", "probing factor k", select=star25)
+    def without_k(m: pd.DataFrame) -> pd.DataFrame:
+        # the listed algorithms without a probing factor (Star1, Star2, sampled searches, ...)
+        return m[~m["algorithm"].str.startswith("star2.5") | m["k"].isna()]
+
+    return _pct_figure(df, width, "k", "probing factor k", select=star25, reference=without_k)
 
 
 def _categorical(df: pd.DataFrame, width: float, x: str, xlabel: str) -> Drawn:
@@ -434,6 +529,49 @@ def _categorical(df: pd.DataFrame, width: float, x: str, xlabel: str) -> Drawn:
     return Drawn(fig, s, "percent of expectimax's leaves")
 
 
+def leaves_by_algorithm(df: pd.DataFrame, width: float) -> Drawn:
+    """Every listed algorithm's percent of expectimax's leaves (the mean with its 95% bootstrap
+    interval), one panel per condition that varies: the figure every run and sweep gets,
+    whatever its design; expectimax is the dashed line at 100."""
+    df = _prepare(df)
+    m = percent_leaves(df)
+    if not len(m):
+        raise PlotError("needs expectimax and another algorithm on the same trees")
+    facets = _facets(m, ())
+    s = _with_conditions(summarise(m, [*facets, "label"]), m)
+    panels = _panels(s, facets)
+    labels = sorted(m["label"].astype(str).unique())
+    styles = _styles(labels)
+    fig, axes = _facet(
+        "point",
+        m.assign(label=m["label"].astype(str), pct_leaves=m["pct_leaves"].astype(float)),
+        facets,
+        [t for t, _ in panels],
+        width,
+        x="label",
+        y="pct_leaves",
+        order=labels,
+        hue="label",
+        hue_order=labels,
+        palette={lab: c for lab, (c, _) in styles.items()},
+        markers=[styles[lab][1] for lab in labels],
+        linestyles="none",
+        capsize=0.15,
+        err_kws={"linewidth": 1},
+        markersize=4,
+    )
+    for ax in axes:  # the algorithms are told by colour and marker (the legend), not by tick
+        ax.axhline(100, color=style_of("expectimax")[0], linestyle="--", linewidth=0.8)
+        ax.set_xticks([])
+        ax.set_xlabel("algorithm")
+        ax.set_ylabel("% of expectimax's leaves")
+        ax.set_ylim(bottom=0)
+    axes[0].plot([], [], color=style_of("expectimax")[0], linestyle="--", label="expectimax (100)")
+    _legend_entries(axes[0], labels)
+    _legend(fig, axes)
+    return Drawn(fig, s, "percent of expectimax's leaves")
+
+
 def ordering_effect(df: pd.DataFrame, width: float) -> Drawn:
     """Percent of expectimax's leaves by move ordering (decision / outcome order)."""
     return _categorical(df, width, "order", "move ordering (decisions / outcomes)")
@@ -456,12 +594,28 @@ def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
     s = _with_conditions(summarise(ok, [*facets, "label", "levels"], value="nodes_f"), ok, "levels")
     s["ebf"] = s["mean"] ** (1.0 / s["levels"].astype(float))
     panels = _panels(s, facets)
-    fig, axes = _grid(2 * len(panels), width, cols=2)
+    titles = [t for t, _ in panels]
+    if width < 5 and len(panels) > EBF_PANELS:  # a page: nodes only (the ebf is in the table)
+        fig, axes = _grid(len(panels), width, titles=titles)
+        for ax, (title, g) in zip(axes, panels, strict=True):
+            _lines(ax, _raw(ok, g, facets), "levels", "nodes_f")
+            ax.set_yscale("log")
+            panel_title(ax, title)
+            ax.set_xlabel("depth (levels)")
+            ax.set_ylabel("nodes (mean)")
+            ax.set_xticks(sorted(g["levels"].unique()))
+        share_y(axes)
+        _legend(fig, axes)
+        return Drawn(fig, s, "nodes")
+    pairs = 2 if width > 5 and len(panels) > EBF_PANELS else 1  # condition pairs per row
+    fig, axes = _grid(
+        2 * len(panels), width, cols=2 * pairs, titles=[t for t in titles for _ in "ab"]
+    )
     for i, (title, g) in enumerate(panels):
         ax, bx = axes[2 * i], axes[2 * i + 1]
         _lines(ax, _raw(ok, g, facets), "levels", "nodes_f")
         ax.set_yscale("log")
-        ax.set_title(title)
+        panel_title(ax, title)
         ax.set_xlabel("depth (levels)")
         ax.set_ylabel("nodes (mean)")
         import seaborn as sns
@@ -478,60 +632,72 @@ def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
             ax=bx,
         )
         bx.set_xlabel("depth (levels)")
-        bx.set_ylabel("effective branching factor")
-        bx.set_title(title)
+        bx.set_ylabel("eff. branching factor")
+        panel_title(bx, title)
         for a in (ax, bx):
             a.set_xticks(sorted(g["levels"].unique()))
+    share_y(axes[0::2])
+    share_y(axes[1::2])
     _legend(fig, axes)
     return Drawn(fig, s, "nodes")
 
 
 def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
-    """Search seconds against nodes, per algorithm (log-log)."""
-    require(df, "seconds", "nodes")
-    ok = df[df["status"].isin(["ok", "unverified"]) & df["seconds"].notna()].copy()
-    ok = ok[ok["seconds"].astype(float) >= MIN_TIMED]
+    """CPU seconds of a search against its nodes, per algorithm (log-log), one panel per
+    condition that varies.  CPU time, not wall time: on a shared machine the wall clock counts
+    other processes' load; the table gives the mean microseconds of CPU per node."""
+    import seaborn as sns
+
+    require(df, "cpu_seconds", "nodes")
+    ok = df[df["status"].isin(["ok", "unverified", "approx"]) & df["cpu_seconds"].notna()].copy()
+    ok = ok[ok["cpu_seconds"].astype(float) >= MIN_TIMED]
     if len(ok) < 2:
         raise PlotError(
-            f"needs searches of at least {MIN_TIMED * 1e6:.0f} us (shorter ones are timer "
+            f"needs searches of at least {MIN_TIMED * 1e6:.0f} us of CPU (shorter ones are timer "
             f"noise; time small trees with starbench bench)"
         )
     ok = _prepare(ok)
-    ok["us_per_node"] = 1e6 * ok["seconds"].astype(float) / ok["nodes"].astype(float)
-    by = [*_facets(ok, ()), "label", *(["engine"] if "engine" in ok.columns else [])]
-    s = _with_conditions(summarise(ok, by, value="us_per_node"), ok)
-    fig, axes = _grid(1, width)
-    ax = axes[0]
-    import seaborn as sns
-
+    ok["us_per_node"] = 1e6 * ok["cpu_seconds"].astype(float) / ok["nodes"].astype(float)
+    # depth is on the nodes axis (the points of one panel span the depths), in the table a row
+    facets = _facets(ok, ("levels",))
+    depth = ["levels"] if "levels" in ok.columns and ok["levels"].nunique() > 1 else []
+    by = [*facets, *depth, "label", *(["engine"] if "engine" in ok.columns else [])]
+    s = _with_conditions(summarise(ok, by, value="us_per_node"), ok, "levels" if depth else None)
+    panels = _panels(s, facets)
+    fig, axes = _grid(len(panels), width, titles=[t for t, _ in panels])
     names = sorted(ok["algorithm"].astype(str).unique())  # one colour per algorithm, not per k
-    shown = pd.concat(
-        g.sample(400, random_state=0) if len(g) > 400 else g
-        for _, g in ok.groupby("algorithm", sort=True)
-    )
-    sns.scatterplot(
-        data=shown.assign(
-            algorithm=shown["algorithm"].astype(str),
-            nodes=shown["nodes"].astype(float),
-            seconds=shown["seconds"].astype(float),
-        ),
-        x="nodes",
-        y="seconds",
-        **_hue_style("algorithm", names),
-        s=6,
-        alpha=0.6,
-        linewidth=0,
-        legend=False,
-        ax=ax,
-    )
-    _legend_entries(ax, names)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("nodes")
-    ax.set_ylabel("seconds")
-    ax.set_title(f"searches of at least {MIN_TIMED * 1e6:.0f} us", fontsize="small")
-    _legend(fig, axes, band=False)
-    return Drawn(fig, s, "microseconds per node")
+    for ax, (title, g) in zip(axes, panels, strict=True):
+        raw = _raw(ok, g, facets)
+        shown = pd.concat(
+            h.sample(400, random_state=0) if len(h) > 400 else h
+            for _, h in raw.groupby("algorithm", sort=True)
+        )
+        sns.scatterplot(
+            data=shown.assign(
+                algorithm=shown["algorithm"].astype(str),
+                nodes=shown["nodes"].astype(float),
+                cpu_seconds=shown["cpu_seconds"].astype(float),
+            ),
+            x="nodes",
+            y="cpu_seconds",
+            **_hue_style("algorithm", names),
+            s=6,
+            alpha=0.6,
+            linewidth=0,
+            legend=False,
+            ax=ax,
+        )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("nodes")
+        ax.set_ylabel("CPU seconds")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        panel_title(ax, title)
+    share_y(axes)
+    _legend_entries(axes[0], names)
+    _legend(fig, axes, band=f"one point per search of at least {MIN_TIMED * 1e6:.0f} us of CPU")
+    return Drawn(fig, s, "CPU microseconds per node")
 
 
 def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:
@@ -559,7 +725,7 @@ def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:
     s = s.merge(r[[*by, "regret_mean", "regret_se", "regret_ci_lo", "regret_ci_hi"]], on=by)
     s = s.merge(d.groupby(by, dropna=False)["nodes_f"].mean().rename("mean_nodes").reset_index())
     panels = _panels(s, facets)
-    fig, axes = _grid(3 * len(panels), width, cols=3)
+    fig, axes = _grid(3 * len(panels), width, cols=3, titles=[t for t, _ in panels for _ in "abc"])
     for i, (title, g) in enumerate(panels):
         a, b, c = axes[3 * i : 3 * i + 3]
         raw = _raw(d, g, facets)
@@ -585,8 +751,11 @@ def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:
         for ax in (a, b):
             ax.set_xlabel("depth (decision plies)")
             ax.set_xticks(sorted(g["levels"].unique()))
-        b.set_title(title, fontsize="small")  # one title per row of panels, centred
+        panel_title(b, title)  # one title per row of panels, centred
         b.set_ylim(bottom=0)
+    share_y(axes[0::3])
+    share_y(axes[1::3])
+    share_y(axes[2::3])
     _legend(fig, axes)
     return Drawn(fig, s, "percent of optimal decisions")
 
@@ -608,7 +777,7 @@ def regret_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     s = _with_conditions(summarise(d, by, value="regret_f"), d, "levels")
     s = s.merge(d.groupby(by, dropna=False)["nodes_f"].mean().rename("mean_nodes").reset_index())
     panels = _panels(s, facets)
-    fig, axes = _grid(len(panels), width)
+    fig, axes = _grid(len(panels), width, titles=[t for t, _ in panels])
     labels = sorted(s["label"].astype(str).unique())
     # one colour and marker per label (variants of one algorithm, such as its sample sizes,
     # would share the style registry's colour)
@@ -635,7 +804,8 @@ def regret_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
         ax.set_xlabel("mean nodes searched (one point per depth)")
         ax.set_ylabel("mean regret (oracle units)")
         ax.set_ylim(bottom=0)
-        ax.set_title(title, fontsize="small")
+        panel_title(ax, title)
+    share_y(axes)
     for lab in labels:
         axes[0].plot([], [], color=colours[lab], marker=marks[lab], label=lab)
     _legend(fig, axes, band=False)
@@ -651,4 +821,5 @@ FIGURES: dict[str, Callable[[pd.DataFrame, float], Drawn]] = {
     "seconds_vs_nodes": seconds_vs_nodes,
     "decisions_by_depth": decisions_by_depth,
     "regret_vs_nodes": regret_vs_nodes,
+    "leaves_by_algorithm": leaves_by_algorithm,
 }

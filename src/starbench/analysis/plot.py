@@ -14,7 +14,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from starbench.analysis.data import PlotError, load_results, pool
-from starbench.analysis.figures import CONDITIONS, ERRORBAR, FIGURES
+from starbench.analysis.figures import CONDITIONS, ERRORBAR, FIGURES, SHARE_Y
 from starbench.analysis.style import RC, WIDTHS
 from starbench.analysis.tables import csv, latex, markdown
 from starbench.experiment.storage import atomic_write, atomic_write_text
@@ -34,12 +34,14 @@ def plot(
     warn: Callable[[str], None] = print,
     pooled: list[str] | None = None,
     images: bool = True,
+    share_y: bool = True,
 ) -> list[Path]:
     """Draw the figures (all, or ``names``) from the tables under ``results`` into ``out``.
 
     Every condition that varies in the tables is on a figure's axis or a panel; ``pooled``
     names conditions to average over instead, and the figures and tables say so.
-    ``images=False`` writes only each figure's tables (.md, .tex, .csv), not its PDF and PNG."""
+    ``images=False`` writes only each figure's tables (.md, .tex, .csv), not its PDF and PNG;
+    ``share_y=False`` gives each panel its own y range."""
     unknown = [n for n in names or [] if n not in FIGURES]
     if unknown:
         raise PlotError(f"--figure {unknown[0]}: no such figure (valid: {', '.join(FIGURES)})")
@@ -50,6 +52,7 @@ def plot(
     out = Path(out)
     written: list[Path] = []
     bands = ERRORBAR.set(ERRORBAR.get() if images else None)
+    shared = SHARE_Y.set(share_y)
     try:
         with plt.rc_context(RC):
             for name, draw in FIGURES.items():
@@ -62,6 +65,7 @@ def plot(
                         plt.close("all")
     finally:
         ERRORBAR.reset(bands)
+        SHARE_Y.reset(shared)
     if not written:
         raise PlotError(f"{results}: no figure could be drawn from these tables")
     return written

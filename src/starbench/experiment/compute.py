@@ -68,6 +68,7 @@ class Instance:
         self._python: Any = None
         self._compiled: Any = None
         self.game: Any = None  # a game cell's GameSource
+        self.deepened: list[Any] = []  # the GameSources iterative deepening searched
 
     @property
     def python(self) -> Any:
@@ -105,6 +106,7 @@ class Instance:
 
         def tree_at(depth: int) -> Any:
             used.append(at(depth))
+            self.deepened.append(used[-1])
             return used[-1].tree
 
         def make(tree: Any, **options: Any) -> Any:
@@ -174,6 +176,17 @@ class Instance:
             return t.L, t.U, None, None
         return t.L, t.U, t.levels, t.tree_seed
 
+    def flat_value(self) -> Any:
+        """The one value every leaf of this game instance's searches had, or None (a random
+        tree, or leaves that differed; ``GameTree.flat_value``)."""
+        trees = [g.tree for g in (self.game, *self.deepened) if g is not None]
+        if not trees:
+            return None
+        values = [t.flat_value() for t in trees]
+        if any(v is None for v in values) or len(set(values)) != 1:
+            return None
+        return values[0]
+
     def game_fields(self, best_move: Any) -> dict[str, Any]:
         """A game row's position, dice and best action, and its decision columns where the
         game has an oracle (``oracles.decisions``); nothing in a random-tree cell."""
@@ -190,6 +203,11 @@ class Instance:
             "order_evals": g.order_evals() if g.move_order != "none" else None,
             **({} if oracle is None else decisions.game_row(oracle, g, best_move)),
         }
+
+
+#: The key of a raw row that says every leaf of its instance's searches had this one value (the
+#: heuristic does not tell the game's positions apart); the runner says so once, ``Row`` drops it.
+FLAT = "_flat_leaves"
 
 
 def compute_instance(
@@ -246,6 +264,9 @@ def compute_instance(
     L, U, levels, tseed = inst.bounds_and_levels()
     for row in rows:
         row.update(tree_seed=tseed, L=float(L), U=float(U), levels=levels)
+    flat = inst.flat_value()
+    if rows and flat is not None:  # read by the runner (one line per cell), never stored
+        rows[0][FLAT] = flat
     return rows
 
 

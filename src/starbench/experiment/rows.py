@@ -522,7 +522,7 @@ def summary(table: Any, computed: dict[str, int] | None = None) -> str:
     quality = ("% optimal [95% CI]", "mean regret [95% CI]") if scored else ()
     error = numbers("value_error") if table.get("value_error") else np.full(len(status), np.nan)
     inexact = ("approx", "mean |value error|") if (status == "approx").any() else ()
-    lines = [(*header, *inexact, "% expectimax leaves", "median CPU s", *quality)]
+    lines = [(*header, *inexact, "% expectimax leaves (mean ± SE)", "median CPU s", *quality)]
 
     def median(values: Any, fmt: str) -> str:
         values = values[~np.isnan(values)]
@@ -535,7 +535,7 @@ def summary(table: Any, computed: dict[str, int] | None = None) -> str:
         pct = "-"
         if len(pcts):
             se = pcts.std(ddof=1) / math.sqrt(len(pcts)) if len(pcts) > 1 else 0.0
-            pct = f"{pcts.mean():.1f} +- {se:.1f}"
+            pct = f"{pcts.mean():.1f} ± {se:.1f}"
         lines.append(
             (
                 name,

@@ -20,7 +20,7 @@ from typing import Any
 
 from starbench.errors import ConfigError, WriteFailed
 from starbench.experiment import cellfolder
-from starbench.experiment.compute import Progress, execute
+from starbench.experiment.compute import FLAT, Progress, execute
 from starbench.experiment.coverage import Request, grow, label_of_key, requested, worst_se
 from starbench.experiment.metadata import metadata
 from starbench.experiment.rows import (
@@ -354,9 +354,11 @@ def _compute(
     """Compute the pending instances, journaling each as it completes; returns rows computed
     (and counts them by key in ``fresh``)."""
     computed = 0
+    flat: list[Any] = []  # per instance: the one value of all its leaves, or None
     progress = Progress(len(pending), settings.progress, warn)
     try:
         for raw in execute(settings, pending):
+            flat.append(next((r[FLAT] for r in raw if FLAT in r), None))
             rows = [Row.of({**r, "run": run}) for r in raw]
             journal.append(settings.cell, run, (r.values() for r in rows))
             computed += len(rows)
@@ -373,6 +375,14 @@ def _compute(
             progress.update(sum(r.nodes or 0 for r in rows))  # type: ignore[attr-defined]
     finally:
         progress.close()
+    if flat and all(v is not None for v in flat) and len(set(flat)) == 1:
+        game = settings.tree
+        warn(
+            f"starbench: note: every leaf of every search evaluated is worth {float(flat[0]):g} "
+            f"under the heuristic {getattr(game, 'heuristic', None)!r}: the values and moves "
+            f"say nothing about {getattr(game, 'game', 'this game')}; set tree.heuristic to one "
+            f"that tells its positions apart (the heuristics: docs/guide/games.md)"
+        )
     return computed
 
 

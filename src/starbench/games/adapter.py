@@ -22,6 +22,7 @@ list.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any, Protocol
@@ -79,6 +80,22 @@ class GameTree:
         self.key = key
         #: the horizon heuristic's name, where the tree's maker knows it
         self.heuristic_name: str | None = None
+        #: the smallest and largest leaf value evaluated so far (``flat_value``)
+        self.leaf_low: Any = math.inf
+        self.leaf_high: Any = -math.inf
+
+    def flat_value(self) -> Any:
+        """The one value every leaf evaluated so far had (terminals and horizon alike), or
+        None when they differed or none was evaluated: a search whose leaves are all equal
+        (a heuristic that does not apply to the game, such as ``zero``) says nothing."""
+        return self.leaf_low if self.leaf_low == self.leaf_high else None
+
+    def saw_leaves(self, low: Any, high: Any) -> None:
+        """Widen the evaluated leaves' range (the fused expectimax reports its own)."""
+        if low < self.leaf_low:
+            self.leaf_low = low
+        if high > self.leaf_high:
+            self.leaf_high = high
 
     @property
     def bounds(self) -> tuple[Number, Number]:
@@ -126,7 +143,12 @@ class GameTree:
             raise EvaluationError(f"{self.describe(node)}: horizon reached but no heuristic given")
         else:
             v = self.heuristic(state)
-        return _exact(v) if self.exact else v
+        v = _exact(v) if self.exact else v
+        if v < self.leaf_low:
+            self.leaf_low = v
+        if v > self.leaf_high:
+            self.leaf_high = v
+        return v
 
     def search_class(self, cls: type, settings: dict[str, Any]) -> type:
         """The class that runs algorithm class ``cls`` with ``settings`` on this tree: the

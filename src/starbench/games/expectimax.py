@@ -27,6 +27,7 @@ mode without a transposition table or debug checks; everything else runs the ref
 
 from __future__ import annotations
 
+import math
 from operator import itemgetter
 from typing import Any
 
@@ -83,8 +84,10 @@ class GameExpectimax(Expectimax):
             self._over_budget()  # raises, or sets the count of the next time check
             check_at = self._check_at
 
+        low, high = math.inf, -math.inf  # the values met (GameTree.flat_value)
+
         def value(state: Any, left: int | None, kind: int) -> float:
-            nonlocal nodes, leaves, max_nodes, min_nodes, chance_nodes
+            nonlocal nodes, leaves, max_nodes, min_nodes, chance_nodes, low, high
             if kind == is_chance:
                 outcomes = state.chance_outcomes()
                 actions = list(map(first, outcomes))
@@ -161,15 +164,22 @@ class GameExpectimax(Expectimax):
                     if not ok:  # the reference's error (no heuristic, NaN, outside the bounds)
                         self._leaf((child, nxt))
                     values.append(v)
+            lo, hi = min(values), max(values)  # every leaf's value is among some node's
+            if lo < low:
+                low = lo
+            if hi > high:
+                high = hi
             if kind == is_chance:
                 total = 0.0
                 for (_, p), v in zip(outcomes, values, strict=True):
                     total += float(p) * v
                 return total
-            return max(values) if kind == is_max else min(values)
+            return hi if kind == is_max else lo
 
         try:
             return value(state, left, int(kind))
         finally:
+            if low <= high:
+                tree.saw_leaves(low, high)
             self.nodes, self.leaves = nodes, leaves
             self.max_nodes, self.min_nodes, self.chance_nodes = max_nodes, min_nodes, chance_nodes

@@ -244,6 +244,50 @@ def backgammon_source(
     )
 
 
+def size_estimate(tree: GameTree, depth: int) -> tuple[float, int, int]:
+    """(nodes, moves, outcomes): about how many nodes a search ``depth`` decision plies deep
+    visits: the product of the branchings met on the tree's first path down to its
+    ``depth``-th decision (chance nodes on the way included: Einstein wurfelt nicht's start is
+    two placement draws and a die roll before its first move), with the most moves and chance
+    outcomes met.  A game's size is not known before it is searched: the estimate bounds it
+    like a generated tree's size (``limits``) and warns of a long search."""
+    from starbench.trees.protocol import Kind
+
+    node, moves, outcomes, nodes, plies = tree.root, 1, 1, 1.0, 0
+    for _ in range(4 * depth + 8):
+        kind = tree.kind(node)
+        if kind == Kind.LEAF or plies >= depth:
+            break
+        kids = list(tree.children(node))
+        if not kids:
+            break
+        if kind == Kind.CHANCE:
+            outcomes = max(outcomes, len(kids))
+        else:
+            moves = max(moves, len(kids))
+            plies += 1
+        nodes *= len(kids)
+        node = kids[0]
+    if plies < depth and plies > 0:  # a path that ended early: the rest as the plies seen
+        nodes *= nodes ** ((depth - plies) / plies)
+    return nodes, moves, outcomes
+
+
+def flat_note(source: GameSource) -> str | None:
+    """One line when every leaf the searches of ``source`` evaluated had the same value: the
+    heuristic does not tell the game's positions apart (``zero`` on chess), so no value or move
+    means anything; None otherwise."""
+    v = source.tree.flat_value()
+    if v is None:
+        return None
+    return (
+        f"starbench: note: every leaf the search evaluated is worth {float(v):g} under the "
+        f"heuristic {source.heuristic!r}: its values and moves say nothing about {source.game}; "
+        f"give a heuristic that tells its positions apart (the heuristics: starbench.games."
+        f"heuristics, docs/guide/games.md)"
+    )
+
+
 #: Game sources by name; an unknown name is an OpenSpiel ``load_game`` string.
 GAME_SOURCES: dict[str, Callable[..., GameSource]] = {"backgammon": backgammon_source}
 

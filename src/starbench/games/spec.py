@@ -153,27 +153,9 @@ class GameSpec:
         (moves x outcomes)^depth with the most moves and chance outcomes met on the first path
         of instance 0's tree (a game's size is not known before it is searched; the estimate
         bounds it like a generated tree's size, ``limits``)."""
-        from starbench.trees.protocol import Kind
+        from starbench.games.source import size_estimate
 
-        tree = self.source(seed, 0, exact=False).tree
-        node, moves, outcomes = tree.root, 1, 1
-        for _ in range(6):
-            kind = tree.kind(node)
-            if kind == Kind.LEAF:
-                break
-            kids = list(tree.children(node))
-            if not kids:
-                break
-            if kind == Kind.CHANCE:
-                outcomes = max(outcomes, len(kids))
-            else:
-                moves = max(moves, len(kids))
-            node = kids[0]
-        try:
-            nodes = float(moves * outcomes) ** self.depth
-        except OverflowError:
-            nodes = float("inf")
-        return nodes, moves, outcomes
+        return size_estimate(self.source(seed, 0, exact=False).tree, self.depth)
 
     def _source(self, position: str | None, dice: str | None, exact: bool) -> Any:
         from starbench.games.source import game_source
