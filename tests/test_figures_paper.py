@@ -152,8 +152,8 @@ def test_every_listed_algorithm_by_condition(df, nine, tmp_path):
     t = drawn.table
     assert set(t["label"]) == {"star1", "star2", "star2.5-cyclic k=2", "star2.5-cyclic k=3"}
     assert len(t) == 4 * 9
-    written = plot(nine, tmp_path, names=["leaves_by_algorithm"])
-    assert (tmp_path / "leaves_by_algorithm-single.pdf") in written
+    written = plot(nine, tmp_path, names=["leaves_by_algorithm"], images=False)
+    assert (tmp_path / "leaves_by_algorithm.md") in written  # images: test_nine_panels_fit_a_page
     md = (tmp_path / "leaves_by_algorithm.md").read_text()
     assert "star1" in md and "1/3" in md
 
@@ -170,3 +170,12 @@ def test_the_summary_labels_cpu_seconds_and_the_standard_error(tmp_path):
     assert "% expectimax leaves (mean ± SE)" in text and "median CPU s" in text
     table = pd.read_parquet(tmp_path / "c" / "table.parquet")
     assert table["cpu_seconds"].notna().all()
+
+
+def test_no_two_lines_of_a_figure_look_alike():
+    from starbench.analysis.style import distinct
+
+    labels = ["star2", "star2 research", "star2 research no-full-probe", "star2 tt=20", "star1"]
+    styles = distinct(labels)
+    assert len(set(styles.values())) == len(labels)
+    assert styles["star2"] == distinct(["star2"])["star2"]  # the registry's own where it can

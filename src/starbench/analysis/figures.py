@@ -28,7 +28,7 @@ from starbench.analysis.data import (
     summarise,
 )
 from starbench.analysis.decisions import scored_rows
-from starbench.analysis.style import HEIGHT_RATIO, style_of
+from starbench.analysis.style import HEIGHT_RATIO, distinct, style_of
 
 #: The columns that define a condition, in the order they become panels.  ``levels`` stands
 #: for depth and trailing_chance, ``order`` for ordering and outcome_order.  Every one that varies
@@ -229,7 +229,7 @@ def _grid(
 
 
 def _styles(labels: list[str]) -> dict[str, tuple[str, str]]:
-    return {lab: style_of(lab) for lab in labels}
+    return distinct(labels)
 
 
 def _hue_style(column: str, labels: list[str]) -> dict[str, Any]:

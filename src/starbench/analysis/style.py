@@ -19,10 +19,22 @@ STYLES: dict[str, tuple[str, str]] = {
     "star1": ("#0072B2", "s"),
     "star2": ("#E69F00", "^"),
     "star2 research": ("#CC79A7", "v"),
+    "star2 research no-full-probe": ("#56B4E9", "<"),
     "star2.5-cyclic": ("#009E73", "D"),
     "star2.5-sequential": ("#D55E00", "P"),
 }
 _FALLBACK = [("#56B4E9", "*"), ("#F0E442", "h"), ("#999999", "X")]
+#: Styles for labels of one figure that would otherwise look alike (``distinct``).
+_EXTRA = [
+    ("#882255", ">"),
+    ("#117733", "p"),
+    ("#332288", "d"),
+    ("#999933", "8"),
+    ("#44AA99", "H"),
+    ("#AA4499", "*"),
+    ("#DDCC77", "X"),
+    ("#88CCEE", "h"),
+]
 
 RC: dict[str, Any] = {
     "font.size": 8,
@@ -39,6 +51,21 @@ RC: dict[str, Any] = {
     "pdf.fonttype": 42,
     "svg.hashsalt": "starbench",
 }
+
+
+def distinct(labels: list[str]) -> dict[str, tuple[str, str]]:
+    """Each label's ``style_of``, except that a label whose style an earlier one of the same
+    figure already has gets the first unused extra style: no two lines of a figure look alike
+    (``star2`` and ``star2 tt=20`` share the head ``star2``)."""
+    out: dict[str, tuple[str, str]] = {}
+    used: set[tuple[str, str]] = set()
+    for lab in labels:
+        st = style_of(lab)
+        if st in used:
+            st = next((x for x in _EXTRA + _FALLBACK if x not in used), st)
+        out[lab] = st
+        used.add(st)
+    return out
 
 
 def style_of(label: str) -> tuple[str, str]:

@@ -18,7 +18,9 @@ value checked against expectimax, one tidy table per cell (results/<name>/<cell>
 
 Flags (Hydra's): -m/--multirun (sweeps: KEY=a,b,c), -cd/--config-dir DIR (your own config
 folder, searched first), -cn/--config-name NAME (your own primary config), --cfg job|hydra|all
-(print the composed config), --info, --resolve, --hydra-help, --verbose (Hydra's full errors).
+(print the composed config), --info, --resolve, --hydra-help, --verbose (Hydra's full errors),
+-sc/--shell-completion install=bash (tab completion: eval "$(starbench run -sc install=bash)");
+at most one of --run, -m, --cfg, --info and -sc per command.
 Examples:
   starbench run -m tree.skew=1/2,1/3 "algorithms=[expectimax,star2.5-cyclic:k=0..6]"
   starbench run -cd my_configs experiment=my_study
@@ -76,6 +78,6 @@ def run_help(conf: Path, extra: Path | None = None) -> str:
     lines += _rows(RunConfig, "", skip=("tree", "algorithm_specs"))
     lines += ["", "Tree keys:"]
     lines += _rows(RegularTreeSpec, "tree.")
-    lines += ["", "Game tree keys (tree=game; see the README's Games section):"]
+    lines += ["", "Game tree keys (tree=game; see docs/guide/games.md):"]
     lines += _rows(GameSpec, "tree.", skip=("version",))
     return "\n".join(lines) + "\n"
