@@ -246,6 +246,21 @@ def _hue_style(column: str, labels: list[str]) -> dict[str, Any]:
     )
 
 
+def _point_style(labels: list[str]) -> dict[str, Any]:
+    """Seaborn's ``catplot(kind="point")`` arguments for one colour and marker per label, the
+    means as points with error bars and no joining lines."""
+    styles = _styles(labels)
+    return dict(
+        hue="label",
+        hue_order=labels,
+        palette={lab: c for lab, (c, _) in styles.items()},
+        markers=[styles[lab][1] for lab in labels],
+        linestyles="none",
+        err_kws={"linewidth": 1},
+        markersize=4,
+    )
+
+
 def _legend_entries(ax: plt.Axes, labels: list[str]) -> None:
     """Entries for the figure-level legend (seaborn's own legends are turned off)."""
     for lab, (color, marker) in _styles(labels).items():
@@ -494,7 +509,6 @@ def _categorical(df: pd.DataFrame, width: float, x: str, xlabel: str) -> Drawn:
     panels = _panels(s, facets)
     cats = sorted(m[x].astype(str).unique())
     labels = sorted(m["label"].astype(str).unique())
-    styles = _styles(labels)
     fig, axes = _facet(
         "point",
         m.assign(
@@ -508,15 +522,9 @@ def _categorical(df: pd.DataFrame, width: float, x: str, xlabel: str) -> Drawn:
         x=x,
         y="pct_leaves",
         order=cats,
-        hue="label",
-        hue_order=labels,
-        palette={lab: c for lab, (c, _) in styles.items()},
-        markers=[styles[lab][1] for lab in labels],
-        linestyles="none",
+        **_point_style(labels),
         dodge=0.8 - 0.8 / max(len(labels), 1),
         capsize=0.08,
-        err_kws={"linewidth": 1},
-        markersize=4,
     )
     for ax in axes:
         ax.set_xticks(range(len(cats)))
@@ -541,7 +549,6 @@ def leaves_by_algorithm(df: pd.DataFrame, width: float) -> Drawn:
     s = _with_conditions(summarise(m, [*facets, "label"]), m)
     panels = _panels(s, facets)
     labels = sorted(m["label"].astype(str).unique())
-    styles = _styles(labels)
     fig, axes = _facet(
         "point",
         m.assign(label=m["label"].astype(str), pct_leaves=m["pct_leaves"].astype(float)),
@@ -551,14 +558,8 @@ def leaves_by_algorithm(df: pd.DataFrame, width: float) -> Drawn:
         x="label",
         y="pct_leaves",
         order=labels,
-        hue="label",
-        hue_order=labels,
-        palette={lab: c for lab, (c, _) in styles.items()},
-        markers=[styles[lab][1] for lab in labels],
-        linestyles="none",
+        **_point_style(labels),
         capsize=0.15,
-        err_kws={"linewidth": 1},
-        markersize=4,
     )
     for ax in axes:  # the algorithms are told by colour and marker (the legend), not by tick
         ax.axhline(100, color=style_of("expectimax")[0], linestyle="--", linewidth=0.8)
