@@ -67,21 +67,14 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             move_order=args.move_order or "none",
         )
         tree = source.tree
-        from starbench.games.source import size_estimate
-        from starbench.limits import GAME_NOTE_NODES
+        from starbench.games.source import long_search_line, size_estimate
 
-        nodes, moves, outcomes = size_estimate(tree, args.depth)
-        if nodes > GAME_NOTE_NODES:
-            bound = (
-                f"--node-budget {args.node_budget} bounds each search"
-                if args.node_budget
-                else "--node-budget N bounds each search"
-            )
-            sys.stderr.write(
-                f"starbench: {args.game} searched {args.depth} plies deep may visit about "
-                f"{nodes:.3g} nodes ({moves} moves x {outcomes} outcomes per ply, from the first "
-                f"position); {bound}\n"
-            )
+        estimate = size_estimate(tree, args.depth)
+        line = long_search_line(
+            args.game, args.depth, estimate, "--node-budget {}", args.node_budget
+        )
+        if line is not None:
+            sys.stderr.write(f"starbench: {line}\n")
     elif args.tree is None:
         return fail("solve needs a TREE.json argument, --game SPEC --depth D, or --list")
     elif any(

@@ -41,9 +41,9 @@ Exact ranges (refused up front with one line naming the key, never computed and 
 * a transposition table's memory, estimated as ``2**tt`` x 32 bytes (the documented layout; the
   Python engine's list and tuples take more), at most ``table_memory_limit`` (run key and
   ``solve --table-memory-limit``; default ``TABLE_MEMORY_LIMIT`` = 4 GiB);
-* a game cell's size is estimated as (moves x outcomes per ply)^depth from the game's largest
-  branching (``GameSpec.size_estimate``); over ``size_limit`` it needs a node or time budget, as
-  a generated tree does;
+* a game cell's size is estimated as the product of the branchings on its first position's
+  first path down to the last decision ply (``games.source.size_estimate``); over
+  ``size_limit`` it needs a node or time budget, as a generated tree does;
 * float underflow: outcome probabilities that underflow to 0 or a subnormal float (a tiny
   ``tree.skew``, a ``"1e-400"`` in a tree file) are refused in float mode, with exact mode
   (``exact=true``, ``solve --exact``) as the remedy.

@@ -376,26 +376,21 @@ NOTES: list[str] = []
 
 def long_game_notes(settings: Any) -> list[str]:
     """A game cell whose searches may be long: one line with the estimated size, and what
-    bounds it (``limits.GAME_NOTE_NODES``)."""
+    bounds it (``games.source.long_search_line``)."""
+    from starbench.games.source import long_search_line
     from starbench.games.spec import GameSpec
-    from starbench.limits import GAME_NOTE_NODES
 
     spec = settings.tree
     if not isinstance(spec, GameSpec):
         return []
-    nodes, moves, outcomes = spec.size_estimate(settings.seed)
-    if nodes <= GAME_NOTE_NODES:
-        return []
-    bound = (
-        f"node_budget={settings.node_budget} bounds each search"
-        if settings.node_budget
-        else "node_budget=N bounds each search"
+    line = long_search_line(
+        spec.game,
+        spec.depth,
+        spec.size_estimate(settings.seed),
+        "progress is printed per instance; node_budget={}",
+        settings.node_budget,
     )
-    return [
-        f"{spec.game} searched {spec.depth} plies deep may visit about {nodes:.3g} nodes per "
-        f"search (the first position's path; up to {moves} moves and {outcomes} outcomes); "
-        f"progress is printed per instance; {bound}"
-    ]
+    return [] if line is None else [line]
 
 
 def _same_request(before: tuple[list[str], Any], now: tuple[list[str], Any], where: str) -> None:
@@ -629,21 +624,21 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(run_help(CONF_DIR, Path(extra) if extra else None))
         return 0
     try:
-        clash = exclusive_flags(hydra_args(argv))
+        args = hydra_args(argv)
+        clash = exclusive_flags(args)
     except InputError as e:
         sys.stderr.write(f"starbench: error: {e}\n")
         return 2
     if clash:
         sys.stderr.write(f"starbench: error: {clash}\n")
         return 2
-    if hydra_args(argv).shell_completion:
+    if args.shell_completion:
         # Hydra's own completion: `eval "$(starbench run -sc install=bash)"` installs it for the
         # `starbench` command, whose `starbench -sc query=bash` (cli.main) answers the shell
         _hydra_main(argv, prog="starbench")
         return 0
     if any(a.split("=")[0] in _HYDRA_INFO_FLAGS for a in argv):
         try:  # composition errors are one line here too
-            args = hydra_args(argv)
             with hydra_search_path(args.config_dir):
                 from hydra import compose
                 from hydra.core.override_parser.overrides_parser import OverridesParser

@@ -314,18 +314,21 @@ def _facet(
     fig = grid.figure
     fig.set_layout_engine("constrained")
     axes = list(grid.axes.flat)
-    narrow = width / cols < 3
     for ax, title in zip(axes, titles, strict=True):
-        ax.set_title(title.replace(", ", "\n") if narrow else title, fontsize="small")
+        _set_title(ax, title, narrow=width / cols < 3)
         if share:  # seaborn hides shared tick labels inside the grid; a wrapped grid keeps them
             ax.tick_params(labelleft=True)
     return fig, axes
 
 
-def panel_title(ax: plt.Axes, title: str) -> None:
-    """A panel's title, one condition per line where the panel is narrow (under 3 in)."""
-    narrow = ax.get_position().width * ax.figure.get_figwidth() < 3
+def _set_title(ax: plt.Axes, title: str, narrow: bool) -> None:
+    """A panel's title, one condition per line in a narrow panel (under 3 in)."""
     ax.set_title(title.replace(", ", "\n") if narrow else title, fontsize="small")
+
+
+def panel_title(ax: plt.Axes, title: str) -> None:
+    """A panel's title on a hand-built grid (narrow: from the axes' own width)."""
+    _set_title(ax, title, narrow=ax.get_position().width * ax.figure.get_figwidth() < 3)
 
 
 def share_y(axes: list[plt.Axes]) -> None:
@@ -452,17 +455,16 @@ def _pct_figure(
         ax.set_xticks(sorted(g[x].unique()))
         ax.set_xticklabels([str(v) for v in sorted(g[x].unique())])
         ax.set_ylim(bottom=0)
-    ref_labels: list[str] = []
     if len(refs):
-        ref_labels = sorted(refs["label"].astype(str).unique())
         for ax, (_title, g) in zip(axes, panels, strict=True):
             here = refs
             for f in facets:
                 here = here[here[f].astype(str) == str(g[f].iloc[0])]
             for _, row in here.iterrows():
-                color, _marker = style_of(str(row["label"]))
-                ax.axhline(row["mean"], color=color, linestyle="--", linewidth=1)
-        for lab in ref_labels:
+                ax.axhline(
+                    row["mean"], color=style_of(str(row["label"]))[0], linestyle="--", linewidth=1
+                )
+        for lab in sorted(refs["label"].astype(str).unique()):
             axes[0].plot([], [], color=style_of(lab)[0], linestyle="--", label=f"{lab} (no {x})")
         s = pd.concat([s, refs[s.columns.intersection(refs.columns)]], ignore_index=True)
     _legend_entries(axes[0], labels)
@@ -583,6 +585,17 @@ def distribution_effect(df: pd.DataFrame, width: float) -> Drawn:
     return _categorical(df, width, "distribution", "outcome distribution")
 
 
+def nodes_panel(ax: plt.Axes, raw: pd.DataFrame, title: str, g: pd.DataFrame) -> None:
+    """One condition's nodes against depth (log scale): the per-tree rows ``raw``, its
+    summary rows ``g``."""
+    _lines(ax, raw, "levels", "nodes_f")
+    ax.set_yscale("log")
+    panel_title(ax, title)
+    ax.set_xlabel("depth (levels)")
+    ax.set_ylabel("nodes (mean)")
+    ax.set_xticks(sorted(g["levels"].unique()))
+
+
 def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
     """Nodes against depth (levels, log scale), with the effective branching factor."""
     df = _prepare(df)
@@ -599,12 +612,7 @@ def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
     if width < 5 and len(panels) > EBF_PANELS:  # a page: nodes only (the ebf is in the table)
         fig, axes = _grid(len(panels), width, titles=titles)
         for ax, (title, g) in zip(axes, panels, strict=True):
-            _lines(ax, _raw(ok, g, facets), "levels", "nodes_f")
-            ax.set_yscale("log")
-            panel_title(ax, title)
-            ax.set_xlabel("depth (levels)")
-            ax.set_ylabel("nodes (mean)")
-            ax.set_xticks(sorted(g["levels"].unique()))
+            nodes_panel(ax, _raw(ok, g, facets), title, g)
         share_y(axes)
         _legend(fig, axes)
         return Drawn(fig, s, "nodes")
@@ -614,11 +622,7 @@ def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
     )
     for i, (title, g) in enumerate(panels):
         ax, bx = axes[2 * i], axes[2 * i + 1]
-        _lines(ax, _raw(ok, g, facets), "levels", "nodes_f")
-        ax.set_yscale("log")
-        panel_title(ax, title)
-        ax.set_xlabel("depth (levels)")
-        ax.set_ylabel("nodes (mean)")
+        nodes_panel(ax, _raw(ok, g, facets), title, g)
         import seaborn as sns
 
         labels = sorted(g["label"].astype(str).unique())
@@ -635,8 +639,7 @@ def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
         bx.set_xlabel("depth (levels)")
         bx.set_ylabel("eff. branching factor")
         panel_title(bx, title)
-        for a in (ax, bx):
-            a.set_xticks(sorted(g["levels"].unique()))
+        bx.set_xticks(sorted(g["levels"].unique()))
     share_y(axes[0::2])
     share_y(axes[1::2])
     _legend(fig, axes)

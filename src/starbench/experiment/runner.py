@@ -376,13 +376,10 @@ def _compute(
     finally:
         progress.close()
     if flat and all(v is not None for v in flat) and len(set(flat)) == 1:
+        from starbench.games.source import flat_line
+
         game = settings.tree
-        warn(
-            f"starbench: note: every leaf of every search evaluated is worth {float(flat[0]):g} "
-            f"under the heuristic {getattr(game, 'heuristic', None)!r}: the values and moves "
-            f"say nothing about {getattr(game, 'game', 'this game')}; set tree.heuristic to one "
-            f"that tells its positions apart (the heuristics: docs/guide/games.md)"
-        )
+        warn(flat_line(flat[0], getattr(game, "heuristic", None), game.game, "tree.heuristic"))
     return computed
 
 

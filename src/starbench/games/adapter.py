@@ -22,7 +22,6 @@ list.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any, Protocol
@@ -80,22 +79,23 @@ class GameTree:
         self.key = key
         #: the horizon heuristic's name, where the tree's maker knows it
         self.heuristic_name: str | None = None
-        #: the smallest and largest leaf value evaluated so far (``flat_value``)
-        self.leaf_low: Any = math.inf
-        self.leaf_high: Any = -math.inf
+        #: the first leaf value evaluated, and whether a later leaf differed (``flat_value``)
+        self.leaf_value: Any = None
+        self.leaves_differ = False
 
     def flat_value(self) -> Any:
         """The one value every leaf evaluated so far had (terminals and horizon alike), or
         None when they differed or none was evaluated: a search whose leaves are all equal
         (a heuristic that does not apply to the game, such as ``zero``) says nothing."""
-        return self.leaf_low if self.leaf_low == self.leaf_high else None
+        return None if self.leaves_differ else self.leaf_value
 
-    def saw_leaves(self, low: Any, high: Any) -> None:
-        """Widen the evaluated leaves' range (the fused expectimax reports its own)."""
-        if low < self.leaf_low:
-            self.leaf_low = low
-        if high > self.leaf_high:
-            self.leaf_high = high
+    def saw_leaves(self, common: Any) -> None:
+        """What a search that follows its own leaves (the fused expectimax) saw: their one
+        common value, or None when they differed."""
+        if common is None or (self.leaf_value is not None and common != self.leaf_value):
+            self.leaves_differ = True
+        elif self.leaf_value is None:
+            self.leaf_value = common
 
     @property
     def bounds(self) -> tuple[Number, Number]:
@@ -144,10 +144,11 @@ class GameTree:
         else:
             v = self.heuristic(state)
         v = _exact(v) if self.exact else v
-        if v < self.leaf_low:
-            self.leaf_low = v
-        if v > self.leaf_high:
-            self.leaf_high = v
+        if not self.leaves_differ:  # one test per leaf once they differ
+            if self.leaf_value is None:
+                self.leaf_value = v
+            elif v != self.leaf_value:
+                self.leaves_differ = True
         return v
 
     def search_class(self, cls: type, settings: dict[str, Any]) -> type:

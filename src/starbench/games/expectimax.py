@@ -27,7 +27,6 @@ mode without a transposition table or debug checks; everything else runs the ref
 
 from __future__ import annotations
 
-import math
 from operator import itemgetter
 from typing import Any
 
@@ -84,10 +83,12 @@ class GameExpectimax(Expectimax):
             self._over_budget()  # raises, or sets the count of the next time check
             check_at = self._check_at
 
-        low, high = math.inf, -math.inf  # the values met (GameTree.flat_value)
+        # do all values met so far equal the first (GameTree.flat_value)?  One list count per
+        # node until two differ, one test after
+        flat, common = True, None
 
         def value(state: Any, left: int | None, kind: int) -> float:
-            nonlocal nodes, leaves, max_nodes, min_nodes, chance_nodes, low, high
+            nonlocal nodes, leaves, max_nodes, min_nodes, chance_nodes, flat, common
             if kind == is_chance:
                 outcomes = state.chance_outcomes()
                 actions = list(map(first, outcomes))
@@ -164,22 +165,22 @@ class GameExpectimax(Expectimax):
                     if not ok:  # the reference's error (no heuristic, NaN, outside the bounds)
                         self._leaf((child, nxt))
                     values.append(v)
-            lo, hi = min(values), max(values)  # every leaf's value is among some node's
-            if lo < low:
-                low = lo
-            if hi > high:
-                high = hi
+            if flat:  # every leaf's value is among some node's values
+                if common is None:
+                    common = values[0]
+                if values.count(common) != len(values):
+                    flat = False
             if kind == is_chance:
                 total = 0.0
                 for (_, p), v in zip(outcomes, values, strict=True):
                     total += float(p) * v
                 return total
-            return hi if kind == is_max else lo
+            return max(values) if kind == is_max else min(values)
 
         try:
             return value(state, left, int(kind))
         finally:
-            if low <= high:
-                tree.saw_leaves(low, high)
+            if not flat or common is not None:
+                tree.saw_leaves(common if flat else None)
             self.nodes, self.leaves = nodes, leaves
             self.max_nodes, self.min_nodes, self.chance_nodes = max_nodes, min_nodes, chance_nodes

@@ -273,18 +273,40 @@ def size_estimate(tree: GameTree, depth: int) -> tuple[float, int, int]:
     return nodes, moves, outcomes
 
 
+def flat_line(value: Any, heuristic: Any, game: Any, key: str) -> str:
+    """The line that says every leaf a search evaluated had one ``value`` under ``heuristic``:
+    it does not tell ``game``'s positions apart (``zero`` on chess), so no value or move means
+    anything; ``key`` is where to choose another (``--heuristic``, ``tree.heuristic``)."""
+    return (
+        f"starbench: note: every leaf the search evaluated is worth {float(value):g} under the "
+        f"heuristic {heuristic!r}: its values and moves say nothing about {game}; set {key} to "
+        f"a heuristic that tells its positions apart (the heuristics: starbench.games."
+        f"heuristics, docs/guide/games.md)"
+    )
+
+
 def flat_note(source: GameSource) -> str | None:
-    """One line when every leaf the searches of ``source`` evaluated had the same value: the
-    heuristic does not tell the game's positions apart (``zero`` on chess), so no value or move
-    means anything; None otherwise."""
+    """``flat_line`` for the searches of ``source`` (``solve``), or None when their leaves
+    differed."""
     v = source.tree.flat_value()
-    if v is None:
+    return None if v is None else flat_line(v, source.heuristic, source.game, "--heuristic")
+
+
+def long_search_line(
+    game: str, depth: int, estimate: tuple[float, int, int], bound: str, budget: int | None
+) -> str | None:
+    """One line before a game search whose ``size_estimate`` is over ``limits.GAME_NOTE_NODES``
+    nodes: its size and what bounds it (``bound``, a format such as ``--node-budget {}``, with
+    the ``budget`` given or ``N``); None for a smaller one."""
+    from starbench.limits import GAME_NOTE_NODES
+
+    nodes, moves, outcomes = estimate
+    if nodes <= GAME_NOTE_NODES:
         return None
     return (
-        f"starbench: note: every leaf the search evaluated is worth {float(v):g} under the "
-        f"heuristic {source.heuristic!r}: its values and moves say nothing about {source.game}; "
-        f"give a heuristic that tells its positions apart (the heuristics: starbench.games."
-        f"heuristics, docs/guide/games.md)"
+        f"{game} searched {depth} plies deep may visit about {nodes:.3g} nodes per search (the "
+        f"first position's path; up to {moves} moves and {outcomes} outcomes); "
+        f"{bound.format(budget or 'N')} bounds each search"
     )
 
 
