@@ -254,8 +254,8 @@ class RunSettings:
             if nodes > self.size_limit:
                 raise ConfigError(
                     f"tree: {spec.game} searched {spec.depth} plies deep may visit about "
-                    f"{nodes:.3g} nodes (the first position's path; up to {moves} moves and "
-                    f"{outcomes} outcomes), over size_limit={self.size_limit:.3g}: set "
+                    f"{nodes:.3g} nodes (up to {moves} moves x {outcomes} outcomes on the first "
+                    f"position's path), over size_limit={self.size_limit:.3g}: set "
                     f"node_budget (nodes) or time_budget (seconds) to bound every search, or "
                     f"raise size_limit"
                 )
