@@ -371,3 +371,233 @@ def test_a_game_whose_start_is_terminal_names_the_game(capsys):
         "starbench: error: --game: pig(winscore=0): the game's start position is terminal: "
         "nothing to search"
     )
+
+
+# --------------------------------------------------------------------------- journals (#36)
+JOURNAL_CELL = ["trees=8", "progress=false", "engine=python", "tree.depth=2"]
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    """One finished cell (its folder and its table's non-timing columns), copied by each case."""
+    folder = tmp_path_factory.mktemp("journal") / "pristine"
+    assert cli.main(["run", *JOURNAL_CELL, f"hydra.run.dir={folder}"]) == 0
+    return folder, _comparable(pd.read_parquet(folder / "table.parquet"))
+
+
+def _copy(pristine, tmp_path) -> Path:
+    cell = tmp_path / "cell"
+    shutil.copytree(pristine[0], cell)
+    return cell
+
+
+def _rerun(capsys, cell: Path) -> tuple[int, str, str]:
+    return _cli(capsys, "run", *JOURNAL_CELL, f"hydra.run.dir={cell}")
+
+
+def _notes(err: str) -> list[str]:
+    return [ln for ln in err.splitlines() if ln.startswith("starbench: ")]
+
+
+def _row_line(cell: Path, algorithm: str) -> int:
+    """The number (from 1) of the first journal line holding a row of ``algorithm``."""
+    lines = (cell / "rows.jsonl").read_text().splitlines()
+    return next(n for n, ln in enumerate(lines, 1) if ln.startswith("[") and f'"{algorithm}"' in ln)
+
+
+def _edit(cell: Path, number: int, field: str) -> None:
+    """Change the first digit of ``field``'s value in journal line ``number`` (its checksum
+    left as it was: a hand edit or damage)."""
+    journal = cell / "rows.jsonl"
+    lines = journal.read_text().splitlines(True)
+    head = json.loads(lines[0].rpartition("\t")[0])
+    body, _, crc = lines[number - 1].rpartition("\t")
+    values = json.loads(body)
+    j = 2 + head["fields"].index(field)
+    text = json.dumps(values[j])
+    new = str((int(text[0]) + 1) % 10) + text[1:] if text[0].isdigit() else "1" + text
+    values[j] = json.loads(new)
+    lines[number - 1] = json.dumps(values, separators=(",", ":")) + "\t" + crc
+    journal.write_text("".join(lines))
+
+
+@pytest.mark.parametrize(
+    ("field", "algorithm"),
+    [("nodes", "star1"), ("leaves", "expectimax"), ("best_move", "star2"), ("value", "star1")],
+)
+def test_an_edited_journal_line_is_never_adopted(pristine, tmp_path, capsys, field, algorithm):
+    """A digit changed in one row line (``leaves`` of expectimax would corrupt every other
+    algorithm's pct_leaves; a changed ``value`` was kept as a mismatch): one line names the file
+    and the line, the row is computed again, the table is the pristine one."""
+    cell = _copy(pristine, tmp_path)
+    n = _row_line(cell, algorithm)
+    _edit(cell, n, field)
+    code, out, err = _rerun(capsys, cell)
+    notes = _notes(err)
+    assert code == 0 and len(notes) == 1 and "Traceback" not in err, err
+    assert f"{cell / 'rows.jsonl'}: line {n} fails its checksum" in notes[0]
+    assert ", 1 computed now)" in out and "mismatch" not in err.lower()
+    pd.testing.assert_frame_equal(_comparable(pd.read_parquet(cell / "table.parquet")), pristine[1])
+    assert (cell / "rows.jsonl.rejected").exists()
+    # the cell stays resumable and extendable, silently
+    code, out, err = _rerun(capsys, cell)
+    assert code == 0 and not _notes(err) and ", 0 computed now)" in out, err
+    code, out, err = _cli(capsys, "run", *JOURNAL_CELL, "trees=9", f"hydra.run.dir={cell}")
+    assert code == 0 and not _notes(err) and "computed now" in out, err
+    # collect and load_results accept the repaired cell
+    assert cli.main(["collect", str(cell)]) == 0
+    capsys.readouterr()
+
+
+def test_a_non_utf8_byte_a_damaged_header_and_a_torn_last_line(pristine, tmp_path, capsys):
+    """A non-UTF-8 byte inside a line is one line (never a traceback) and its row is computed
+    again; a damaged run header drops its run's rows, named, and they are computed again; an
+    incomplete last line (a crash while it was written) is ignored silently."""
+    cell = _copy(pristine, tmp_path)
+    journal = cell / "rows.jsonl"
+    data = bytearray(journal.read_bytes())
+    starts = [0, *(i + 1 for i, b in enumerate(data) if b == 10)][:-1]
+    data[starts[4] + 5] = 0xFF  # inside line 5
+    journal.write_bytes(bytes(data))
+    code, out, err = _rerun(capsys, cell)
+    notes = _notes(err)
+    assert code == 0 and len(notes) == 1 and "Traceback" not in err, err
+    assert f"{journal}: line 5 fails its checksum" in notes[0]
+    pd.testing.assert_frame_equal(_comparable(pd.read_parquet(cell / "table.parquet")), pristine[1])
+    # the run header: every row of its run is computed again
+    data = bytearray(journal.read_bytes())
+    data[20] ^= 0x04
+    journal.write_bytes(bytes(data))
+    code, out, err = _rerun(capsys, cell)
+    notes = _notes(err)
+    assert code == 0 and len(notes) == 1, err
+    assert "line 1 fails its checksum" in notes[0] and "rows of their runs" in notes[0]
+    assert f", {len(pristine[1]) - 1} computed now)" in out  # all but the one of run 1
+    pd.testing.assert_frame_equal(_comparable(pd.read_parquet(cell / "table.parquet")), pristine[1])
+    # a torn last line: silent; its row is the table's (verified), else computed again
+    text = journal.read_bytes()
+    journal.write_bytes(text[: text.rstrip(b"\n").rfind(b"\n") + 1] + text.splitlines()[-1][:30])
+    code, out, err = _rerun(capsys, cell)
+    assert code == 0 and not _notes(err) and ", 0 computed now)" in out, err
+    pd.testing.assert_frame_equal(_comparable(pd.read_parquet(cell / "table.parquet")), pristine[1])
+    text = journal.read_bytes()
+    journal.write_bytes(text[: text.rstrip(b"\n").rfind(b"\n") + 1] + text.splitlines()[-1][:30])
+    (cell / "table.parquet").unlink()
+    code, out, err = _rerun(capsys, cell)
+    assert code == 0 and not _notes(err) and ", 1 computed now)" in out, err
+    pd.testing.assert_frame_equal(_comparable(pd.read_parquet(cell / "table.parquet")), pristine[1])
+
+
+def test_a_version_2_journal_is_adopted_once_and_continued_as_version_3(pristine, tmp_path, capsys):
+    cell = _copy(pristine, tmp_path)
+    journal = cell / "rows.jsonl"
+    v2 = []
+    for line in journal.read_text().splitlines():
+        rec = json.loads(line.rpartition("\t")[0])
+        if isinstance(rec, dict):
+            rec = {**{k: v for k, v in rec.items() if k != "overrides"}, "journal": 2}
+        v2.append(json.dumps(rec, separators=(",", ":")))
+    journal.write_text("\n".join(v2) + "\n")
+    code, out, err = _rerun(capsys, cell)
+    notes = _notes(err)
+    assert code == 0 and len(notes) == 1, err
+    assert notes[0] == (
+        f"starbench: {journal}: journal v2, unchecked: {len(pristine[1])} rows adopted "
+        f"(continued as version 3)"
+    )
+    assert ", 0 computed now)" in out
+    first = json.loads(journal.read_text().splitlines()[0].rpartition("\t")[0])
+    assert first["journal"] == 3
+    code, out, err = _rerun(capsys, cell)
+    assert code == 0 and not _notes(err), err
+    pd.testing.assert_frame_equal(_comparable(pd.read_parquet(cell / "table.parquet")), pristine[1])
+
+
+def test_a_damaged_cell_json(pristine, tmp_path, capsys):
+    """Truncated, or one byte of git_commits flipped: with a journal, the run rebuilds it (one
+    line); without, run, collect and load_results say so in one line with the repair, and
+    never call the cell incomplete; the table's checksum is never skipped."""
+    from starbench import load_results
+
+    cell = _copy(pristine, tmp_path)
+    summary = cell / "cell.json"
+    text = summary.read_text()
+    summary.write_text(text.replace('"git_commits": [\n  "', '"git_commits": [\n  "f', 1))
+    code, out, err = _rerun(capsys, cell)
+    notes = _notes(err)
+    assert code == 0 and len(notes) == 1 and "fails its sha256" in notes[0], err
+    assert "rebuilt from the journal" in notes[0] and ", 0 computed now)" in out
+    assert json.loads(summary.read_text())["git_commits"] == json.loads(text)["git_commits"]
+    # without the journal: nothing of the table is used
+    (cell / "rows.jsonl").unlink()
+    summary.write_text(text[: len(text) // 2])
+    code, out, _ = _cli(capsys, "collect", str(cell))
+    assert code == 1 and "incomplete" not in out.lower() and "damaged: " in out, out
+    assert "git checkout -- " in out and "trees=8" in out and "hydra.run.dir=" in out
+    with pytest.raises(Exception, match="cannot be read as a JSON document") as e:
+        load_results(cell)
+    assert "git checkout" in str(e.value) and "\n" not in str(e.value)
+    line = _one_line(*_rerun(capsys, cell)[:3:2])
+    assert "cannot be verified" in line and "git checkout" in line
+    # the printed repair works as printed: restore, or recompute from a fresh folder
+    summary.write_text(text)
+    assert _rerun(capsys, cell)[0] == 0
+
+
+def test_a_committed_cell_is_quiet_and_a_short_journal_keeps_the_table(pristine, tmp_path, capsys):
+    cell = _copy(pristine, tmp_path)
+    (cell / "rows.jsonl").unlink()
+    code, out, err = _rerun(capsys, cell)
+    assert code == 0 and not _notes(err) and ", 0 computed now)" in out, err
+    # a journal that lacks rows its verified table holds: one line, the table's rows kept
+    journal = cell / "rows.jsonl"
+    lines = journal.read_text().splitlines(True)
+    journal.write_text("".join(lines[:-5]))
+    code, out, err = _rerun(capsys, cell)
+    notes = _notes(err)
+    assert code == 0 and len(notes) == 1 and "lacks 5 rows that table.parquet holds" in notes[0]
+    assert ", 0 computed now)" in out
+    pd.testing.assert_frame_equal(_comparable(pd.read_parquet(cell / "table.parquet")), pristine[1])
+
+
+def test_match_files_are_checked(tmp_path, capsys):
+    pytest.importorskip(
+        "pyspiel", reason="OpenSpiel is not installed: pip install starbench[games]"
+    )
+    folder = tmp_path / "m"
+    argv = ["match", "pig(winscore=10)", "--player", "oracle", "--player", "random",
+            "--games", "6", "--out", str(folder)]  # fmt: skip
+    assert cli.main(argv) == 0
+    capsys.readouterr()
+    good = pd.read_parquet(folder / "match.parquet").drop(columns=["cpu_seconds0", "cpu_seconds1"])
+    journal = folder / "games.jsonl"
+    lines = journal.read_text().splitlines(True)
+    row = lines[2]
+    winner = json.loads(row.rpartition("\t")[0])["winner"]
+    lines[2] = row.replace(f'"winner": {winner}', f'"winner": {1 - winner}')
+    assert lines[2] != row
+    journal.write_text("".join(lines))
+    code, out, err = _cli(capsys, *argv)
+    notes = [ln for ln in _notes(err) if "line" in ln]
+    assert code == 0 and len(notes) == 1 and f"{journal}: line 3 fails its checksum" in notes[0]
+    again = pd.read_parquet(folder / "match.parquet").drop(columns=["cpu_seconds0", "cpu_seconds1"])
+    pd.testing.assert_frame_equal(again, good)
+    # journals written before checksums: adopted once, unchecked
+    journal.write_text(
+        "".join(ln.rpartition("\t")[0] + "\n" for ln in journal.read_text().splitlines())
+    )
+    code, out, err = _cli(capsys, *argv)
+    assert code == 0 and "unchecked: 6 games adopted" in err, err
+    code, out, err = _cli(capsys, *argv)
+    assert code == 0 and "unchecked" not in err and "line" not in err, err
+    # non-UTF-8 inside the journal
+    data = bytearray(journal.read_bytes())
+    data[3] = 0xFE
+    journal.write_bytes(bytes(data))
+    code, out, err = _cli(capsys, *argv)
+    assert code == 0 and "line 1 fails its checksum" in err and "Traceback" not in err, err
+    # a truncated match.json: one line
+    request = folder / "match.json"
+    request.write_text(request.read_text()[:20])
+    line = _one_line(*_cli(capsys, *argv)[:3:2])
+    assert f"{request}: cannot be read as a JSON document" in line and "git checkout" in line

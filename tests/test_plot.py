@@ -83,11 +83,21 @@ NOISE = (
 )
 
 
+def _sign(folder: Path) -> None:
+    """A ``cell.json`` recording the SHA-256 of a table this test wrote by hand."""
+    from starbench.experiment.integrity import write_document
+    from starbench.experiment.storage import file_digest
+
+    table = folder / "table.parquet"
+    write_document(folder / "cell.json", {"tables": {"table.parquet": file_digest(table)}})
+
+
 def test_timing_figures_leave_out_timer_noise(results, tmp_path):
     df = load_results(results).drop(columns=["label", "_pair"])
     df["cpu_seconds"] = 5e-5  # CPU time is what the timing figure plots
     (tmp_path / "fast").mkdir()
     df.to_parquet(tmp_path / "fast" / "table.parquet")
+    _sign(tmp_path / "fast")
     warnings: list[str] = []
     with pytest.raises(PlotError, match="no figure could be drawn"):
         plot(tmp_path / "fast", tmp_path / "f1", names=["seconds_vs_nodes"], warn=warnings.append)
@@ -95,6 +105,7 @@ def test_timing_figures_leave_out_timer_noise(results, tmp_path):
     df.loc[df.index[::2], "cpu_seconds"] = 2e-3
     (tmp_path / "slow").mkdir()
     df.to_parquet(tmp_path / "slow" / "table.parquet")
+    _sign(tmp_path / "slow")
     plot(tmp_path / "slow", tmp_path / "f2", names=["seconds_vs_nodes"])
     assert (tmp_path / "f2" / "seconds_vs_nodes.md").exists()
 
@@ -140,6 +151,7 @@ def test_no_tables_is_one_line_exit_2(tmp_path, capsys):
 def test_missing_columns_skip_figures_with_a_warning(results, tmp_path, capsys):
     df = load_results(results).drop(columns=["label", "k", "levels"])
     df.to_parquet(tmp_path / "table.parquet")
+    _sign(tmp_path)
     figures = ["--figure", "leaves_by_k", "--figure", "nodes_by_depth"]
     figures += ["--figure", "leaves_by_branching"]
     out = ["--out", str(tmp_path / "f")]
@@ -155,6 +167,7 @@ def test_mismatched_values_are_refused(results, tmp_path, capsys):
     df.loc[1, "status"] = "mismatch"
     (tmp_path / "c").mkdir()
     df.to_parquet(tmp_path / "c" / "table.parquet")
+    _sign(tmp_path / "c")
     assert cli.main(["plot", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "1 rows have mismatched values" in err

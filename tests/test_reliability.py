@@ -77,7 +77,7 @@ def test_every_row_names_its_cell_and_the_table_takes_parameters_from_the_rows(t
         progress=False,
     )
     outcome = run_cell(s, tmp_path, out=lambda _: None)
-    lines = (tmp_path / "rows.jsonl").read_text().splitlines()
+    lines = [ln.rpartition("\t")[0] for ln in (tmp_path / "rows.jsonl").read_text().splitlines()]
     head = json.loads(lines[0])
     assert head["cell"] == s.cell and head["identity"] == s.cell_identity()
     assert all(json.loads(line)[0] == s.cell for line in lines[1:]) and len(lines) == 7

@@ -18,6 +18,7 @@ from starbench.compiled.engine import CompiledTree, run
 from starbench.engines import search
 from starbench.errors import InputError
 from starbench.experiment.coverage import Request, check, held_of_table
+from starbench.experiment.integrity import write_document
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["tree.branching=3", "tree.chance_arity=3", "progress=false"]
@@ -127,7 +128,7 @@ def test_collect_checks_every_cell_against_its_request(tmp_path, capsys):
     for c in manifest["cells"]:
         c["request"]["trees"] = 6
         c["overrides"] = [o for o in c["overrides"] if not o.startswith("trees=")] + ["trees=6"]
-    (sweep / "sweep.json").write_text(json.dumps(manifest))
+    write_document(sweep / "sweep.json", manifest)  # re-sealed: an edit, not damage
     assert cli.main(["collect", str(sweep)]) == 1
     out = capsys.readouterr().out
     assert "INCOMPLETE: " in out and "short: expectimax has 4 of 6" in out

@@ -136,11 +136,12 @@ def _cmd_collect(args: argparse.Namespace) -> int:
         state = "complete" if cov.complete else "INCOMPLETE"
         print(f"{state}: {folder}: {cov.describe()}")
     if result.table is not None:
-        print(f"table: {result.table} ({result.rows} rows from {result.cells} cells)")
+        found = f" of the {result.cells} found" if result.used != result.cells else ""
+        print(f"table: {result.table} ({result.rows} rows from {result.used} cells{found})")
     for folder, cov in result.beyond:
         print(f"holds more than asked: {folder}: {', '.join(cov.extra)}")
     for kind, folder, command in result.problems:
-        print(f"{kind}: {folder}\n  rerun: {command}")
+        print(f"{kind}: {folder}" + (f"\n  rerun: {command}" if command else ""))
     return 1 if result.problems else 0
 
 

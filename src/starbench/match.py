@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -226,31 +226,75 @@ def play(match: Match, index: int) -> dict[str, Any]:
     }
 
 
-def _read_journal(folder: Path) -> dict[int, dict[str, Any]]:
+def _read_journal(match: Match, folder: Path, out: Any) -> dict[int, dict[str, Any]]:
+    """The games ``folder``'s journal holds for ``match``: every line checked (``integrity``);
+    a bad line (failing its checksum, not decoding, or not a game of this match) is never
+    adopted (one line names it; the game is played again), lines written before checksums are
+    adopted once, unchecked (one line), and the journal is rewritten with checksums."""
+    from starbench.experiment.integrity import bad_lines_note, keep_rejected, read_lines, rewrite
+
     done: dict[int, dict[str, Any]] = {}
     path = folder / JOURNAL
     if not path.exists():
         return done
-    for line in path.read_text().splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:  # a line cut by a kill: played again
+    lines, torn = read_lines(path, legacy=True)
+    bad, unchecked = [], 0
+    for ln in lines:
+        row = ln.value
+        why = ln.problem or _not_a_game(match, row)
+        if why is not None:
+            bad.append(ln if ln.problem else replace(ln, problem=why))
             continue
+        unchecked += not ln.checked
         done[int(row["game_index"])] = row
+    if unchecked:
+        out(
+            f"starbench: {path}: journal without checksums (written before version 3), "
+            f"unchecked: {unchecked} games adopted (continued with checksums)"
+        )
+    if bad:
+        keep_rejected(path, bad)
+        then = "its game is" if len(bad) == 1 else "their games are"
+        out(bad_lines_note(path, bad, f"{then} played again (kept in {path.name}.rejected)"))
+    if bad or torn or unchecked:
+        rewrite(path, [json.dumps(done[g]) for g in sorted(done)])
     return done
+
+
+def _not_a_game(match: Match, row: Any) -> str | None:
+    """Why a journal line that decodes is not a game of ``match`` (None when it is one)."""
+    if not isinstance(row, dict) or set(row) != set(COLUMNS):
+        return "is not a game row"
+    index = row["game_index"]
+    if not isinstance(index, int) or not index >= 0:
+        return "is not a game row"
+    if (row["player0"], row["player1"]) != (match.players[0].spec, match.players[1].spec) or row[
+        "seed"
+    ] != game_seed(match.seed, index):
+        return "is a game of another match"
+    if row["winner"] not in (None, 0, 1) or row["first_player"] != index % 2:
+        return "is not a game row"
+    return None
 
 
 def run_match(match: Match, folder: Path, out: Any = print) -> Any:
     """Play the games ``folder`` does not hold yet; write the table; return it (a DataFrame)."""
     import pandas as pd
 
-    from starbench.experiment.storage import atomic_write, atomic_write_text
+    from starbench.experiment.integrity import read_document, sign, write_document
+    from starbench.experiment.storage import atomic_write, file_digest
 
     folder.mkdir(parents=True, exist_ok=True)
     request = match.request()
-    req_path = folder / REQUEST
-    if req_path.exists():
-        stored = json.loads(req_path.read_text())
+    doc = read_document(folder / REQUEST)
+    if doc.damaged:
+        raise InputError(
+            f"{doc.path}: {doc.why()}; restore it with git checkout -- {doc.path}, or move it "
+            f"away: the same command then writes it again and keeps the games of this match "
+            f"its journal holds"
+        )
+    stored = doc.data
+    if stored is not None:
         if {k: stored.get(k) for k in request} != request:
             shown = {k: stored.get(k) for k in request}
             raise InputError(f"{folder}: holds another match ({shown}); use another --out folder")
@@ -259,15 +303,16 @@ def run_match(match: Match, folder: Path, out: Any = print) -> Any:
 
         meta = {k: static_metadata()[k] for k in ("starbench_version", "git_commit", "git_dirty")}
         meta["date"] = time.strftime("%Y-%m-%d")
-        atomic_write_text(req_path, json.dumps({**request, "meta": meta}, sort_keys=True))
-    done = _read_journal(folder)
+        stored = {**request, "meta": meta}
+        write_document(folder / REQUEST, stored, None)
+    done = _read_journal(match, folder, out)
     todo = [g for g in range(match.games) if g not in done]
     if done:
         out(f"starbench: {len(done)} games already played in {folder}; {len(todo)} to play")
     with open(folder / JOURNAL, "a", encoding="utf-8") as journal:
         for n, g in enumerate(todo, 1):
             row = play(match, g)
-            journal.write(json.dumps(row) + "\n")
+            journal.write(sign(json.dumps(row)) + "\n")
             journal.flush()
             done[g] = row
             if n % max(1, len(todo) // 10) == 0:
@@ -276,6 +321,10 @@ def run_match(match: Match, folder: Path, out: Any = print) -> Any:
     df = pd.DataFrame(rows, columns=list(COLUMNS))
     df["winner"] = df["winner"].astype("Int64")
     atomic_write(folder / TABLE, lambda p: df.to_parquet(p, index=False))
+    # the table's checksum, checked by every reader (``tablefile.read``)
+    write_document(
+        folder / REQUEST, {**stored, "tables": {TABLE: file_digest(folder / TABLE)}}, None
+    )
     return df
 
 

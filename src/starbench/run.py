@@ -11,7 +11,6 @@ not finish.  Also ``python -m starbench.run``.
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import sys
 from collections.abc import Iterator
@@ -138,11 +137,12 @@ def _task(cfg: Any) -> int:
 
 
 def _mark_failed(folder: Path, message: str) -> None:
-    from starbench.experiment.storage import CELL, atomic_write_text, read_json
+    from starbench.experiment.integrity import write_document
+    from starbench.experiment.storage import CELL, read_json
 
     cell = read_json(folder / CELL) or {}
     cell.update(status="failed", error=message)
-    atomic_write_text(folder / CELL, json.dumps(cell, indent=1, sort_keys=True))
+    write_document(folder / CELL, cell)
 
 
 def _hydra_main(argv: list[str], prog: str = "starbench run") -> None:
@@ -495,9 +495,15 @@ def _check_order(cfg: Any) -> None:
 
 
 def _write_manifest(sweep_dir: Path, cells: list[Cell]) -> None:
-    from starbench.experiment.storage import atomic_write_text, read_json
+    from starbench.experiment.integrity import read_document, write_document
 
-    manifest = read_json(sweep_dir / MANIFEST) or {"cells": []}
+    doc = read_document(sweep_dir / MANIFEST)
+    if doc.damaged:  # rewriting it would forget the cells it lists
+        raise ConfigError(
+            f"{doc.path}: {doc.why()}; restore it with git checkout -- {doc.path}, or move it "
+            f"away (this sweep then writes a new one, listing only its own cells)"
+        )
+    manifest = doc.data or {"cells": []}
     if "swept" not in manifest or set(SWEPT) - set(manifest["swept"]):
         manifest["swept"] = sorted(set(manifest.get("swept") or []) | set(SWEPT))
     from starbench.experiment.coverage import Request
@@ -510,7 +516,7 @@ def _write_manifest(sweep_dir: Path, cells: list[Cell]) -> None:
             manifest["cells"].append(entry)
         # what this sweep asks of the cell (``starbench collect`` checks the table against it)
         entry.update(overrides=overrides, request=Request.of(settings).as_json())
-    atomic_write_text(sweep_dir / MANIFEST, json.dumps(manifest, indent=1))
+    write_document(sweep_dir / MANIFEST, manifest)
 
 
 def report_elsewhere(cells: list[Cell], show: Any = print) -> None:

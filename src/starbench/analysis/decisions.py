@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from starbench.errors import InputError
 from starbench.oracles.decisions import binomial_interval, mean_interval
 
 CONDITION = ["game", "heuristic", "sampler", "depth"]
@@ -95,7 +96,12 @@ def decisions_table(df: pd.DataFrame) -> str:
 
 def matches(folder: Path) -> list[pd.DataFrame]:
     """The match tables stored under a study folder (``*/match.parquet``), in name order."""
-    return [pd.read_parquet(p) for p in sorted(Path(folder).glob("*/match.parquet"))]
+    from starbench.experiment import tablefile
+
+    try:
+        return [tablefile.read(p) for p in sorted(Path(folder).glob("*/match.parquet"))]
+    except tablefile.CorruptTable as e:  # a damaged match table is refused, never tabulated
+        raise InputError(str(e)) from None
 
 
 def match_table(df: pd.DataFrame) -> str:
@@ -131,11 +137,15 @@ def match_table(df: pd.DataFrame) -> str:
 
 def json_game(folder: Path, df: pd.DataFrame) -> str:
     """The game of a stored match (its ``match.json``)."""
-    import json
+    from starbench.experiment.storage import read_json
 
     for p in sorted(Path(folder).glob("*/match.json")):
-        req = json.loads(p.read_text())
-        if req["player0"] == df["player0"].iloc[0] and req["player1"] == df["player1"].iloc[0]:
+        req = read_json(p)
+        if (
+            req is not None
+            and req["player0"] == df["player0"].iloc[0]
+            and req["player1"] == df["player1"].iloc[0]
+        ):
             return str(req["game"])
     return "?"
 

@@ -30,7 +30,9 @@ from typing import Any
 
 from starbench.errors import ConfigError
 from starbench.experiment import tablefile
+from starbench.experiment.integrity import read_document
 from starbench.experiment.metadata import metadata
+from starbench.experiment.repair import unverifiable_line
 from starbench.experiment.rows import META, Row
 from starbench.experiment.settings import (
     RunSettings,
@@ -41,12 +43,12 @@ from starbench.experiment.settings import (
 from starbench.experiment.storage import (
     CELL,
     JOURNAL,
+    JOURNAL_VERSION,
     LOCK,
     TABLE,
     CellBusy,
     CellLock,
     Journal,
-    read_json,
 )
 from starbench.trees.regular import RegularTreeSpec
 
@@ -101,12 +103,13 @@ def busy(folder: Path, key: str, holder: str) -> ConfigError:
     )
 
 
-def _table_identity(path: Path) -> tuple[set[str], set[str]] | None:
+def _table_identity(path: Path, verified: bool = True) -> tuple[set[str], set[str]] | None:
     """(cell digests, git commits) of a stored table's rows, or None when it cannot be read or
-    fails its checksum (``tablefile.read``)."""
+    fails its checksum (``tablefile.read``; ``verified=False``: its pages' CRCs only, for a
+    refusal, never to adopt its rows)."""
     names = [f.name for f in fields(RegularTreeSpec)]
     try:
-        whole = tablefile.read(path)
+        whole = tablefile.read(path, verified=verified)
         if "game" in whole.columns and whole["game"].notna().any():
             # a game cell: no generator parameters to recompute it from
             games = whole[whole["game"].notna()]
@@ -142,8 +145,9 @@ def check_folder(
     settings: RunSettings, folder: Path, key: str = "hydra.run.dir", *, locked: bool = False
 ) -> None:
     """Refuse (before anything runs) a folder holding another cell, rows from another commit
-    unless forced, or one another run is computing (``locked``: this process holds its lock).
-    A corrupt table is not refused here: the run recovers it."""
+    unless forced, one another run is computing (``locked``: this process holds its lock), or a
+    table that cannot be verified (its ``cell.json`` damaged or missing, and no journal to
+    rebuild it from).  A corrupt table is not refused here: the run recovers it."""
     folder = Path(folder)
     check_writable(folder, key)
     if not folder.is_dir():
@@ -153,33 +157,37 @@ def check_folder(
     cell = settings.cell
     journal = Journal(folder)
     commits: set[str] = set()
-    summary = read_json(folder / CELL)
+    doc = read_document(folder / CELL)
+    summary = doc.data
     if summary is not None and summary.get("identity") is not None:
         if cell_digest(normalised_identity(summary["identity"])) != cell:
             raise _refuse_other_cell(folder, CELL)
         commits = set(summary.get("git_commits") or [])
     if journal.path.exists() and journal.path.stat().st_size:
         head = journal.first_header()
-        if head is None:
-            raise ConfigError(
-                f"{folder / JOURNAL}: rows in an older format, which do not record their cell; "
-                f"move it away to continue from {TABLE} (it keeps every finished row), or "
-                f"{FRESH}"
-            )
-        if head.get("cell") != cell:
+        if head is not None and head.get("cell") != cell:
             raise _refuse_other_cell(folder, JOURNAL)
-        if summary is None:
+        if head is None or summary is None:
             contents = journal.read()
-            if contents.cells != {cell}:
+            if contents.legacy and not contents.runs:
+                raise ConfigError(
+                    f"{folder / JOURNAL}: rows in an older format, which do not record their "
+                    f"cell; move it away to continue from {TABLE} (it keeps every finished "
+                    f"row), or {FRESH}"
+                )
+            if contents.cells - {cell}:
                 raise _refuse_other_cell(folder, JOURNAL)
-            commits = {str(r["meta"].get("git_commit")) for r in contents.runs.values()}
+            if summary is None:
+                commits = {str(r["meta"].get("git_commit")) for r in contents.runs.values()}
     elif (folder / TABLE).exists():
-        got = _table_identity(folder / TABLE)
+        got = _table_identity(folder / TABLE, verified=False)
         if got is not None:
             cells, table_commits = got
             if cells - {cell}:
                 raise _refuse_other_cell(folder, TABLE)
             commits = commits or table_commits
+        if summary is None:
+            raise ConfigError(unverifiable_line(folder, doc))
     _check_commits(settings, folder, commits)
 
 
@@ -196,15 +204,35 @@ def load(
     settings: RunSettings, folder: Path, warn: Callable[[str], None]
 ) -> tuple[dict[int, dict[str, Any]], list[Row]]:
     """The run headers and rows a folder holds for this cell (from its journal, else from its
-    table, which is then written into a new journal).  Refuses another cell's rows."""
+    verified table, which is then written into a new journal).  Refuses another cell's rows.
+
+    The journal's bad lines (failing their checksum, not decoding) and the rows of a run whose
+    header is bad are never adopted: one line names them, they are computed again.  A version-2
+    journal is adopted once, unchecked (one line), and rewritten as version 3.  A journal that
+    lacks rows its verified table holds keeps the table's rows (one line; silent for the row of
+    a torn last line)."""
     folder = Path(folder)
     journal = Journal(folder)
     cell = settings.cell
+    doc = read_document(folder / CELL)
     if journal.path.exists() and journal.path.stat().st_size:
         contents = journal.read(Row.of)
-        if contents.legacy or (contents.cells and contents.cells != {cell}):
+        if (contents.legacy and not contents.runs) or (contents.cells and contents.cells != {cell}):
             check_folder(settings, folder, locked=True)  # raises with the right message
             raise _refuse_other_cell(folder, JOURNAL)
+        if contents.version != JOURNAL_VERSION:
+            warn(
+                f"starbench: {journal.path}: journal v{contents.version}, unchecked: "
+                f"{len(contents.rows)} rows adopted (continued as version {JOURNAL_VERSION})"
+            )
+        if contents.bad or contents.orphans:
+            warn(_bad_journal_line(journal.path, contents))
+        if contents.needs_rewrite:
+            journal.rewrite(contents)
+        if doc.damaged:
+            warn(f"starbench: {doc.path}: {doc.why()}; rebuilt from the journal's run headers")
+        elif doc.intact and not (contents.bad or contents.orphans):
+            _keep_table_rows(settings, folder, doc.data or {}, contents, journal, warn)
         return contents.runs, contents.rows
     table = folder / TABLE
     if not table.exists():
@@ -222,17 +250,76 @@ def load(
     if got[0] - {cell}:
         raise _refuse_other_cell(folder, TABLE)
     runs, rows = rows_of_table(table, settings)
-    for n, head in runs.items():
-        journal.append_header(head)
-        journal.append(cell, n, (r.values() for r in rows if r.run == n))
-    journal.close()
+    _journal_rows(journal, cell, runs, rows)
     return runs, rows
 
 
-def rows_of_table(path: Path, settings: RunSettings) -> tuple[dict[int, dict[str, Any]], list[Row]]:
-    """The rows of a stored table and its runs (one per distinct budgets and metadata), so a
-    cell continues from a table whose journal is not there (the committed study results).
-    Read in batches of the columns it needs."""
+def _journal_rows(
+    journal: Journal, cell: str, runs: dict[int, dict[str, Any]], rows: list[Row]
+) -> None:
+    for n, head in runs.items():
+        journal.append_header(head)
+        journal.append(cell, n, (r.values() for r in rows if r.run == n))  # type: ignore[attr-defined]
+    journal.close()
+
+
+def _bad_journal_line(path: Path, contents: Any) -> str:
+    from starbench.experiment.integrity import bad_lines_note
+
+    orphans = len(contents.orphans)
+    then = "their rows are computed again" if len(contents.bad) > 1 else "its row is computed again"
+    if orphans and contents.bad:
+        then = f"they and the {orphans} rows of their runs are computed again"
+    elif orphans:
+        then = f"the {orphans} rows of runs whose header is lost are computed again"
+    bad = contents.bad or contents.orphans
+    return bad_lines_note(path, bad, f"{then} (the lines are kept in {path.name}.rejected)")
+
+
+def _keep_table_rows(
+    settings: RunSettings,
+    folder: Path,
+    summary: dict[str, Any],
+    contents: Any,
+    journal: Journal,
+    warn: Callable[[str], None],
+) -> None:
+    """A journal holding fewer rows than its cell's verified table (lines removed by hand, a
+    journal copied from elsewhere): the table's other rows are kept, journaled again, and one
+    line says so.  Cheap when nothing is missing: the row count ``cell.json`` records."""
+    table = folder / TABLE
+    stored = sum((summary.get("counts") or {}).values())
+    keys = {r.key for r in contents.rows}
+    if not table.exists() or stored <= len(keys) or not summary.get("tables"):
+        return
+    try:
+        tablefile.verify(table)
+    except tablefile.CorruptTable:
+        return  # the table is damaged: the journal rewrites it
+    first = max(contents.runs, default=-1) + 1
+    runs, rows = rows_of_table(table, settings, first_run=first)
+    missing = [r for r in rows if r.key not in keys]
+    if not missing:
+        return
+    used = {r.run for r in missing}  # type: ignore[attr-defined]
+    runs = {n: h for n, h in runs.items() if n in used}
+    _journal_rows(journal, settings.cell, runs, missing)
+    contents.runs.update(runs)
+    contents.rows.extend(missing)
+    if contents.torn and len(missing) == 1:
+        return  # the torn last line's row: a crash's expected loss, silent as the line is
+    warn(
+        f"starbench: {journal.path}: lacks {len(missing)} rows that {TABLE} holds (verified by "
+        f"its checksum); kept them from the table and journaled them again"
+    )
+
+
+def rows_of_table(
+    path: Path, settings: RunSettings, first_run: int = 0
+) -> tuple[dict[int, dict[str, Any]], list[Row]]:
+    """The rows of a stored table and its runs (one per distinct budgets and metadata, numbered
+    from ``first_run``), so a cell continues from a table whose journal is not there (the
+    committed study results).  Read in batches of the columns it needs."""
     import pyarrow.parquet as pq
 
     from starbench.experiment.rows import FIELDS
@@ -251,7 +338,7 @@ def rows_of_table(path: Path, settings: RunSettings) -> tuple[dict[int, dict[str
             key = tuple(_plain(cols[c][j]) for c in shared)
             n = run_of.get(key)
             if n is None:
-                n = run_of[key] = len(run_of)
+                n = run_of[key] = first_run + len(run_of)
                 at = dict(zip(shared, key, strict=True))
                 runs[n] = {
                     "cell": settings.cell,

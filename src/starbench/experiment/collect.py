@@ -16,22 +16,21 @@ continues the cell).
 
 from __future__ import annotations
 
-import json
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from starbench.experiment import tablefile
 from starbench.experiment.coverage import Coverage, Request, check, held_of_table
+from starbench.experiment.integrity import read_document, write_document
+from starbench.experiment.repair import MANIFEST, rerun_command, unverifiable_line
 from starbench.experiment.runner import cell_status
 from starbench.experiment.storage import (
     CELL,
+    JOURNAL,
     TABLE,
     atomic_write,
-    atomic_write_text,
     file_digest,
-    read_json,
 )
 
 COLLECTED = "collected.parquet"
@@ -44,22 +43,12 @@ class Collected:
     cells: int
     problems: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, folder, command)
     coverage: list[tuple[str, Coverage]] = field(default_factory=list)  # (folder, coverage)
+    used: int = 0  # the cells whose tables are in ``table``
 
     @property
     def beyond(self) -> list[tuple[str, Coverage]]:
         """The complete cells that hold more than they were asked for."""
         return [(f, c) for f, c in self.coverage if c.complete and c.extra]
-
-
-def rerun_command(overrides: list[str], folder: Path) -> str:
-    from starbench.run import outline_algorithms
-
-    keep = [
-        outline_algorithms(o)
-        for o in overrides
-        if not o.lstrip("+~").startswith(("hydra.run.dir=", "hydra.sweep."))
-    ]
-    return shlex.join(["starbench", "run", *keep, f"hydra.run.dir={folder}"])
 
 
 def request_of(cell: dict[str, Any], manifest: dict[str, Any] | None) -> Request | None:
@@ -77,11 +66,22 @@ def collect(root: Path, csv: bool = False) -> Collected:
     import pandas as pd
 
     root = Path(root)
-    cells = sorted({p.parent for p in root.rglob(CELL)})
-    manifest = read_json(root / "sweep.json") or {"cells": []}
+    # a cell is a folder holding any of a cell's files (a lost cell.json is reported, not missed)
+    cells = sorted({p.parent for name in (CELL, TABLE, JOURNAL) for p in root.rglob(name)})
+    problems: list[tuple[str, str, str]] = []
+    sweep = read_document(root / MANIFEST)
+    if sweep.damaged:
+        problems.append(
+            (
+                "damaged",
+                f"{sweep.path}: {sweep.why()}; the cells it lists are not checked: restore it "
+                f"with git checkout -- {sweep.path}, or rerun the sweep (it writes it again)",
+                "",
+            )
+        )
+    manifest = sweep.data or {"cells": []}
     # cells are sweep_dir/<cell name>: find them below this root wherever it is run from
     expected = {(root / Path(c["folder"]).name).resolve(): c for c in manifest["cells"]}
-    problems: list[tuple[str, str, str]] = []
     coverage: list[tuple[str, Coverage]] = []
     frames = []
 
@@ -95,7 +95,11 @@ def collect(root: Path, csv: bool = False) -> Collected:
         return df
 
     for folder in cells:
-        cell = read_json(folder / CELL) or {}
+        doc = read_document(folder / CELL)
+        if not doc.intact:  # nothing of the cell is trusted without it: never "incomplete"
+            problems.append(("damaged", unverifiable_line(folder, doc), ""))
+            continue
+        cell = doc.data or {}
         asked = expected.get(folder.resolve())
         overrides = (asked or {}).get("overrides") or cell.get("overrides") or []
         status = cell_status(cell)
@@ -122,7 +126,7 @@ def collect(root: Path, csv: bool = False) -> Collected:
         if folder not in found:
             problems.append(("missing", str(folder), rerun_command(asked["overrides"], folder)))
     if not frames:
-        return Collected(None, 0, len(cells), problems, coverage)
+        return Collected(None, 0, len(cells), problems, coverage, used=0)
     df = pd.concat(frames, ignore_index=True)
     out = root / COLLECTED
     atomic_write(out, lambda p: df.to_parquet(p, index=False, write_page_checksum=True))
@@ -131,8 +135,7 @@ def collect(root: Path, csv: bool = False) -> Collected:
         atomic_write(root / "collected.csv", lambda p: df.to_csv(p, index=False))
         tables["collected.csv"] = file_digest(root / "collected.csv")
     # the collected table's checksum, checked by every reader (``tablefile.read``)
-    atomic_write_text(
-        out.with_suffix(".json"),
-        json.dumps({"rows": len(df), "cells": len(cells), "tables": tables}),
+    write_document(
+        out.with_suffix(".json"), {"rows": len(df), "cells": len(frames), "tables": tables}, None
     )
-    return Collected(out, len(df), len(cells), problems, coverage)
+    return Collected(out, len(df), len(cells), problems, coverage, used=len(frames))

@@ -11,7 +11,6 @@ expectimax row, else agreement).  Statuses are defined in ``starbench.experiment
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from starbench.errors import ConfigError, WriteFailed
 from starbench.experiment import cellfolder
 from starbench.experiment.compute import FLAT, Progress, execute
 from starbench.experiment.coverage import Request, grow, label_of_key, requested, worst_se
+from starbench.experiment.integrity import write_document
 from starbench.experiment.metadata import metadata
 from starbench.experiment.rows import (
     COLUMNS,  # noqa: F401  (re-exported: the table's contract)
@@ -46,7 +46,6 @@ from starbench.experiment.storage import (
     file_digest,
     read_json,
 )
-from starbench.experiment.storage import atomic_write_text as _atomic_write_text
 from starbench.experiment.tablefile import write_table
 from starbench.search.registry import key_values
 
@@ -124,7 +123,7 @@ def _mark(folder: Path, status: str, message: str) -> None:
         cell = read_json(folder / CELL) or {}
         if cell.get("status") == "running":
             cell.update(status=status, error=message)
-            _atomic_write_text(folder / CELL, json.dumps(cell, indent=1, sort_keys=True))
+            write_document(folder / CELL, cell)
     except OSError:
         pass
 
@@ -163,8 +162,8 @@ def _run_locked(
     for r in old:
         by_instance.setdefault(r.instance, {})[_slot(r)] = r  # type: ignore[attr-defined]
     keys = [a.key for a in wanted]
-    # every key the cell holds, in the order they were first stored, then the request's new ones
-    order = list(dict.fromkeys([*(_slot(r) for r in old), *keys]))
+    # every key the cell holds, in the order they were stored, then the request's new ones
+    order = key_order(by_instance, keys)
     run = max(runs, default=-1) + 1
     header = {
         "cell": settings.cell,
@@ -173,6 +172,7 @@ def _run_locked(
         "identity": settings.cell_identity(),
         "budgets": {"node_budget": settings.node_budget, "time_budget": settings.time_budget},
         "meta": meta,
+        "overrides": list(overrides or []),  # so the cell's command outlives its cell.json
     }
     journal = Journal(folder)
     n = settings.trees
@@ -289,6 +289,42 @@ def _announce(
             ),
             [a for a, engine in chosen.items() if engine == "compiled"],
         )
+
+
+def key_order(by_instance: Instances, asked: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The keys a cell holds, then those ``asked`` adds: in the order most of its instances hold
+    them (the most common sequence; a few instances whose rows were computed again, after a
+    journal line was lost, do not move a key), merged with the order the request lists them (a
+    stable topological order; a conflict goes to the stored order), then any other key stored,
+    in the order first stored."""
+    from collections import Counter
+
+    sequences = Counter(tuple(inst) for inst in by_instance.values())
+    base = max(sequences, key=sequences.__getitem__, default=())  # ties: the first seen
+    first: dict[tuple[Any, ...], int] = {}
+    after: dict[tuple[Any, ...], set[tuple[Any, ...]]] = {}
+    for seq in (base, asked):
+        prev = None
+        for k in seq:
+            first.setdefault(k, len(first))
+            after.setdefault(k, set())
+            if prev is not None and prev != k:
+                after[prev].add(k)
+            prev = k
+    before = {k: 0 for k in first}
+    for nxt in after.values():
+        for n in nxt:
+            before[n] += 1
+    out: list[tuple[Any, ...]] = []
+    left = dict(first)
+    while left:
+        ready = [k for k in left if before[k] == 0] or list(left)  # a conflict: stored first
+        k = min(ready, key=left.__getitem__)
+        del left[k]
+        out.append(k)
+        for n in after[k]:
+            before[n] -= 1
+    return list(dict.fromkeys([*out, *(k for inst in by_instance.values() for k in inst)]))
 
 
 def _none(x: Any) -> Any:
@@ -419,4 +455,4 @@ def _write_cell(
         import socket
 
         cell.update(pid=os.getpid(), host=socket.gethostname())
-    _atomic_write_text(folder / CELL, json.dumps(cell, indent=1, sort_keys=True))
+    write_document(folder / CELL, cell)

@@ -2,17 +2,23 @@
 
 A cell folder holds
 
-* ``rows.jsonl``: the journal.  Each run that computes something first appends a *run header*,
-  a JSON object ``{"journal": 2, "cell": ID, "run": N, "fields": [...], "identity": {...},
-  "budgets": {...}, "meta": {...}}`` (the cell's identity, the run's budgets and metadata, once),
-  then one JSON array per finished search, ``[ID, N, value, ...]`` with the values in the order
-  of ``fields``.  Every row thus names its cell and its run; a folder whose rows name another
-  cell is refused.  Lines are flushed as each instance completes (a kill -9 loses nothing: the
-  page cache survives the process) and fsync'ed at most a few times a second and when the cell
-  ends; after a crash of the machine only the last line can be incomplete, and it is ignored;
+* ``rows.jsonl``: the journal (version 3).  Each run that computes something first appends a
+  *run header*, a JSON object ``{"journal": 3, "cell": ID, "run": N, "fields": [...],
+  "identity": {...}, "budgets": {...}, "meta": {...}, "overrides": [...]}`` (the cell's identity,
+  the run's budgets, metadata and command, once), then one JSON array per finished search,
+  ``[ID, N, value, ...]`` with the values in the order of ``fields``.  Every line ends in a tab
+  and the CRC-32 of its JSON (``integrity.sign``): a line that fails it or does not decode is
+  never adopted (its row is computed again, the line kept in ``rows.jsonl.rejected``, one line
+  says which); a version-2 journal (no checksums) is adopted once, said in one line, and
+  rewritten as version 3.  Every row names its cell and its run; a folder whose rows name
+  another cell is refused.  Lines are flushed as each instance completes (a kill -9 loses
+  nothing: the page cache survives the process) and fsync'ed at most a few times a second and
+  when the cell ends; after a crash of the machine only the last line can be incomplete, and it
+  is ignored silently;
 * ``cell.json``: what the cell is (tree, seed, generator version, commit), its status, the
   overrides that rerun it, and the SHA-256 of each table file (``tables``), which every reader
-  checks before it uses the table (``tablefile.read``);
+  checks before it uses the table (``tablefile.read``); the document carries the SHA-256 of its
+  own canonical JSON (``integrity.seal``), so a damaged ``cell.json`` is never trusted;
 * ``table.parquet`` (and ``table.csv`` on request): the tidy table, written atomically
   (temporary file ``.<name>.<pid>.<random>.tmp`` in the same folder, then ``os.replace``;
   temporaries left by a killed process are removed by the next write).
@@ -31,11 +37,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from starbench.experiment.integrity import Line, parse_line, read_document, read_lines, sign
+
 JOURNAL = "rows.jsonl"
 CELL = "cell.json"
 TABLE = "table.parquet"
 TABLE_CSV = "table.csv"
-JOURNAL_VERSION = 2
+JOURNAL_VERSION = 3
+READABLE_VERSIONS = (2, 3)  # version 2 (no checksums) is adopted once and rewritten as 3
 FSYNC_INTERVAL = 0.5  # seconds between fsyncs of the journal while a cell runs
 
 
@@ -118,26 +127,45 @@ def file_digest(path: Path) -> str:
 
 
 def read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    """A JSON document (``cell.json``, ``sweep.json``, ...) when it is intact (its ``sha256``
+    holds, or it has none: ``integrity.read_document``), without that field; else None."""
+    return read_document(Path(path)).data
+
+
+def _number(line: Line) -> int:
+    return line.number
+
+
+def _unchecked(line: Line, checked: bool) -> Line:
+    why = "has no checksum" if checked else "has a checksum in a version-2 journal"
+    return Line(line.number, None, False, why, line.raw)
 
 
 @dataclass
 class JournalContents:
     """What a journal holds: its run headers by run number, its rows (dicts of ``fields``
-    plus ``run``), the cells named by any line, and lines of an older format."""
+    plus ``run``), the cells named by any line, lines of an older format (version 1, no run
+    headers), its version (2: lines without checksums, 3: checksummed), the bad lines (failing
+    their checksum or not decoding: never adopted), the rows dropped because their run header
+    was bad, and whether its last line was torn."""
 
     runs: dict[int, dict[str, Any]] = field(default_factory=dict)
     rows: list[dict[str, Any]] = field(default_factory=list)
     cells: set[str] = field(default_factory=set)
     legacy: int = 0
+    version: int = JOURNAL_VERSION
+    bad: list[Line] = field(default_factory=list)
+    orphans: list[Line] = field(default_factory=list)
+    torn: bool = False
+
+    @property
+    def needs_rewrite(self) -> bool:
+        """Is the journal to be rewritten (as version 3, without its bad or torn lines)?"""
+        return bool(self.bad or self.orphans or self.torn or self.version != JOURNAL_VERSION)
 
 
 class Journal:
-    """The append-only row journal of one cell."""
+    """The append-only row journal of one cell: each line checksummed (``integrity``)."""
 
     def __init__(self, folder: Path):
         self.path = Path(folder) / JOURNAL
@@ -145,53 +173,89 @@ class Journal:
         self._synced = 0.0
 
     def first_header(self) -> dict[str, Any] | None:
-        """The first run header (cheap: the journal's first line), or None."""
+        """The first run header (cheap: the journal's first line), or None when that line is
+        not a run header or is damaged."""
         try:
-            with open(self.path, encoding="utf-8") as f:
-                line = f.readline()
+            with open(self.path, "rb") as f:
+                raw = f.readline()
         except OSError:
             return None
-        try:
-            head = json.loads(line)
-        except ValueError:
+        if not raw.endswith(b"\n"):
             return None
-        return head if isinstance(head, dict) and "journal" in head else None
+        line = parse_line(1, raw[:-1], legacy=True)
+        head = line.value
+        if not isinstance(head, dict) or head.get("journal") not in READABLE_VERSIONS:
+            return None
+        if line.checked != (head["journal"] == JOURNAL_VERSION):
+            return None  # a version-3 header without its checksum, or the reverse
+        return head
 
     def read(self, make_row: Callable[[dict[str, Any]], Any] = dict) -> JournalContents:
         out = JournalContents()
         if not self.path.exists():
             return out
+        lines, out.torn = read_lines(self.path, legacy=True)
+        # the journal's version: that of its first run header that reads (version 2 headers
+        # have no checksum; a version-3 journal is checked line by line)
+        for ln in lines:
+            version = ln.value.get("journal") if isinstance(ln.value, dict) else None
+            if version in READABLE_VERSIONS and ln.checked == (version == JOURNAL_VERSION):
+                out.version = int(version)
+                break
+        checked = out.version == JOURNAL_VERSION
         fields_of: dict[int, list[str]] = {}
-        with open(self.path, encoding="utf-8") as f:
-            for line in f:
-                if not line.endswith("\n"):
-                    break  # an incomplete last line, left by a crash
-                try:
-                    rec = json.loads(line)
-                except ValueError:
+        for ln in lines:
+            rec = ln.value
+            if ln.problem is not None or ln.checked != checked:
+                out.bad.append(ln if ln.problem else _unchecked(ln, checked))
+                continue
+            if isinstance(rec, list) and len(rec) >= 2:
+                cell, run, *values = rec
+                out.cells.add(str(cell))
+                names = fields_of.get(run)
+                if names is None or len(names) != len(values):
+                    out.orphans.append(ln)  # its run header is lost: not provably this cell's
                     continue
-                if isinstance(rec, list) and len(rec) >= 2:
-                    cell, run, *values = rec
-                    out.cells.add(str(cell))
-                    names = fields_of.get(run)
-                    if names is None or len(names) != len(values):
-                        continue  # a row whose header was lost: not provably this cell's
-                    row = dict(zip(names, values, strict=True))
-                    row["run"] = run
-                    out.rows.append(make_row(row))
-                elif isinstance(rec, dict) and rec.get("journal") == JOURNAL_VERSION:
-                    out.cells.add(str(rec.get("cell")))
-                    fields_of[rec["run"]] = list(rec["fields"])
-                    out.runs[rec["run"]] = rec
-                else:
-                    out.legacy += 1
+                row = dict(zip(names, values, strict=True))
+                row["run"] = run
+                out.rows.append(make_row(row))
+            elif isinstance(rec, dict) and rec.get("journal") == out.version:
+                out.cells.add(str(rec.get("cell")))
+                fields_of[rec["run"]] = list(rec["fields"])
+                out.runs[rec["run"]] = {**rec, "journal": JOURNAL_VERSION}
+            else:
+                out.legacy += 1
         return out
 
+    def rewrite(self, contents: JournalContents) -> None:
+        """Rewrite the journal as version 3 with the lines ``contents`` adopted (its bad,
+        orphaned and torn lines left out; the bad and orphaned ones appended to
+        ``rows.jsonl.rejected``)."""
+        from starbench.experiment.integrity import keep_rejected, rewrite
+
+        self.close()
+        dropped = {ln.number for ln in (*contents.bad, *contents.orphans)}
+        if dropped:
+            keep_rejected(self.path, sorted((*contents.bad, *contents.orphans), key=_number))
+        lines, _torn = read_lines(self.path, legacy=True)
+        texts = []
+        for ln in lines:
+            if ln.number in dropped or ln.value is None:
+                continue
+            rec = ln.value
+            if isinstance(rec, dict) and "journal" in rec:
+                rec = {**rec, "journal": JOURNAL_VERSION}
+            texts.append(json.dumps(rec, separators=(",", ":")))
+        rewrite(self.path, texts)
+
     def append_header(self, header: dict[str, Any]) -> None:
-        self._write(json.dumps({"journal": JOURNAL_VERSION, **header}, separators=(",", ":")))
+        text = json.dumps({**header, "journal": JOURNAL_VERSION}, separators=(",", ":"))
+        self._write(sign(text))
 
     def append(self, cell: str, run: int, rows: Iterable[Iterable[Any]]) -> None:
-        self._write("\n".join(json.dumps([cell, run, *r], separators=(",", ":")) for r in rows))
+        self._write(
+            "\n".join(sign(json.dumps([cell, run, *r], separators=(",", ":"))) for r in rows)
+        )
 
     def _write(self, text: str) -> None:
         try:

@@ -144,23 +144,49 @@ class CorruptTable(Exception):
     """A stored table that fails its checksum or cannot be read (one line: which and why)."""
 
 
-def expected_digest(path: Any) -> str | None:
-    """The SHA-256 the folder's ``cell.json`` (or, for a collected table, ``collected.json``)
-    records for ``path``, or None where none is recorded (tables written before checksums)."""
+#: Stored tables and the document beside them that records their SHA-256.
+SUMMARY_OF = {"table.parquet": "cell.json", "table.csv": "cell.json"}
+
+
+def summary_path(path: Any) -> Any:
+    """The document that records ``path``'s SHA-256: a cell's ``cell.json``, else the sibling
+    ``<stem>.json`` (``collected.json``, ``match.json``)."""
     from pathlib import Path
 
-    from starbench.experiment.storage import CELL, read_json
+    path = Path(path)
+    name = SUMMARY_OF.get(path.name)
+    return path.parent / name if name else path.with_name(path.stem.split(".")[0] + ".json")
+
+
+def expected_digest(path: Any) -> str | None:
+    """The SHA-256 the table's summary (``summary_path``) records for ``path``, or None where
+    none is recorded (a summary written before table checksums, or a parquet file that is not
+    starbench's).  ``CorruptTable`` when a cell's ``cell.json`` is damaged or missing, or any
+    other summary is damaged: the table cannot be verified, so it is not used."""
+    from pathlib import Path
+
+    from starbench.experiment.integrity import read_document
 
     path = Path(path)
-    for summary in (path.parent / CELL, path.with_suffix(".json")):
-        data = read_json(summary)
-        if data and isinstance(data.get("tables"), dict) and path.name in data["tables"]:
-            return str(data["tables"][path.name])
+    doc = read_document(summary_path(path))
+    if doc.damaged or (doc.state == "missing" and path.name in SUMMARY_OF):
+        from starbench.experiment.repair import unverifiable_line
+
+        if path.name in SUMMARY_OF:
+            raise CorruptTable(unverifiable_line(path.parent, doc))
+        raise CorruptTable(
+            f"{doc.path}: {doc.why()}, so {path} cannot be verified against its checksum and is "
+            f"not used; restore it with git checkout -- {doc.path}, or compute it again"
+        )
+    data = doc.data or {}
+    if isinstance(data.get("tables"), dict) and path.name in data["tables"]:
+        return str(data["tables"][path.name])
     return None
 
 
 def verify(path: Any) -> None:
-    """Raise ``CorruptTable`` when ``path`` does not match its recorded SHA-256."""
+    """Raise ``CorruptTable`` when ``path`` does not match its recorded SHA-256, or cannot be
+    verified (``expected_digest``)."""
     from starbench.experiment.storage import file_digest
 
     want = expected_digest(path)
@@ -177,12 +203,15 @@ def verify(path: Any) -> None:
         )
 
 
-def read(path: Any, columns: list[str] | None = None) -> Any:
+def read(path: Any, columns: list[str] | None = None, verified: bool = True) -> Any:
     """A stored table as a DataFrame, after its checksum (``verify``) and with every data page's
-    CRC checked; ``CorruptTable`` (one line) if it fails or cannot be decoded."""
+    CRC checked; ``CorruptTable`` (one line) if it fails or cannot be decoded.  ``verified=False``
+    skips the SHA-256 (for reading what a damaged cell was, to refuse or repair it; never to
+    adopt its rows)."""
     import pandas as pd
 
-    verify(path)
+    if verified:
+        verify(path)
     try:
         return pd.read_parquet(path, columns=columns, page_checksum_verification=True)
     except Exception as e:  # noqa: BLE001 - any undecodable table is corrupt

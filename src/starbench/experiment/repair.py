@@ -1,0 +1,155 @@
+"""The commands starbench prints to repair a cell (one place): the full command that reruns it.
+
+A cell's command comes from the best record that is intact, in this order: its sweep's
+``sweep.json`` (the overrides the sweep gave this cell's folder), its ``cell.json``, the run
+headers of its journal (``rows.jsonl`` version 3 records the overrides of each run), and, where
+none of them holds, the cell's identity read from its table's rows (every tree key, the seed,
+the arithmetic, the algorithms and the number of trees, written out as overrides).  Folder
+overrides (``hydra.run.dir``, ``hydra.sweep.*``) are replaced by the cell's own folder.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+from starbench.experiment.integrity import read_document
+from starbench.experiment.storage import CELL, JOURNAL, TABLE, Journal
+
+MANIFEST = "sweep.json"
+
+
+def rerun_command(overrides: list[str], folder: Path) -> str:
+    """``starbench run OVERRIDES hydra.run.dir=FOLDER`` (algorithm lists in their short form)."""
+    from starbench.run import outline_algorithms
+
+    keep = [
+        outline_algorithms(o)
+        for o in overrides
+        if not o.lstrip("+~").startswith(("hydra.run.dir=", "hydra.sweep."))
+    ]
+    return shlex.join(["starbench", "run", *keep, f"hydra.run.dir={folder}"])
+
+
+def cell_overrides(folder: Path) -> list[str] | None:
+    """The overrides that rerun the cell in ``folder``, from its most reliable record (module
+    docstring), or None where nothing records them."""
+    folder = Path(folder)
+    manifest = read_document(folder.parent / MANIFEST).data or {}
+    for entry in manifest.get("cells") or []:
+        if Path(str(entry.get("folder"))).name == folder.name and entry.get("overrides"):
+            return list(entry["overrides"])
+    cell = read_document(folder / CELL).data
+    if cell and cell.get("overrides"):
+        return list(cell["overrides"])
+    journal = Journal(folder)
+    if journal.path.exists():
+        runs = journal.read().runs
+        for n in sorted(runs, reverse=True):
+            if runs[n].get("overrides") is not None:
+                return list(runs[n]["overrides"])
+    return identity_overrides(folder / TABLE)
+
+
+def _value(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    text = str(v)
+    return text if text.replace("_", "").replace("-", "").isalnum() else f'"{text}"'
+
+
+def identity_overrides(table: Path) -> list[str] | None:
+    """Overrides that reproduce a table's cell from its rows (every tree key, seed, exact,
+    algorithms, trees), or None when the table cannot be read at all."""
+    from starbench.experiment.tablefile import read
+
+    try:
+        df = read(table, verified=False)
+    except Exception:  # noqa: BLE001 - nothing to read the identity from
+        return None
+    if not len(df):
+        return None
+    first = df.iloc[0]
+    out: list[str] = []
+    if "game" in df.columns and isinstance(first.get("game"), str):
+        out += _game_overrides(df, first)
+    else:
+        from dataclasses import fields
+
+        from starbench.trees.regular import RegularTreeSpec
+
+        for f in fields(RegularTreeSpec):
+            if f.name not in df.columns:
+                continue
+            v = _plain(first[f.name])
+            if f.name == "skew" and "skew_text" in df.columns:  # its exact text, not a float
+                v = _plain(first["skew_text"]) or v
+            out.append(f"tree.{f.name}={_value(v)}")
+    out += [f"seed={int(first['seed'])}", f"exact={_value(bool(first['exact']))}"]
+    from starbench.experiment.coverage import held_of_table, label_of_key
+
+    held = held_of_table(df)
+    keys = list(dict.fromkeys(k for inst in held.values() for k in inst))
+    out.append(f"algorithms=[{','.join(label_of_key(k) for k in keys)}]")
+    out.append(f"trees={max(held) + 1}")
+    return out
+
+
+def _game_overrides(df: Any, first: Any) -> list[str]:
+    """A game cell's tree keys from its rows.  A row's ``position`` is the cell's only where
+    every instance starts there (a sampled cell's rows each hold their own start; a one-tree
+    cell is taken as sampled)."""
+    from dataclasses import fields
+
+    from starbench.games.spec import GameSpec
+
+    keys = {
+        f.name: _plain(first[f.name])
+        for f in fields(GameSpec)
+        if f.name in df.columns and f.name != "version"
+    }
+    if "position" in keys and (df["instance"].nunique() < 2 or df["position"].nunique() != 1):
+        keys["position"] = None
+    return ["tree=game", *(f"tree.{k}={_value(v)}" for k, v in keys.items())]
+
+
+def _plain(v: Any) -> Any:
+    import pandas as pd
+
+    if v is None or v is pd.NA or (isinstance(v, float) and v != v):
+        return None
+    return v.item() if hasattr(v, "item") else v
+
+
+def repair_hint(folder: Path, settings: Any = None) -> str:
+    """How to repair a cell whose ``cell.json`` is damaged or missing: the run rebuilds it from
+    the journal where one exists; otherwise restore it, or recompute the cell."""
+    folder = Path(folder)
+    overrides = cell_overrides(folder)
+    command = rerun_command(overrides, folder) if overrides is not None else None
+    journal = folder / JOURNAL
+    if journal.exists() and journal.stat().st_size:
+        how = command or "the command that made it"
+        return f"the same run rebuilds it from the journal ({JOURNAL}): {how}"
+    aside = folder.with_name(folder.name + ".unverified")
+    again = (
+        f"mv {shlex.quote(str(folder))} {shlex.quote(str(aside))} && {command}"
+        if command
+        else "the command that made it, in a fresh folder"
+    )
+    restore = f"git checkout -- {shlex.quote(str(folder / CELL))}"
+    return f"restore it with {restore}, or recompute with {again}"
+
+
+def unverifiable_line(folder: Path, doc: Any) -> str:
+    """One line: a table whose ``cell.json`` is damaged or missing cannot be verified, and the
+    repair (``repair_hint``)."""
+    return (
+        f"{doc.path}: {doc.why()}, so {Path(folder) / TABLE} cannot be verified against its "
+        f"checksum and is not used; {repair_hint(folder)}"
+    )
