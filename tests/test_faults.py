@@ -601,3 +601,124 @@ def test_match_files_are_checked(tmp_path, capsys):
     request.write_text(request.read_text()[:20])
     line = _one_line(*_cli(capsys, *argv)[:3:2])
     assert f"{request}: cannot be read as a JSON document" in line and "git checkout" in line
+
+
+# --------------------------------------------------------------------------- one line (#37)
+def test_ctrl_c_in_run_is_one_line_and_the_same_command_continues(tmp_path):
+    """SIGINT after the journal's third line: exit 130, one line saying what is kept; the same
+    command then continues the cell."""
+    import time
+
+    cell = tmp_path / "cell"
+    argv = [EXE, "run", "trees=400", "tree.depth=3", "engine=python", "progress=false",
+            "algorithms=[expectimax]", f"hydra.run.dir={cell}"]  # fmt: skip
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    journal = cell / "rows.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (
+        journal.exists() and journal.read_bytes().count(b"\n") >= 3
+    ):
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == (
+        "starbench: interrupted (Ctrl-C): the rows journaled so far are kept (rows.jsonl); the "
+        "same command continues"
+    )
+    assert json.loads((cell / "cell.json").read_text())["status"] == "interrupted"
+    kept = journal.read_bytes().count(b"\n") - 1
+    done = subprocess.run(argv[:2] + ["trees=5", *argv[3:]], capture_output=True, text=True)
+    assert done.returncode == 0 and f"{min(kept, 5)} saved rows kept" in done.stdout, done.stdout
+
+
+def test_rows_in_error_are_said_with_the_first_error(tmp_path, capsys):
+    code, out, err = _cli(
+        capsys, "run", "tree.branching=1", "tree.chance_arity=1", "tree.depth=10000", "trees=2",
+        "engine=python", "progress=false", "algorithms=[expectimax]", f"hydra.run.dir={tmp_path}",
+    )  # fmt: skip
+    notes = _notes(err)
+    assert code == 1 and len(notes) == 1, err
+    assert notes[0].startswith("starbench: 2 of 2 rows are errors (status error); the first: ")
+    assert "expectimax on instance 0: RecursionError" in notes[0]
+
+
+def test_a_start_that_the_horizon_never_reaches_is_one_line(tmp_path, capsys):
+    pytest.importorskip(
+        "pyspiel", reason="OpenSpiel is not installed: pip install starbench[games]"
+    )
+    code, _, err = _cli(
+        capsys, "run", "tree=game", "tree.game='pig(winscore=30,diceoutcomes=3,horizon=12)'",
+        "tree.depth=2", "trees=6", "seed=1", "algorithms=[expectimax]", "progress=false",
+        f"hydra.run.dir={tmp_path}",
+    )  # fmt: skip
+    line = err.strip().splitlines()[-1]
+    assert code == 2 and "Traceback" not in err and "no playout of" in line, err
+    assert "tree.position" in line
+
+
+# --------------------------------------------------------------------------- bounded (#37)
+def test_a_huge_tree_count_is_iterated_lazily(tmp_path):
+    """trees=10**12 on a small tree: rows come at once and memory stays small (the pending
+    instances are never listed), stopped after 50 rows."""
+    import time
+
+    cell = tmp_path / "cell"
+    p = subprocess.Popen(
+        [EXE, "run", f"trees={10**12}", "tree.depth=1", "algorithms=[expectimax]",
+         "progress=false", f"hydra.run.dir={cell}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    journal = cell / "rows.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (
+        journal.exists() and journal.read_bytes().count(b"\n") > 50
+    ):
+        time.sleep(0.05)
+    status = Path(f"/proc/{p.pid}/status").read_text()  # the run's own peak memory and CPU
+    stat = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    p.kill()
+    p.wait()
+    assert journal.read_bytes().count(b"\n") > 50
+    peak_kb = int(next(ln for ln in status.splitlines() if ln.startswith("VmHWM:")).split()[1])
+    import os
+
+    cpu = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+    assert cpu < 10 and peak_kb < 400 * 1024, (cpu, peak_kb)
+
+
+def test_n_jobs_is_capped_at_the_usable_cpus(tmp_path, capsys):
+    import os
+
+    code, _, err = _cli(capsys, "run", "n_jobs=1000", *SMALL, f"hydra.run.dir={tmp_path}")
+    notes = _notes(err)
+    assert code == 0, err
+    cpus = len(os.sched_getaffinity(0))
+    assert notes == [
+        f"starbench: n_jobs=1000 capped at {cpus} processes, the CPUs this process may use (more "
+        f"would only share them)"
+    ]
+
+
+def test_a_plugin_that_raises_is_named_in_one_line(tmp_path):
+    """A plugin class whose constructor raises, and a plugin module that raises while it is
+    imported: one line naming the plugin (and the algorithm), exit 2."""
+    import os
+
+    plugins = Path(__file__).parent / "plugins"
+    env = {**os.environ, "PYTHONPATH": str(plugins)}
+    common = ["trees=2", "progress=false", "engine=python"]
+    p = subprocess.run(
+        [EXE, "run", "plugins=[raising_plugins]", "algorithms=[expectimax,fragile]", *common,
+         f"hydra.run.dir={tmp_path}/a"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    line = _one_line(p.returncode, p.stderr)
+    assert "algorithm fragile (plugin class raising_plugins.Fragile)" in line
+    assert "its constructor raised RuntimeError: no tables today" in line
+    p = subprocess.run(
+        [EXE, "run", "plugins=[boom_at_import]", *common, f"hydra.run.dir={tmp_path}/b"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    line = _one_line(p.returncode, p.stderr)
+    assert "importing plugin module 'boom_at_import' raised RuntimeError: boom at import" in line

@@ -119,7 +119,7 @@ def test_the_horizon_is_stated_and_exact_states_past_it_are_terminal(tmp_path):
     is valued by its returns (0 to both)."""
     o = oracle_for("pig(winscore=10,horizon=5)", folder=tmp_path)
     assert o.game == oracle_for("pig(winscore=10)", folder=tmp_path).game
-    assert "without a horizon" in o.describe()["horizon"]
+    assert "no state is scored" in o.describe()["horizon"]
     assert o.unfinished(0) == 1.0
     tail = [o.unfinished(h) for h in (1, 3, 5, 20, 60)]
     assert all(a >= b for a, b in zip(tail, tail[1:], strict=False)) and tail[-1] < 1e-3
@@ -151,9 +151,19 @@ def test_stale_and_foreign_caches_are_refused_in_one_line(tmp_path):
     with pytest.raises(InputError, match="made by starbench 0.0.1.*stale.*--recompute"):
         oracle_for("pig(winscore=12)", folder=tmp_path)
     assert oracle_for("pig(winscore=12)", folder=tmp_path, recompute=True).game == o.game
-    path.write_bytes(b"not an archive")
-    with pytest.raises(InputError, match="not a readable oracle cache"):
-        oracle_for("pig(winscore=12)", folder=tmp_path)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_a_damaged_cache_is_recomputed_with_one_line(tmp_path, capsys, damage):
+    o = oracle_for("pig(winscore=12)", folder=tmp_path)
+    path = base.cache_path("pig", o.game, tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(b"not an archive" if damage == "garbage" else data[: len(data) // 2])
+    capsys.readouterr()
+    again = oracle_for("pig(winscore=12)", folder=tmp_path)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a readable oracle cache" in err and "recomputed" in err
+    assert np.array_equal(again.P, o.P)
 
 
 def test_the_cache_is_loaded_not_recomputed(tmp_path, monkeypatch):
@@ -335,3 +345,60 @@ def test_a_stale_cache_met_on_the_way_is_recomputed_with_a_line(tmp_path, capsys
     assert "made by starbench 0.0.1" in capsys.readouterr().err
     assert (again.P == o.P).all()
     assert oracle_for("pig(winscore=11)", folder=tmp_path).sweeps == o.sweeps  # replaced
+
+
+@pytest.mark.parametrize(
+    ("winscore", "dice", "horizon", "piglet"),
+    [(4, 2, 5, False), (5, 3, 6, False), (6, 2, 9, False), (5, 2, 12, False), (5, 3, 10, True)],
+)
+def test_the_horizon_games_values_equal_a_brute_force_search(winscore, dice, horizon, piglet):
+    """V_t of ``pig.horizon_layers`` against OpenSpiel's own game with that horizon, searched
+    to its end (expectimax over every chance outcome)."""
+    import functools
+    import itertools
+
+    text = "true" if piglet else "false"
+    g = pyspiel.load_game(
+        f"pig(winscore={winscore},diceoutcomes={dice},horizon={horizon},piglet={text})"
+    )
+
+    @functools.lru_cache(None)
+    def value(history: tuple[int, ...]) -> float:
+        s = g.new_initial_state()
+        for a in history:
+            s.apply_action(a)
+        if s.is_terminal():
+            return s.returns()[0]
+        if s.is_chance_node():
+            return sum(p * value((*history, a)) for a, p in s.chance_outcomes())
+        vs = [value((*history, a)) for a in s.legal_actions()]
+        return max(vs) if s.current_player() == 0 else min(vs)
+
+    layers = list(itertools.islice(pig_oracle.horizon_layers(winscore, dice, piglet), horizon))
+    assert 2 * layers[horizon - 1][0, 0, 0] - 1 == pytest.approx(value(()), abs=1e-12)
+
+
+def test_states_near_the_horizon_are_left_unscored_with_one_line(tmp_path, capsys):
+    """pig to 20 is exact (to 1e-12) with at least T decisions left; closer to the horizon a
+    state is not covered; a horizon that never allows it leaves every row unscored, said."""
+    o = oracle_for("pig(winscore=20)", folder=tmp_path)
+    t = o.exact_from()
+    assert t is not None and 1 < t < 1000 and f"at least {t} of its 1000" in o.horizon_line()
+    g = pyspiel.load_game(f"pig(winscore=20,horizon={t + 2})")
+    near = oracle_for(f"pig(winscore=20,horizon={t + 2})", folder=tmp_path)
+    s = g.new_initial_state()
+    assert near.covers(s)
+    for a in (1, 1, 1):  # three stops: t - 1 decisions left
+        s.apply_action(a)
+    assert pig_oracle.decisions_made(s) == 3 and not near.covers(s)
+    from starbench import cli
+
+    code = cli.main(
+        ["run", "tree=game", "tree.game='pig(winscore=20,horizon=8)'", "tree.position='1,1'",
+         "tree.depth=1",
+         "trees=3", "algorithms=[expectimax]", "progress=false", f"hydra.run.dir={tmp_path}/c"]
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 0 and "3 rows left unscored: pig(winscore=20,horizon=8): with horizon=8" in err
+    df = pd.read_parquet(tmp_path / "c" / "table.parquet")
+    assert df["oracle"].isna().all() and df["regret"].isna().all()

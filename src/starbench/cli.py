@@ -486,8 +486,28 @@ def _subcommands() -> list[str]:
     return sorted(set(names))
 
 
+#: What an interrupted command keeps, by command (Ctrl-C: exit 130, one line).
+INTERRUPTED = {
+    "run": "the rows journaled so far are kept (rows.jsonl); the same command continues",
+    "match": "the games played so far are kept (games.jsonl); the same command continues",
+}
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command ended by Ctrl-C
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        command = argv[0] if argv else ""
+        kept = INTERRUPTED.get(
+            command, "every file is written whole or not at all; the same command starts again"
+        )
+        sys.stderr.write(f"\nstarbench: interrupted (Ctrl-C): {kept}\n")
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str]) -> int:
     if argv[:1] in (["-sc"], ["--shell-completion"]):
         return complete(argv)
     if argv and argv[0] == "run":

@@ -81,6 +81,11 @@ def import_plugin(module: str, key: str = "plugins") -> None:
         importlib.import_module(module)
     except ImportError as e:
         raise ConfigError(f"{key}: cannot import {module!r} ({e})") from None
+    except Exception as e:  # noqa: BLE001 - a plugin's own error, named with its module
+        first = (str(e).strip().splitlines() or [""])[0]
+        raise ConfigError(
+            f"{key}: importing plugin module {module!r} raised {type(e).__name__}: {first}"
+        ) from None
 
 
 def load_plugins(cfg: Any) -> None:

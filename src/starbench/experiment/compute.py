@@ -10,12 +10,13 @@ workers die with their parent (Linux: ``PR_SET_PDEATHSIG``; elsewhere a watchdog
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Collection, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
 from starbench.engines import Choice, choose, run
@@ -271,11 +272,34 @@ def compute_instance(
 
 
 # --------------------------------------------------------------------------- processes
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask; a cluster job's allocation)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity on this platform
+        return max(1, os.cpu_count() or 1)
+
+
+def workers_line(n_jobs: int) -> str | None:
+    """One line when ``n_jobs`` asks for more processes than CPUs this process may use."""
+    cpus = usable_cpus()
+    if n_jobs <= cpus:
+        return None
+    return (
+        f"starbench: n_jobs={n_jobs} capped at {cpus} processes, the CPUs this process may use "
+        f"(more would only share them)"
+    )
+
+
 def _die_with_parent(parent: int) -> None:
-    """Pool worker initializer: end this worker within a second of its parent's death."""
+    """Pool worker initializer: end this worker within a second of its parent's death; Ctrl-C
+    is the parent's to handle (the worker ignores SIGINT, so it prints no traceback of its
+    own and the parent says what is kept)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         import ctypes
-        import signal
 
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
@@ -293,24 +317,33 @@ def _die_with_parent(parent: int) -> None:
 
 
 def execute(
-    settings: RunSettings, pending: list[tuple[int, tuple[AlgorithmSpec, ...]]]
+    settings: RunSettings, pending: Collection[tuple[int, tuple[AlgorithmSpec, ...]]]
 ) -> Iterator[list[dict[str, Any]]]:
-    """Yield the rows of each pending instance as it completes (in any order)."""
+    """Yield the rows of each pending instance as it completes (in any order); ``pending`` is
+    iterated lazily (``runner.Pending``), at most two instances a worker submitted at once."""
     if isinstance(settings.tree, GameSpec):
         decisions.game_oracle(settings.tree.game)  # computed (and cached) once, before any worker
-    if settings.n_jobs == 1 or len(pending) <= 1:
+    workers = min(settings.n_jobs, usable_cpus(), len(pending))
+    if workers <= 1:
         for i, todo in pending:
             yield compute_instance(settings, i, todo)
         return
     with ProcessPoolExecutor(
-        max_workers=settings.n_jobs, initializer=_die_with_parent, initargs=(os.getpid(),)
+        max_workers=workers, initializer=_die_with_parent, initargs=(os.getpid(),)
     ) as pool:
-        futures = [pool.submit(compute_instance, settings, i, todo) for i, todo in pending]
+        todo = iter(pending)
+        running: set[Any] = set()
         try:
-            for f in as_completed(futures):
-                yield f.result()
+            while True:  # at most two instances a worker in flight: pending is lazy
+                for i, algs in itertools.islice(todo, 2 * workers - len(running)):
+                    running.add(pool.submit(compute_instance, settings, i, algs))
+                if not running:
+                    return
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    yield f.result()
         finally:
-            for f in futures:
+            for f in running:
                 f.cancel()
 
 

@@ -136,8 +136,8 @@ def worst_se(held: Held, n: int, keys: Iterable[Key]) -> float:
         if key == REFERENCE:
             continue
         pct = []
-        for i in range(n):
-            inst = held.get(i, {})
+        for i in sorted(i for i in held if i < n):  # what is held: never range(n)
+            inst = held[i]
             r, ex = inst.get(key), inst.get(REFERENCE)
             if r and ex and r[0] and ex[0] and ex[1]:
                 pct.append(100.0 * r[1] / ex[1])
@@ -179,8 +179,8 @@ def check(held: Held, request: Request) -> Coverage:
     keys = request.keys()
     have = {i: set(inst) for i, inst in held.items()}
 
-    def count(key: Key, n: int) -> int:
-        return sum(1 for i in range(n) if key in have.get(i, ()))
+    def count(key: Key, n: int) -> int:  # over what is held: never range(n)
+        return sum(1 for i, keys_held in have.items() if i < n and key in keys_held)
 
     n = request.trees
     se = None

@@ -356,6 +356,7 @@ SUMMARY_COLUMNS = (
     "decision_optimal",
     "regret",
     "value_error",
+    "error",
 )
 CHUNK = 8192  # rows per table chunk (and parquet row group)
 

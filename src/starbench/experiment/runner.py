@@ -181,12 +181,7 @@ def _run_locked(
     printed: set[tuple[Any, ...]] = set()  # the mismatches shown as they were computed
     try:
         while True:
-            pending = []
-            for i in range(n):
-                have = by_instance.get(i, {})
-                todo = tuple(a for a in wanted if not _settled(have.get(a.key), settings, runs))
-                if todo:
-                    pending.append((i, todo))
+            pending = Pending(by_instance, wanted, n, lambda r: _settled(r, settings, runs))
             if old and pending and computed == 0:
                 out(
                     f"resuming {folder}: {len(old)} saved rows kept, {len(pending)} instances to do"
@@ -236,6 +231,12 @@ def _run_locked(
         if key not in printed:
             warn(mismatch_line(r, r["expectimax_value"], r["verified_by"], saved=True))
     counts = {s: statuses.count(s) for s in STATUSES} if rows_written else {}
+    if counts.get("error"):  # the run exits 1: say why, once
+        j = statuses.index("error")
+        warn(
+            f"starbench: {counts['error']} of {rows_written} rows are errors (status error); the "
+            f"first: {kept['algorithm'][j]} on instance {kept['instance'][j]}: {kept['error'][j]}"
+        )
     status = "mismatch" if counts.get("mismatch") else "complete"
     _write_cell(folder, settings, status, overrides, commits, counts, n, request, held, digests)
     out(f"table: {table} ({rows_written} rows, {computed} computed now)")
@@ -268,8 +269,10 @@ def _announce(
     settings: RunSettings, wanted: list[AlgorithmSpec], todo: int, warn: Callable[[str], None]
 ) -> None:
     """The first progress line, at once; and the kernel, loaded (or compiled) before timing."""
-    from starbench.experiment.compute import engine_for
+    from starbench.experiment.compute import engine_for, workers_line
 
+    if todo > 1 and (line := workers_line(settings.n_jobs)) is not None:
+        warn(line)
     chosen = {a: engine_for(settings, a) for a in wanted}
     engines = sorted(set(chosen.values()))
     if settings.progress:
@@ -333,6 +336,42 @@ def _none(x: Any) -> Any:
     return x if present(x) else None
 
 
+class Pending:
+    """The instances ``0 .. n - 1`` that lack a settled row of a wanted key, with what each
+    lacks, iterated lazily (a cell of 10^12 trees holds no list of them): its length comes from
+    the instances held, never from ``range(n)``."""
+
+    def __init__(
+        self,
+        by_instance: Instances,
+        wanted: list[AlgorithmSpec],
+        n: int,
+        settled: Callable[[Row | None], bool],
+    ):
+        self.by_instance, self.wanted, self.n, self.settled = by_instance, wanted, n, settled
+        done = sum(1 for i in by_instance if i < n and not self._todo(i))
+        self.count = n - done
+
+    def _todo(self, i: int) -> tuple[AlgorithmSpec, ...]:
+        have = self.by_instance.get(i)
+        if not have:
+            return tuple(self.wanted)
+        return tuple(a for a in self.wanted if not self.settled(have.get(a.key)))
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def __iter__(self) -> Iterator[tuple[int, tuple[AlgorithmSpec, ...]]]:
+        held = self.by_instance
+        for i in range(self.n):
+            todo = self._todo(i) if i in held else tuple(self.wanted)
+            if todo:
+                yield i, todo
+
+
 def _instances(by_instance: Instances, order: list[tuple[Any, ...]]) -> Iterator[list[Row]]:
     """Every row of the cell, instance by instance (keys in ``order``), each instance taken out
     of ``by_instance`` as it is handed over (so a large cell is not held twice while its table
@@ -379,7 +418,7 @@ def _settled(row: Row | None, settings: RunSettings, runs: dict[int, dict[str, A
 
 def _compute(
     settings: RunSettings,
-    pending: list[tuple[int, tuple[AlgorithmSpec, ...]]],
+    pending: Pending,
     journal: Journal,
     run: int,
     by_instance: Instances,
@@ -391,10 +430,12 @@ def _compute(
     (and counts them by key in ``fresh``)."""
     computed = 0
     flat: list[Any] = []  # per instance: the one value of all its leaves, or None
+    unscored = 0  # game rows an oracle of the game leaves unscored
     progress = Progress(len(pending), settings.progress, warn)
     try:
         for raw in execute(settings, pending):
             flat.append(next((r[FLAT] for r in raw if FLAT in r), None))
+            unscored += sum(1 for r in raw if r.get("oracle") is None)
             rows = [Row.of({**r, "run": run}) for r in raw]
             journal.append(settings.cell, run, (r.values() for r in rows))
             computed += len(rows)
@@ -411,12 +452,27 @@ def _compute(
             progress.update(sum(r.nodes or 0 for r in rows))  # type: ignore[attr-defined]
     finally:
         progress.close()
+    if unscored and (line := horizon_line(settings)) is not None:
+        warn(f"starbench: {unscored} rows left unscored: {line}")
     if flat and all(v is not None for v in flat) and len(set(flat)) == 1:
         from starbench.games.source import flat_line
 
         game = settings.tree
         warn(flat_line(flat[0], getattr(game, "heuristic", None), game.game, "tree.heuristic"))
     return computed
+
+
+def horizon_line(settings: RunSettings) -> str | None:
+    """Why a game's oracle leaves rows unscored near the game's horizon, where it has one."""
+    from starbench.games.spec import GameSpec
+
+    if not isinstance(settings.tree, GameSpec):
+        return None
+    from starbench.oracles.decisions import game_oracle
+
+    oracle = game_oracle(settings.tree.game)
+    line = getattr(oracle, "horizon_line", None)
+    return f"{settings.tree.game}: {line()}" if line is not None else None
 
 
 def _write_cell(

@@ -31,6 +31,7 @@ from starbench.limits import MAX_DEPTH
 
 #: Where a playout stops: a number of decision plies drawn uniformly in this range.
 PLAYOUT_PLIES = (0, 20)
+PLAYOUT_TRIES = 1000  # playouts that end the game before one gives up, in one line
 
 
 @dataclass(frozen=True)
@@ -264,7 +265,7 @@ def playout_position(spec: GameSpec, seed: int, instance: int) -> tuple[str, str
     game = load_openspiel(spec.game.removeprefix("openspiel:"), "tree.game")
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, instance])))
     plies = int(rng.integers(PLAYOUT_PLIES[0], PLAYOUT_PLIES[1] + 1))
-    while True:
+    for _ in range(PLAYOUT_TRIES):
         state = game.new_initial_state()
         made = 0
         while made < plies and not state.is_terminal():
@@ -276,3 +277,9 @@ def playout_position(spec: GameSpec, seed: int, instance: int) -> tuple[str, str
                 made += 1
         if not state.is_terminal():
             return ",".join(map(str, state.history())), None
+    raise InputError(
+        f"tree.game: {spec.game}: no playout of {plies} decision plies (instance {instance}, "
+        f"seed {seed}) ended before the game did in {PLAYOUT_TRIES} tries (a horizon or a "
+        f"short game); give tree.position, tree.sampler=uniform where the game has an oracle, or "
+        f"a longer game"
+    )

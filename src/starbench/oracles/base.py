@@ -11,7 +11,8 @@ are numpy ``.npz`` archives with a JSON header naming the oracle, the game strin
 parameters, its tolerance and the starbench version that computed it; a file whose game or
 version differs from the request is refused in one line, never silently used (where an oracle
 is used on the way, by a run, a sampler or a match, a stale file is recomputed and replaced,
-with one line saying so).
+with one line saying so).  A file that cannot be read (truncated, damaged) is always computed
+again, with one line saying so.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ CACHE_FORMAT = 1
 
 class StaleCache(InputError):
     """A cache file of the right game made by another starbench version or cache format."""
+
+
+class CorruptCache(InputError):
+    """A cache file that cannot be read (truncated, damaged): always computed again."""
 
 
 class Oracle(ABC):
@@ -112,12 +117,17 @@ def load(path: Path, name: str, game: str) -> tuple[dict[str, Any], dict[str, np
     """(header, arrays) of a cache file made for oracle ``name`` and ``game`` by this
     starbench; ``InputError`` (one line) for a file of another game, another version or
     another format, or one that cannot be read."""
+    import zipfile
+
     try:
-        with np.load(path, allow_pickle=False) as z:
-            head = json.loads(str(z["header"]))
+        with open(path, "rb") as f, np.load(f, allow_pickle=False) as z:  # (a file numpy
+            head = json.loads(str(z["header"]))  # opens itself stays open on a bad zip)
             arrays = {k: z[k] for k in z.files if k != "header"}
-    except (OSError, ValueError, KeyError, json.JSONDecodeError) as e:
-        raise InputError(f"{path}: not a readable oracle cache ({type(e).__name__}: {e})") from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+        first = (str(e).strip().splitlines() or [""])[0][:120]
+        raise CorruptCache(
+            f"{path}: not a readable oracle cache ({type(e).__name__}: {first})"
+        ) from None
     again = f"recompute it with: starbench oracle '{game}' --recompute"
     if head.get("oracle") != name or head.get("game") != game:
         raise InputError(

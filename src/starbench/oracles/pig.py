@@ -23,19 +23,26 @@ reported in OpenSpiel's units: a win probability p is the return 2p - 1.  Two ac
 returns differ by at most ``TOLERANCE`` (1e-9) are both optimal.
 
 OpenSpiel's ``horizon`` (default 1000): after that many decisions (rolls and stops) the game
-ends with return 0 for both unless someone has won.  The oracle solves pig *without* a horizon
-(the arrays do not depend on it: one cache serves every horizon) and says so; ``describe``
-gives, for the game's horizon, the probability that optimal play from the start has not ended
-within ``horizon`` decisions (computed exactly by pushing the start's probability mass through
-``horizon`` decisions of both players' optimal policies), which bounds how often the horizon
-can change a game between optimal players.  A state reached after ``moves`` decisions is
-answered as if the game had no horizon; ``horizon_note`` says when that is not safe.
+ends with return 0 for both unless someone has won.  The arrays solve pig *without* a horizon
+(one cache serves every horizon); the horizon game is answered exactly as follows.  Let V_t be
+the horizon game's values with t decisions left (V_0 = return 0, a win probability of 1/2;
+each decision one step of the same update as above, a roll that uses the last decision ends the
+game before its die).  The update does not expand distances, so once sup |V_t - P| is below
+``HORIZON_EXACT`` (1e-12) at some t = T, it stays below it for every t >= T: a state with at
+least T decisions left before the horizon has the no-horizon values, to 1e-12 (well inside
+``TOLERANCE``).  ``exact_from`` computes T (cached per oracle); a state with fewer decisions
+left is not answered (``covers`` is False: its rows are left unscored, and the run says so in
+one line), and ``starbench oracle`` says which states the game's horizon leaves unscored.
+``describe`` also gives the probability that optimal play from the start has not ended within
+``horizon`` decisions (computed exactly by pushing the start's probability mass through
+``horizon`` decisions of both players' optimal policies).
 """
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -46,6 +53,7 @@ from starbench.oracles import base
 
 CONVERGED = 1e-13
 TOLERANCE = 1e-9
+HORIZON_EXACT = 1e-12
 ROLL, STOP = 0, 1
 _TEXT = re.compile(r"Scores: (\d+) (\d+), Turn total: (\d+)\nCurrent player: (\d+)( \(rolling\))?")
 
@@ -119,6 +127,53 @@ def _unfinished(P, winscore, dice, piglet, horizon):
     return m.sum()
 
 
+def horizon_layers(winscore: int, dice: int, piglet: bool) -> Iterator[np.ndarray]:
+    """V_1, V_2, ...: the horizon game's win probabilities of the mover, V_t[i, j, k] with t
+    decisions left (module docstring; V_0 = 1/2, the return 0 of a game the horizon ends)."""
+    W, D = winscore, dice
+    K = W + D
+    i = np.arange(W)[:, None, None]
+    j = np.arange(W)[None, :, None]
+    k = np.arange(K)[None, None, :]
+    win = i + k >= W  # the only move is the stop that wins
+    stop_at = np.minimum(i + k, W - 1)  # where a stop leaves the opponent (a win beyond)
+    V = np.full((W, W, K), 0.5)
+    while True:
+        start = V[:, :, 0].T  # start[x, y] = V[y, x, 0]: the opponent starts at (y, x)
+        hold = 1.0 - start[stop_at, j]
+        pig = (1.0 - start[i, j]) / D  # a roll of 1: the opponent starts at (j, i)
+        # C[..., m] = V[..., 0] + ... + V[..., m - 1], padded past K with the last layer's (a
+        # win, whatever the padding: rolls beyond the winning total are never read)
+        C = np.zeros((W, W, K + D + 1))
+        np.cumsum(np.concatenate([V, np.repeat(V[:, :, -1:], D, axis=2)], axis=2), axis=2,
+                  out=C[:, :, 1:])  # fmt: skip
+        if piglet:  # a coin: any roll but 1 adds 1
+            roll = pig + (D - 1) / D * (C[:, :, 2 : K + 2] - C[:, :, 1 : K + 1])
+        else:  # a roll r = 2..D adds r: V[k + 2] + ... + V[k + D]
+            roll = pig + (C[:, :, D + 1 : K + D + 1] - C[:, :, 2 : K + 2]) / D
+        V = np.where(win, 1.0, np.maximum(roll, hold))
+        yield V
+
+
+def horizon_gap_closes(
+    P: np.ndarray, winscore: int, dice: int, piglet: bool, limit: int
+) -> int | None:
+    """The least t <= ``limit`` with sup |V_t - P| < ``HORIZON_EXACT`` (module docstring), in
+    win-probability units, or None when the values with ``limit`` decisions left still differ
+    from the no-horizon values (P[i, j, k], 1 where i + k >= winscore)."""
+    for t, V in enumerate(horizon_layers(winscore, dice, piglet), 1):
+        if t > limit:
+            return None
+        if float(np.abs(V - P).max()) < HORIZON_EXACT:
+            return t
+    return None  # pragma: no cover - the layers never end
+
+
+def decisions_made(state: Any) -> int:
+    """The decisions (rolls and stops) a pig state's history holds: what its horizon counts."""
+    return sum(1 for pa in state.full_history() if pa.player >= 0)
+
+
 class PigOracle(base.Oracle):
     """OpenSpiel's pig for two players, any ``winscore``, ``diceoutcomes`` and ``piglet``."""
 
@@ -134,6 +189,7 @@ class PigOracle(base.Oracle):
         seconds: float,
         unfinished: dict[str, float] | None = None,
         path: Any = None,
+        exact_from: dict[str, int | None] | None = None,
     ):
         params = game.get_parameters()
         self.params = params
@@ -147,6 +203,8 @@ class PigOracle(base.Oracle):
         self.seconds = seconds
         #: ``unfinished`` by horizon (as text), as computed so far (kept in the cache)
         self.known_unfinished = dict(unfinished or {})
+        #: ``exact_from`` by horizon (as text): T, or None (kept in the cache)
+        self.known_exact_from: dict[str, int | None] = dict(exact_from or {})
         self.path = path
 
     def save(self) -> None:
@@ -161,6 +219,7 @@ class PigOracle(base.Oracle):
                 "tolerance": TOLERANCE,
                 "converged": CONVERGED,
                 "unfinished": self.known_unfinished,
+                "exact_from": self.known_exact_from,
             },
             {"P": self.P},
         )
@@ -188,6 +247,14 @@ class PigOracle(base.Oracle):
         for r in range(2, D + 1):
             v += self._p(i, j, k + r) / D
         return v
+
+    def covers(self, state: Any) -> bool:
+        """Does the oracle answer ``state`` of the game with its horizon?  Only where at least
+        ``exact_from()`` decisions are left (module docstring)."""
+        if state.is_terminal():
+            return True
+        t = self.exact_from()
+        return t is not None and self.horizon - decisions_made(state) >= t
 
     def action_values(self, state: Any) -> dict[int, float]:
         if state.is_terminal() or state.is_chance_node():
@@ -220,13 +287,39 @@ class PigOracle(base.Oracle):
                 self.save()  # computed once per horizon, then read from the cache
         return self.known_unfinished[str(h)]
 
+    def exact_from(self) -> int | None:
+        """T for the game's horizon: states with at least T decisions left have the no-horizon
+        values to ``HORIZON_EXACT``; None where that never happens within the horizon."""
+        key = str(self.horizon)
+        if key not in self.known_exact_from:
+            self.known_exact_from[key] = horizon_gap_closes(
+                self.P, self.winscore, self.dice, self.piglet, self.horizon
+            )
+            if self.path is not None:
+                self.save()  # computed once per horizon, then read from the cache
+        return self.known_exact_from[key]
+
+    def horizon_line(self) -> str:
+        """Which states the game's horizon leaves unscored (``starbench oracle``, runs)."""
+        t = self.exact_from()
+        h = self.horizon
+        if t is None:
+            return (
+                f"with horizon={h}, the no-horizon values differ from the horizon game's by "
+                f"{HORIZON_EXACT:g} or more even at the start, so no state is scored"
+            )
+        return (
+            f"with horizon={h}, a state is scored only with at least {t} of its {h} decisions "
+            f"left (there the no-horizon values are the horizon game's within {HORIZON_EXACT:g}); "
+            f"states closer to the horizon are left unscored"
+        )
+
     def describe(self) -> dict[str, Any]:
         return {
             "solved": f"value iteration, {self.sweeps} sweeps to a largest change below "
             f"{CONVERGED:g} ({self.seconds:.1f} s CPU)",
-            "horizon": f"solved without a horizon; OpenSpiel's horizon={self.horizon}: optimal "
-            f"play from the start is unfinished after {self.horizon} decisions with probability "
-            f"{self.unfinished():.3g}",
+            "horizon": f"{self.horizon_line()}; optimal play from the start is unfinished "
+            f"after {self.horizon} decisions with probability {self.unfinished():.3g}",
         }
 
 
@@ -260,8 +353,8 @@ def build(
     if path.exists() and not recompute:
         try:
             head, arrays = base.load(path, "pig", name)
-        except base.StaleCache as e:
-            if not replace_stale:
+        except (base.StaleCache, base.CorruptCache) as e:
+            if isinstance(e, base.StaleCache) and not replace_stale:
                 raise
             import sys
 
@@ -274,6 +367,7 @@ def build(
             float(head["seconds"]),
             head.get("unfinished"),
             path,
+            head.get("exact_from"),
         )
     t0 = time.process_time()
     P, sweeps = solve(int(params["winscore"]), int(params["diceoutcomes"]), bool(params["piglet"]))

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from starbench.errors import InputError
+from starbench.errors import InputError, StarbenchError
 from starbench.limits import MAX_ALGORITHMS
 from starbench.search.alphabeta import AlphaBeta
 from starbench.search.base import Search
@@ -134,7 +134,19 @@ class AlgorithmInfo:
         own = getattr(tree, "search_class", None)  # a tree's own implementation of cls, if any
         if own is not None:
             cls = own(cls, settings)
-        search = cls(tree, **settings)
+        if cls.__module__.startswith("starbench."):
+            search = cls(tree, **settings)
+        else:  # a plugin's constructor: its failure is one line naming it, never a traceback
+            try:
+                search = cls(tree, **settings)
+            except StarbenchError:
+                raise
+            except Exception as e:  # noqa: BLE001 - the plugin's own error
+                first = (str(e).strip().splitlines() or [""])[0]
+                raise InputError(
+                    f"algorithm {self.name} (plugin class {cls.__module__}.{cls.__qualname__}): "
+                    f"its constructor raised {type(e).__name__}: {first}"
+                ) from None
         search.name = self.name  # the registered name (star2.5-* share the Star2 class)
         return search
 
