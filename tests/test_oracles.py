@@ -402,3 +402,30 @@ def test_states_near_the_horizon_are_left_unscored_with_one_line(tmp_path, capsy
     assert code == 0 and "3 rows left unscored: pig(winscore=20,horizon=8): with horizon=8" in err
     df = pd.read_parquet(tmp_path / "c" / "table.parquet")
     assert df["oracle"].isna().all() and df["regret"].isna().all()
+
+
+def test_an_oracle_states_its_memory_and_is_refused_over_the_limit(tmp_path):
+    """``oracle`` and ``match`` (--oracle-memory-limit) and ``run`` (oracle_memory_limit): one
+    line before anything is allocated; under the limit, one line states the memory."""
+    env = {"STARBENCH_ORACLE_CACHE": str(tmp_path), "PATH": str(Path(sys.executable).parent)}
+
+    def cli(*args):
+        return subprocess.run([EXE, *args], capture_output=True, text=True, env=env, cwd=tmp_path)
+
+    p = cli("oracle", "pig(winscore=1000000)")
+    lines = p.stderr.strip().splitlines()
+    assert (
+        p.returncode == 2
+        and len(lines) == 1
+        and "over the oracle memory limit of 4 GiB" in p.stderr
+    )
+    p = cli("match", "pig(winscore=40)", "--player", "oracle", "--player", "random",
+            "--oracle-memory-limit", "1000", "--out", "m")  # fmt: skip
+    assert p.returncode == 2 and "of 1000 bytes" in p.stderr and "Traceback" not in p.stderr
+    p = cli("run", "tree=game", "tree.game='pig(winscore=40)'", "oracle_memory_limit=1000",
+            "tree.depth=1", "trees=1", "algorithms=[expectimax]", "progress=false",
+            "hydra.run.dir=c")  # fmt: skip
+    assert p.returncode == 2 and "of 1000 bytes" in p.stderr.splitlines()[-1], p.stderr
+    p = cli("oracle", "pig(winscore=15)")
+    assert p.returncode == 0 and "starbench: solving pig(" in p.stderr and "MiB" not in p.stdout
+    assert "KiB of memory)" in p.stderr

@@ -219,7 +219,13 @@ def _cmd_oracle(args: argparse.Namespace) -> int:
 
     # (without OpenSpiel, loading the game says so in one line with the install command)
     folder = Path(args.cache) if args.cache else None
-    oracle = oracle_for(args.game, folder=folder, recompute=args.recompute, key="GAME")
+    oracle = oracle_for(
+        args.game,
+        folder=folder,
+        recompute=args.recompute,
+        key="GAME",
+        memory_limit=args.oracle_memory_limit,
+    )
     if args.game == "backgammon":  # no value at the start: the oracle knows bear-offs only
         info = {"game": oracle.game, "oracle": oracle.name, "units": oracle.units}
         info.update(tolerance=oracle.tolerance, **oracle.describe())
@@ -269,13 +275,31 @@ def _cmd_match(args: argparse.Namespace) -> int:
     game = load_openspiel(args.game.removeprefix("openspiel:"), "GAME")
     if game.num_players() != 2:
         return fail(f"GAME: {args.game}: a match needs a two-player game")
-    players = tuple(parse_player(p, args.game, "--player") for p in args.player)
+    if args.oracle_memory_limit < 1:
+        return fail(
+            f"--oracle-memory-limit: must be an integer >= 1, got {args.oracle_memory_limit}"
+        )
+    players = tuple(
+        parse_player(p, args.game, "--player", args.oracle_memory_limit) for p in args.player
+    )
     match = Match(args.game, players, args.games, args.seed)  # type: ignore[arg-type]
     out = Path(args.out) if args.out else Path("results") / "match" / slug(match)
     df = run_match(match, out, out=lambda line: print(line, file=sys.stderr))
     print(summary(df))
     print(f"table: {out / 'match.parquet'} ({len(df)} games)")
     return 0
+
+
+def _memory_flag(p: argparse.ArgumentParser) -> None:
+    from starbench.limits import ORACLE_MEMORY_LIMIT
+
+    p.add_argument(
+        "--oracle-memory-limit",
+        type=int,
+        default=ORACLE_MEMORY_LIMIT,
+        metavar="BYTES",
+        help=f"bytes an exact oracle may take while it is computed (default {ORACLE_MEMORY_LIMIT})",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -374,6 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--recompute", action="store_true", help="compute it again, replacing the cache")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    _memory_flag(p)
     p.set_defaults(func=_cmd_oracle)
     p = sub.add_parser("match", help="play N games between two players; one row per game")
     p.add_argument("game", metavar="GAME", help="a two-player OpenSpiel game: pig(winscore=50)")
@@ -386,6 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     p.add_argument("--seed", type=int, default=0, help="the match's seed (default 0)")
     p.add_argument("--out", metavar="DIR", help="folder (default results/match/<game>_<players>)")
+    _memory_flag(p)
     p.set_defaults(func=_cmd_match)
     p = sub.add_parser("collect", help="concatenate the cells of a sweep into one table")
     p.add_argument("dir", help="a sweep (or any) folder holding result cells")

@@ -41,6 +41,9 @@ Exact ranges (refused up front with one line naming the key, never computed and 
 * a transposition table's memory, estimated as ``2**tt`` x 32 bytes (the documented layout; the
   Python engine's list and tuples take more), at most ``table_memory_limit`` (run key and
   ``solve --table-memory-limit``; default ``TABLE_MEMORY_LIMIT`` = 4 GiB);
+* an exact oracle's memory while it is computed (pig: ``oracles.pig.memory_needed``), stated
+  before it is allocated and at most ``oracle_memory_limit`` (run key, ``oracle`` and ``match
+  --oracle-memory-limit``; default ``ORACLE_MEMORY_LIMIT`` = 4 GiB);
 * a game cell's size is estimated as the product of the branchings on its first position's
   first path down to the last decision ply (``games.source.size_estimate``); over
   ``size_limit`` it needs a node or time budget, as a generated tree does;
@@ -57,6 +60,7 @@ MAX_DEPTH = 10_000
 MAX_ARITY = 100_000
 MAX_ALGORITHMS = 1_000
 TABLE_MEMORY_LIMIT = 4 * 2**30
+ORACLE_MEMORY_LIMIT = 4 * 2**30
 SIZE_LIMIT = 10**10
 EXPECTIMAX_LIMIT = 10**8
 FULL_PASS_LIMIT = 10**7

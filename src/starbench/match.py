@@ -74,15 +74,17 @@ class Player:
     oracle: Any = field(default=None, compare=False)
 
 
-def parse_player(text: str, game: str, key: str) -> Player:
-    """The player ``text`` names (module docstring); ``InputError`` naming ``key``."""
+def parse_player(text: str, game: str, key: str, memory_limit: int | None = None) -> Player:
+    """The player ``text`` names (module docstring); ``InputError`` naming ``key``
+    (``memory_limit``: the bytes an oracle player's oracle may take while it is computed)."""
     text = text.strip()
     if text == "random":
         return Player(text, "random")
     if text == "oracle":
         from starbench.oracles import oracle_for
 
-        return Player(text, "oracle", oracle=oracle_for(game, key=key, replace_stale=True))
+        oracle = oracle_for(game, key=key, replace_stale=True, memory_limit=memory_limit)
+        return Player(text, "oracle", oracle=oracle)
     from starbench.search.registry import AlgorithmSpec
 
     name, _, rest = text.partition(":")

@@ -322,7 +322,8 @@ def execute(
     """Yield the rows of each pending instance as it completes (in any order); ``pending`` is
     iterated lazily (``runner.Pending``), at most two instances a worker submitted at once."""
     if isinstance(settings.tree, GameSpec):
-        decisions.game_oracle(settings.tree.game)  # computed (and cached) once, before any worker
+        # computed (and cached) once, before any worker, within the run's memory limit
+        decisions.game_oracle(settings.tree.game, settings.oracle_memory_limit)
     workers = min(settings.n_jobs, usable_cpus(), len(pending))
     if workers <= 1:
         for i, todo in pending:

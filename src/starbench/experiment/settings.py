@@ -34,6 +34,7 @@ from starbench.limits import (
     COUNT_LIMIT,
     EXPECTIMAX_LIMIT,
     MAX_ALGORITHMS,
+    ORACLE_MEMORY_LIMIT,
     SIZE_LIMIT,
     TABLE_MEMORY_LIMIT,
 )
@@ -185,7 +186,12 @@ class RunSettings:
     progress: bool = _k(True, "show progress")
     debug: bool = _k(False, "check every windowed result with a full-window search (slow)")
     table_memory_limit: int = _k(
-        TABLE_MEMORY_LIMIT, "bytes a transposition table may take (2**tt x 32 bytes estimated)"
+        ORACLE_MEMORY_LIMIT,
+        TABLE_MEMORY_LIMIT,
+        "bytes a transposition table may take (2**tt x 32 bytes estimated)",
+    )
+    oracle_memory_limit: int = _k(
+        ORACLE_MEMORY_LIMIT, "bytes a game's exact oracle may take while it is computed"
     )
 
     def __post_init__(self) -> None:
@@ -224,6 +230,7 @@ class RunSettings:
         if self.node_budget is not None:
             _check_int("node_budget", self.node_budget, 1, COUNT_LIMIT, what=" or null")
         _check_int("table_memory_limit", self.table_memory_limit, 1)
+        _check_int("oracle_memory_limit", self.oracle_memory_limit, 1)
         if len(specs) > MAX_ALGORITHMS:
             raise ConfigError(
                 f"algorithms: at most {MAX_ALGORITHMS} algorithms in one cell, got {len(specs)}"

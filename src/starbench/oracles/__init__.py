@@ -38,11 +38,16 @@ def _pig_applies(game: Any) -> bool:
 
 
 def _pig_build(
-    game: Any, folder: Path | None = None, recompute: bool = False, replace_stale: bool = False
+    game: Any,
+    folder: Path | None = None,
+    recompute: bool = False,
+    replace_stale: bool = False,
+    memory_limit: int | None = None,
+    key: str = "oracle",
 ) -> Oracle:
     from starbench.oracles.pig import build
 
-    return build(game, folder, recompute, replace_stale)
+    return build(game, folder, recompute, replace_stale, memory_limit, key)
 
 
 def _bearoff_build(*args: Any, **kw: Any) -> Oracle:
@@ -87,10 +92,12 @@ def oracle_for(
     recompute: bool = False,
     key: str = "oracle",
     replace_stale: bool = False,
+    memory_limit: int | None = None,
 ) -> Oracle:
     """The oracle of ``game`` (an OpenSpiel game string), loaded from its cache or computed and
-    cached; ``InputError`` naming ``key`` where no oracle solves the game, and for a stale
-    cache unless ``replace_stale`` (then it is recomputed, with one line saying so)."""
+    cached; ``InputError`` naming ``key`` where no oracle solves the game, for a stale cache
+    unless ``replace_stale`` (then it is recomputed, with one line saying so), and where
+    computing it would take more than ``memory_limit`` bytes (``limits.ORACLE_MEMORY_LIMIT``)."""
     from starbench.games.source import OPENSPIEL_PREFIX, load_openspiel
 
     entry = find(game, key)
@@ -100,7 +107,7 @@ def oracle_for(
     if entry.name == "backgammon-bearoff":
         return entry.build()
     loaded = load_openspiel(game.removeprefix(OPENSPIEL_PREFIX), key)
-    return entry.build(loaded, folder, recompute, replace_stale)
+    return entry.build(loaded, folder, recompute, replace_stale, memory_limit, key)
 
 
 __all__ = ["ORACLES", "Oracle", "OracleEntry", "cache_dir", "find", "oracle_for"]

@@ -43,13 +43,14 @@ def scored(oracle: str, value: float, chosen: float | None, optimal: bool | None
 
 
 @functools.cache
-def game_oracle(game: str) -> Any:
-    """The oracle of a game cell's game string (computed and cached on first use), or None."""
+def game_oracle(game: str, memory_limit: int | None = None) -> Any:
+    """The oracle of a game cell's game string (computed and cached on first use, within
+    ``memory_limit`` bytes: the run's ``oracle_memory_limit``), or None."""
     from starbench.oracles import find, oracle_for
 
     if find(game, "tree.game") is None:
         return None
-    return oracle_for(game, key="tree.game", replace_stale=True)
+    return oracle_for(game, key="tree.game", replace_stale=True, memory_limit=memory_limit)
 
 
 def game_row(oracle: Any, source: Any, best_move: int | None) -> dict[str, Any]:

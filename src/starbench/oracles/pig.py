@@ -332,16 +332,36 @@ def canonical(params: dict[str, Any]) -> str:
     return f"pig({inner})"
 
 
+def _bytes(n: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} PiB"  # pragma: no cover
+
+
 def applies(game: Any) -> bool:
     return game.get_type().short_name == "pig"
 
 
+def memory_needed(winscore: int, dice: int) -> int:
+    """Bytes the oracle takes while it is computed: about six float64 arrays of
+    (winscore + dice) x winscore^2 (the values, their copy, the horizon's layers)."""
+    return 6 * 8 * (winscore + dice) * winscore * winscore
+
+
 def build(
-    game: Any, folder: Any = None, recompute: bool = False, replace_stale: bool = False
+    game: Any,
+    folder: Any = None,
+    recompute: bool = False,
+    replace_stale: bool = False,
+    memory_limit: int | None = None,
+    key: str = "oracle",
 ) -> PigOracle:
     """The oracle of a loaded pig game: from its cache, else computed and cached
     (``replace_stale``: a stale cache is recomputed, with one line on stderr, instead of
-    refused)."""
+    refused).  Before computing, one line states the memory it takes; over ``memory_limit``
+    (default ``limits.ORACLE_MEMORY_LIMIT``) it is refused in one line naming ``key``."""
     params = game.get_parameters()
     if int(params["players"]) != 2:
         raise InputError(
@@ -359,7 +379,7 @@ def build(
             import sys
 
             sys.stderr.write(f"starbench: {str(e).split(';')[0]}; recomputed\n")
-            return build(game, folder, recompute=True)
+            return build(game, folder, True, memory_limit=memory_limit, key=key)
         return PigOracle(
             game,
             arrays["P"],
@@ -369,6 +389,19 @@ def build(
             path,
             head.get("exact_from"),
         )
+    import sys
+
+    from starbench.limits import ORACLE_MEMORY_LIMIT
+
+    need = memory_needed(int(params["winscore"]), int(params["diceoutcomes"]))
+    limit = ORACLE_MEMORY_LIMIT if memory_limit is None else memory_limit
+    if need > limit:
+        raise InputError(
+            f"{key}: solving {name} exactly takes about {_bytes(need)} of memory, over the "
+            f"oracle memory limit of {_bytes(limit)} (oracle_memory_limit=, or "
+            f"--oracle-memory-limit with oracle and match)"
+        )
+    sys.stderr.write(f"starbench: solving {name} exactly (about {_bytes(need)} of memory)\n")
     t0 = time.process_time()
     P, sweeps = solve(int(params["winscore"]), int(params["diceoutcomes"]), bool(params["piglet"]))
     seconds = time.process_time() - t0
