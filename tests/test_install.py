@@ -70,9 +70,15 @@ def test_the_wheel_runs_the_default_experiment_from_an_empty_folder(tmp_path):
     assert version.returncode == 0 and version.stdout.startswith("starbench "), version.stderr
     empty = tmp_path / "empty"
     empty.mkdir()
-    run = _run([venv / "bin" / "starbench", "run", "trees=3"], empty, env)
+    # a compiled search: numba's cache lands in the per-user folder, never in site-packages
+    env.pop("NUMBA_CACHE_DIR", None)
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    before = sorted(str(p) for p in site.rglob("*"))
+    run = _run([venv / "bin" / "starbench", "run", "trees=3", "engine=compiled"], empty, env)
     assert run.returncode == 0, run.stderr[-3000:]
+    assert sorted(str(p) for p in site.rglob("*")) == before
+    assert list((tmp_path / "xdg" / "starbench" / "numba").rglob("*.nbi"))
     tables = list((empty / "results").rglob("table.parquet"))
     assert len(tables) == 1
     df = pd.read_parquet(tables[0])
-    assert len(df) == 3 * 7 and set(df["status"]) == {"ok"}
+    assert len(df) == 3 * 7 and set(df["status"]) == {"ok"} and set(df["engine"]) == {"compiled"}

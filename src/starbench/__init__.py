@@ -15,13 +15,18 @@ The public API::
 
 from importlib.metadata import PackageNotFoundError, version
 
-import starbench.search as search  # callable: starbench.search(tree, name, engine=..., ...)
-from starbench.errors import InputError, StarbenchError
-from starbench.results import load_results
-from starbench.search import ALGORITHMS, SearchResult, SearchStats
-from starbench.search.base import Search
-from starbench.search.registry import Param, register_algorithm
-from starbench.trees import (
+from starbench.caches import use_numba_cache
+
+use_numba_cache()  # before numba is first imported (starbench.caches)
+
+# callable: starbench.search(tree, name, engine=..., ...)
+import starbench.search as search  # noqa: E402
+from starbench.errors import InputError, StarbenchError  # noqa: E402
+from starbench.results import load_results  # noqa: E402
+from starbench.search import ALGORITHMS, SearchResult, SearchStats  # noqa: E402
+from starbench.search.base import Search  # noqa: E402
+from starbench.search.registry import Param, register_algorithm  # noqa: E402
+from starbench.trees import (  # noqa: E402
     GENERATOR_VERSION,
     ExplicitTree,
     Kind,

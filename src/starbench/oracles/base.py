@@ -79,11 +79,10 @@ class Oracle(ABC):
 def cache_dir() -> Path:
     """Where oracles are cached: ``$STARBENCH_ORACLE_CACHE``, else ``$XDG_CACHE_HOME`` (or
     ``~/.cache``) ``/starbench/oracles``."""
+    from starbench.caches import user_cache
+
     env = os.environ.get("STARBENCH_ORACLE_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "starbench" / "oracles"
+    return Path(env) if env else user_cache("oracles")
 
 
 def cache_path(name: str, game: str, folder: Path | None = None) -> Path:
