@@ -69,6 +69,7 @@ STUDIES: dict[str, list[list[str]]] = {
             "run",
             "experiment=hauk2004-deepening",
             "tree.game=pig",
+            "tree.heuristic=score_difference",  # pig's default when it was computed, named
             "tree.move_order=none",
             "tree.depth=12",
             "name=hauk2004-deepening-pig",
@@ -93,7 +94,7 @@ STUDIES: dict[str, list[list[str]]] = {
             "match",
             "pig(winscore=50)",
             "--player",
-            "star2:depth=3",
+            "star2:depth=3,heuristic=score_difference",
             "--player",
             "oracle",
             "--games",

@@ -24,7 +24,8 @@ from open_spiel.python.algorithms import minimax  # noqa: E402
 def openspiel(monkeypatch, spec, depth, position=None):
     """OpenSpiel's expectiminimax on the same position, heuristic and root player: (value,
     best action, number of calls = nodes it visits)."""
-    src = game_source(spec, depth, position)
+    # pig in points, as OpenSpiel's own pig test (in integers: the values are exactly equal)
+    src = game_source(spec, depth, position, "score_difference" if "pig" in spec else None)
     state, _ = src.tree.root
     calls = [0]
     original = minimax.expectiminimax
@@ -129,10 +130,11 @@ def test_the_reference_runs_where_the_fused_expectimax_does_not_apply():
 
 def test_pig_depth_two_is_ten_thirds_rolling(capsys):
     """The figure of OpenSpiel's pig test: value 10/3, best action 0 (roll)."""
-    assert cli.main(["solve", "--game", "pig", "--depth", "2", "--exact", "--json"]) == 0
+    points = ["--heuristic", "score_difference"]  # OpenSpiel's test counts points
+    assert cli.main(["solve", "--game", "pig", "--depth", "2", "--exact", "--json", *points]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {(r["value"], r["best_action"]) for r in rows} == {("10/3", 0)}
-    assert cli.main(["solve", "--game", "openspiel:pig", "--depth", "2", "--json"]) == 0
+    assert cli.main(["solve", "--game", "openspiel:pig", "--depth", "2", "--json", *points]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {r["best_action"] for r in rows} == {0}
     assert all(abs(r["value"] - 10 / 3) < 1e-12 for r in rows)
@@ -289,7 +291,7 @@ def test_run_tree_game_searches_seeded_playout_positions(tmp_path, capsys):
     assert _run(tmp_path, *args) == 0
     df = pd.read_parquet(tmp_path / "out" / "table.parquet")
     assert len(df) == 24 and set(df["status"]) == {"ok"}
-    assert set(df["game"]) == {"pig(winscore=10)"} and set(df["heuristic"]) == {"score_difference"}
+    assert set(df["game"]) == {"pig(winscore=10)"} and set(df["heuristic"]) == {"score_share"}
     assert set(df["game_version"]) == {openspiel_version()} and set(df["depth"]) == {3}
     spec = GameSpec("pig(winscore=10)", depth=3)
     by_instance = df.groupby("instance")["position"].agg(set)

@@ -107,3 +107,35 @@ def test_bad_requests_are_one_line(tmp_path):
         bad = cli(*args)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1, (args, bad.stderr)
         assert why in bad.stderr, (args, bad.stderr)
+
+
+def test_players_heuristics_are_recorded_and_a_former_default_is_kept(tmp_path):
+    """A new match records each search player's heuristic as played (pig: score_share by
+    default); a match.json without them (starbench 0.2.0 and earlier) continues with pig's
+    former default, score_difference, and says so, so its games are those of one player."""
+    import json
+
+    lines: list[str] = []
+    spec = "star2:depth=1"
+    run_match(_match(spec, "random", 2), tmp_path / "new", out=lines.append)
+    stored = json.loads((tmp_path / "new" / "match.json").read_text())
+    assert stored["heuristics"] == ["score_share", None]
+    assert not any("continues" in ln for ln in lines)
+    old = tmp_path / "old"
+    first = run_match(
+        _match(f"{spec},heuristic=score_difference", "random", 2), old, out=lambda _: None
+    )
+    stored = json.loads((old / "match.json").read_text())
+    stored.pop("heuristics"), stored.pop("sha256")
+    stored.update(player0=spec)
+    (old / "match.json").write_text(json.dumps(stored))  # as starbench 0.2.0 wrote it
+    journal = old / "games.jsonl"
+    old_lines = [ln.rpartition("\t")[0] for ln in journal.read_text().splitlines()]  # unchecked
+    text = "\n".join(old_lines) + "\n"
+    journal.write_text(text.replace(f"{spec},heuristic=score_difference", spec))
+    more = run_match(_match(spec, "random", 4), old, out=lines.append)
+    assert any("continues with heuristic score_difference" in ln for ln in lines), lines
+    again = run_match(_match(f"{spec},heuristic=score_difference", "random", 4), tmp_path / "b")
+    timing = ["cpu_seconds0", "cpu_seconds1", "player0"]
+    pd.testing.assert_frame_equal(more.drop(columns=timing), again.drop(columns=timing))
+    assert len(first) == 2

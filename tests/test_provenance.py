@@ -85,12 +85,13 @@ def test_the_current_code_replays_the_first_games_of_every_committed_match(table
     import json
 
     pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
-    from starbench.match import Match, parse_player, play
+    from starbench.match import Match, as_recorded, parse_player, play
 
     req = json.loads((table.parent / "match.json").read_text())
     players = tuple(parse_player(req[f"player{i}"], req["game"], "player") for i in (0, 1))
     stored = pd.read_parquet(table)
     match = Match(req["game"], players, len(stored), req["seed"])  # type: ignore[arg-type]
+    match = as_recorded(match, req)  # the heuristics it was played with
     for g in (0, 1):
         row = play(match, g)
         want = stored.iloc[g].to_dict()

@@ -131,6 +131,49 @@ class Match:
             "seed": self.seed,
         }
 
+    def heuristics(self) -> list[str | None]:
+        """Each player's heuristic as played (its own, else the game's default; None for the
+        oracle and random players): recorded in ``match.json``."""
+        return [resolved_heuristic(p, self.game) for p in self.players]
+
+
+def resolved_heuristic(player: Player, game: str, defaults: Any = None) -> str | None:
+    """The heuristic a search player plays with: its own, else the game's default (from
+    ``defaults``, default ``heuristics.DEFAULT_HEURISTIC``)."""
+    if player.kind != "search":
+        return None
+    from starbench.games.heuristics import DEFAULT_HEURISTIC
+    from starbench.games.source import load_openspiel
+
+    short = load_openspiel(game.removeprefix("openspiel:"), "GAME").get_type().short_name
+    return player.heuristic or (defaults or DEFAULT_HEURISTIC).get(short, "zero")
+
+
+def as_recorded(match: Match, stored: dict[str, Any], out: Any = None) -> Match:
+    """``match`` with its players' heuristics as the stored match played them (``match.json``'s
+    ``heuristics``; one written by starbench 0.2.0 or earlier records none, and was played with
+    the game's former default, ``heuristics.FORMER_DEFAULTS``): a player that names no
+    heuristic continues with the recorded one when the default has changed since (one line says
+    so, through ``out``)."""
+    from starbench.games.heuristics import DEFAULT_HEURISTIC, FORMER_DEFAULTS
+
+    recorded = stored.get("heuristics")
+    if recorded is None:
+        then = {**DEFAULT_HEURISTIC, **FORMER_DEFAULTS}
+        recorded = [resolved_heuristic(p, match.game, then) for p in match.players]
+    players = []
+    for i, p in enumerate(match.players):
+        was = recorded[i]
+        if was is not None and p.heuristic is None and was != resolved_heuristic(p, match.game):
+            if out is not None:
+                out(
+                    f"starbench: player{i} {p.spec} continues with heuristic {was}, the game's "
+                    f"default when this match was first played"
+                )
+            p = replace(p, heuristic=was)
+        players.append(p)
+    return replace(match, players=tuple(players))
+
 
 def slug(match: Match) -> str:
     """The default folder name of a match: its game, players and seed."""
@@ -305,8 +348,9 @@ def run_match(match: Match, folder: Path, out: Any = print) -> Any:
 
         meta = {k: static_metadata()[k] for k in ("starbench_version", "git_commit", "git_dirty")}
         meta["date"] = time.strftime("%Y-%m-%d")
-        stored = {**request, "meta": meta}
+        stored = {**request, "heuristics": match.heuristics(), "meta": meta}
         write_document(folder / REQUEST, stored, None)
+    match = as_recorded(match, stored, out)
     done = _read_journal(match, folder, out)
     todo = [g for g in range(match.games) if g not in done]
     if done:
