@@ -722,3 +722,56 @@ def test_a_plugin_that_raises_is_named_in_one_line(tmp_path):
     )  # fmt: skip
     line = _one_line(p.returncode, p.stderr)
     assert "importing plugin module 'boom_at_import' raised RuntimeError: boom at import" in line
+
+
+# --------------------------------------------------------------------------- printed commands (#37)
+@pytest.mark.parametrize("launcher", [[], ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"]])
+def test_a_printed_rerun_command_completes_the_cell_as_printed(tmp_path, launcher):
+    """An own study in a config folder outside the checkout, with several sweeps (and under a
+    launcher): copied elsewhere, one cell cut short as an interruption leaves it; collect's
+    rerun line, run verbatim from another folder, completes exactly that cell, in the copy,
+    with the table of the uninterrupted cell."""
+    import os
+
+    from starbench.experiment.integrity import write_document
+
+    cfg = tmp_path / "my_configs" / "experiment"
+    cfg.mkdir(parents=True)
+    (cfg / "held.yaml").write_text(
+        "# @package _global_\nname: held\ntrees: 3\nprogress: false\n"
+        "sweeps:\n  - {tree.depth: '1,2'}\n  - {tree.branching: '3'}\n"
+    )
+    study = tmp_path / "study"
+    p = subprocess.run(
+        [EXE, "run", "-cd", "my_configs", "experiment=held", *launcher,
+         f"hydra.sweep.dir={study}"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr[-2000:]
+    copy = tmp_path / "elsewhere" / "copy"
+    shutil.copytree(study, copy)
+    cell = sorted(copy.glob("d1_*"))[0]
+    journal = cell / "rows.jsonl"
+    journal.write_text("".join(journal.read_text().splitlines(True)[:6]))
+    (cell / "table.parquet").unlink()
+    summary = json.loads((cell / "cell.json").read_text())
+    summary["status"] = "interrupted"
+    write_document(cell / "cell.json", summary)
+    p = subprocess.run([EXE, "collect", str(copy)], capture_output=True, text=True, cwd="/")
+    assert p.returncode == 1 and "rows from 2 cells of the 3 found" in p.stdout, p.stdout
+    (line,) = [ln for ln in p.stdout.splitlines() if ln.startswith("  rerun: ")]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PATH"] = f"{Path(EXE).parent}:{env['PATH']}"
+    again = subprocess.run(
+        line.removeprefix("  rerun: "), shell=True, cwd="/", capture_output=True, text=True,
+        env=env,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert sorted(p.name for p in copy.iterdir() if p.is_dir()) == sorted(
+        p.name for p in study.iterdir() if p.is_dir()
+    )
+    got = _comparable(pd.read_parquet(cell / "table.parquet"))
+    want = _comparable(pd.read_parquet(study / cell.name / "table.parquet"))
+    pd.testing.assert_frame_equal(got, want)
+    p = subprocess.run([EXE, "collect", str(copy)], capture_output=True, text=True, cwd="/")
+    assert p.returncode == 0 and "rows from 3 cells)" in p.stdout, p.stdout

@@ -128,7 +128,10 @@ def _task(cfg: Any) -> int:
     RAN_HERE.add(folder.resolve())
     try:
         settings = settings_of(cfg)
-        return run_cell(settings, folder, overrides=list(hc.overrides.task)).exit_code
+        context = command_context(hc)
+        return run_cell(
+            settings, folder, overrides=list(hc.overrides.task), command=context
+        ).exit_code
     except WriteFailed as e:  # the disk, not the input: exit 1, the cell marked interrupted
         sys.stderr.write(f"starbench: error: {e}\n")
         return 1
@@ -139,6 +142,37 @@ def _task(cfg: Any) -> int:
         if not isinstance(e, FolderBusy):  # a busy folder is the other run's to mark
             _mark_failed(folder, str(e))
         return 2
+
+
+def command_context(hc: Any) -> dict[str, Any]:
+    """What a cell's command had beside its overrides, so that the command starbench prints to
+    rerun it works as printed (``experiment.repair.rerun_command``): the config folder (``-cd``,
+    absolute), the config name (``-cn``, when not the default), the launcher overrides
+    (``hydra/launcher=...``, ``hydra.launcher.*``) and whether it ran as a cell of a sweep."""
+    config_dir = next(  # Hydra's record of -cd: provider command-line, schema file
+        (
+            str(s.path).removeprefix("file://")
+            for s in hc.runtime.config_sources
+            if s.provider == "command-line" and s.schema == "file"
+        ),
+        None,
+    )
+    name = hc.job.config_name
+    launcher = list(
+        dict.fromkeys(
+            o
+            for o in hc.overrides.hydra
+            if o.lstrip("+~").startswith(("hydra/launcher=", "hydra.launcher."))
+        )
+    )
+    from hydra.types import RunMode
+
+    return {
+        "config_dir": str(Path(config_dir).resolve()) if config_dir else None,
+        "config_name": name if name and name != "config" else None,
+        "launcher": launcher,
+        "sweep": hc.mode == RunMode.MULTIRUN,
+    }
 
 
 def _mark_failed(folder: Path, message: str) -> None:
@@ -273,6 +307,11 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
 
     NOTES.clear()
     args = hydra_args(argv)
+    CONTEXT.clear()  # what a cell's printed command needs beside its overrides (sweep.json)
+    CONTEXT.update(
+        config_dir=str(Path(args.config_dir).resolve()) if args.config_dir else None,
+        config_name=args.config_name if args.config_name not in (None, "config") else None,
+    )
     multirun = bool(args.multirun)
     overrides = list(args.overrides)
     name = args.config_name or "config"
@@ -372,6 +411,9 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
     OUTPUT_ELSEWHERE[:] = ["submitit" in str(base.hydra.launcher.get("_target_", ""))]
     return multirun, out, sweep_dir, launch
 
+
+#: The last ``plan``'s -cd (absolute) and -cn (``command_context``'s keys, for sweep.json).
+CONTEXT: dict[str, Any] = {}
 
 #: The keys the last ``plan`` sweeps (recorded in the sweep folder's manifest).
 SWEPT: list[str] = []
@@ -501,6 +543,7 @@ def _check_order(cfg: Any) -> None:
 
 def _write_manifest(sweep_dir: Path, cells: list[Cell]) -> None:
     from starbench.experiment.integrity import read_document, write_document
+    from starbench.experiment.repair import LAUNCHER
 
     doc = read_document(sweep_dir / MANIFEST)
     if doc.damaged:  # rewriting it would forget the cells it lists
@@ -521,6 +564,8 @@ def _write_manifest(sweep_dir: Path, cells: list[Cell]) -> None:
             manifest["cells"].append(entry)
         # what this sweep asks of the cell (``starbench collect`` checks the table against it)
         entry.update(overrides=overrides, request=Request.of(settings).as_json())
+        launcher = [o for o in overrides if o.lstrip("+~").startswith(LAUNCHER)]
+        entry["command"] = {**CONTEXT, "launcher": launcher, "sweep": True}
     write_document(sweep_dir / MANIFEST, manifest)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from starbench.experiment import tablefile
 from starbench.experiment.coverage import Coverage, Request, check, held_of_table
 from starbench.experiment.integrity import read_document, write_document
-from starbench.experiment.repair import MANIFEST, rerun_command, unverifiable_line
+from starbench.experiment.repair import MANIFEST, command_of, rerun_command, unverifiable_line
 from starbench.experiment.runner import cell_status
 from starbench.experiment.storage import (
     CELL,
@@ -89,7 +89,7 @@ def collect(root: Path, csv: bool = False) -> Collected:
         try:
             df = tablefile.read(table)
         except tablefile.CorruptTable as e:  # reported with its reason, not collected
-            problems.append(("corrupt", str(e), rerun_command(overrides, folder)))
+            problems.append(("corrupt", str(e), rerun_command(overrides, folder, command)))
             return None
         frames.append(df)
         return df
@@ -102,6 +102,7 @@ def collect(root: Path, csv: bool = False) -> Collected:
         cell = doc.data or {}
         asked = expected.get(folder.resolve())
         overrides = (asked or {}).get("overrides") or cell.get("overrides") or []
+        command = command_of(asked, cell)
         status = cell_status(cell)
         table = folder / TABLE
         counts = cell.get("counts") or {}
@@ -109,22 +110,27 @@ def collect(root: Path, csv: bool = False) -> Collected:
         if status in ("complete", "mismatch") and table.exists():
             df = read(table)
             if df is not None and status == "mismatch":
-                problems.append(("mismatched", str(folder), rerun_command(overrides, folder)))
+                problems.append(
+                    ("mismatched", str(folder), rerun_command(overrides, folder, command))
+                )
             elif df is not None and counts.get("error"):
-                problems.append(("failed", str(folder), rerun_command(overrides, folder)))
+                problems.append(("failed", str(folder), rerun_command(overrides, folder, command)))
         else:
             kind = {"failed": "failed", "interrupted": "interrupted"}.get(status, "incomplete")
-            problems.append((kind, str(folder), rerun_command(overrides, folder)))
+            problems.append((kind, str(folder), rerun_command(overrides, folder, command)))
         request = request_of(cell, asked)
         if df is not None and request is not None:
             cov = check(held_of_table(df), request)
             coverage.append((str(folder), cov))
             if not cov.complete:
-                problems.append(("incomplete", str(folder), rerun_command(overrides, folder)))
+                problems.append(
+                    ("incomplete", str(folder), rerun_command(overrides, folder, command))
+                )
     found = {c.resolve() for c in cells}
     for folder, asked in expected.items():
         if folder not in found:
-            problems.append(("missing", str(folder), rerun_command(asked["overrides"], folder)))
+            again = rerun_command(asked["overrides"], folder, command_of(asked, None))
+            problems.append(("missing", str(folder), again))
     if not frames:
         return Collected(None, 0, len(cells), problems, coverage, used=0)
     df = pd.concat(frames, ignore_index=True)

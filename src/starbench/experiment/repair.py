@@ -20,36 +20,76 @@ from starbench.experiment.storage import CELL, JOURNAL, TABLE, Journal
 MANIFEST = "sweep.json"
 
 
-def rerun_command(overrides: list[str], folder: Path) -> str:
-    """``starbench run OVERRIDES hydra.run.dir=FOLDER`` (algorithm lists in their short form)."""
+LAUNCHER = ("hydra/launcher=", "hydra.launcher.")
+
+
+def rerun_command(overrides: list[str], folder: Path, command: dict[str, Any] | None = None) -> str:
+    """The command that computes (or continues) the cell in ``folder``, as printed for the user
+    to run from anywhere: ``starbench run [-cd DIR] [-cn NAME] OVERRIDES`` (algorithm lists in
+    their short form) with what ``command`` records (``run.command_context``): a cell of a sweep
+    runs alone (``sweeps=[]``, so an experiment's own sweeps are not launched again) into
+    ``hydra.run.dir=FOLDER``; a cell that ran under a launcher runs under it again (``-m``, its
+    ``hydra/launcher`` and ``hydra.launcher.*`` keys) into ``hydra.sweep.dir=`` its parent
+    folder, where it lands under its own name."""
     from starbench.run import outline_algorithms
 
+    command = command or {}
+    flags = []
+    if command.get("config_dir"):
+        flags += ["-cd", str(command["config_dir"])]
+    if command.get("config_name"):
+        flags += ["-cn", str(command["config_name"])]
+    launcher = list(command.get("launcher") or [])
+    launcher += [o for o in overrides if o.lstrip("+~").startswith(LAUNCHER) and o not in launcher]
     keep = [
         outline_algorithms(o)
         for o in overrides
-        if not o.lstrip("+~").startswith(("hydra.run.dir=", "hydra.sweep."))
+        if not o.lstrip("+~").startswith(("hydra.run.dir=", "hydra.sweep.", *LAUNCHER))
+        and not o.lstrip("+~").startswith("sweeps=")
     ]
-    return shlex.join(["starbench", "run", *keep, f"hydra.run.dir={folder}"])
+    if launcher:
+        where = [*launcher, f"hydra.sweep.dir={Path(folder).parent}"]
+        return shlex.join(["starbench", "run", "-m", *flags, *keep, "sweeps=[]", *where])
+    alone = ["sweeps=[]"] if command.get("sweep") else []
+    return shlex.join(["starbench", "run", *flags, *keep, *alone, f"hydra.run.dir={folder}"])
 
 
-def cell_overrides(folder: Path) -> list[str] | None:
-    """The overrides that rerun the cell in ``folder``, from its most reliable record (module
-    docstring), or None where nothing records them."""
-    folder = Path(folder)
-    manifest = read_document(folder.parent / MANIFEST).data or {}
+def sweep_entry(folder: Path) -> dict[str, Any] | None:
+    """The entry of ``folder`` in its parent's ``sweep.json`` (matched by the folder's name, so
+    a copied study still finds its cells), or None."""
+    manifest = read_document(Path(folder).parent / MANIFEST).data or {}
     for entry in manifest.get("cells") or []:
-        if Path(str(entry.get("folder"))).name == folder.name and entry.get("overrides"):
-            return list(entry["overrides"])
+        if Path(str(entry.get("folder"))).name == Path(folder).name:
+            return dict(entry)
+    return None
+
+
+def command_of(entry: dict[str, Any] | None, cell: dict[str, Any] | None) -> dict[str, Any]:
+    """The command context of a cell: its sweep entry's (a sweep's cell, also one recorded
+    before contexts were), else its ``cell.json``'s."""
+    if entry is not None:
+        return dict(entry.get("command") or {"sweep": True})
+    return dict((cell or {}).get("command") or {})
+
+
+def cell_overrides(folder: Path) -> tuple[list[str], dict[str, Any]] | None:
+    """(overrides, command context) that rerun the cell in ``folder``, from its most reliable
+    record (module docstring), or None where nothing records them."""
+    folder = Path(folder)
+    entry = sweep_entry(folder)
+    if entry is not None and entry.get("overrides"):
+        return list(entry["overrides"]), command_of(entry, None)
     cell = read_document(folder / CELL).data
     if cell and cell.get("overrides"):
-        return list(cell["overrides"])
+        return list(cell["overrides"]), command_of(None, cell)
     journal = Journal(folder)
     if journal.path.exists():
         runs = journal.read().runs
         for n in sorted(runs, reverse=True):
             if runs[n].get("overrides") is not None:
-                return list(runs[n]["overrides"])
-    return identity_overrides(folder / TABLE)
+                return list(runs[n]["overrides"]), dict(runs[n].get("command") or {})
+    found = identity_overrides(folder / TABLE)
+    return None if found is None else (found, {})
 
 
 def _value(v: Any) -> str:
@@ -130,8 +170,8 @@ def repair_hint(folder: Path, settings: Any = None) -> str:
     """How to repair a cell whose ``cell.json`` is damaged or missing: the run rebuilds it from
     the journal where one exists; otherwise restore it, or recompute the cell."""
     folder = Path(folder)
-    overrides = cell_overrides(folder)
-    command = rerun_command(overrides, folder) if overrides is not None else None
+    recorded = cell_overrides(folder)
+    command = rerun_command(*recorded[:1], folder, recorded[1]) if recorded is not None else None
     journal = folder / JOURNAL
     if journal.exists() and journal.stat().st_size:
         how = command or "the command that made it"

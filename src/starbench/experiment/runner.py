@@ -85,6 +85,7 @@ def run_cell(
     overrides: list[str] | None = None,
     out: Callable[[str], None] = print,
     warn: Callable[[str], None] = _stderr,
+    command: dict[str, Any] | None = None,
 ) -> CellOutcome:
     """Run (or continue) one cell in ``folder``; write its table; return what happened.  What
     it prints (progress, notes, the summary) also goes to the cell's ``run.log``."""
@@ -100,7 +101,7 @@ def run_cell(
     except CellBusy as e:
         raise cellfolder.busy(folder, "hydra.run.dir", str(e)) from None
     try:
-        return _run_locked(settings, folder, overrides, out, warn)
+        return _run_locked(settings, folder, overrides, out, warn, command)
     except OSError as e:  # a full disk, a lost mount: one line, the journaled rows are kept
         where = e.filename or folder
         message = (
@@ -143,6 +144,7 @@ def _run_locked(
     overrides: list[str] | None,
     out: Callable[[str], None],
     warn: Callable[[str], None],
+    command: dict[str, Any] | None = None,
 ) -> CellOutcome:
     log = RunLog(folder / RUN_LOG)
     out, warn = log.tee(out), log.tee(warn)
@@ -152,7 +154,17 @@ def _run_locked(
     commits = sorted({str(h["meta"].get("git_commit")) for h in runs.values()})
     commits = sorted(set(commits) | {str(meta["git_commit"])})
     request = Request.of(settings)
-    _write_cell(folder, settings, "running", overrides, commits, {}, settings.trees, request)
+    _write_cell(
+        folder,
+        settings,
+        "running",
+        overrides,
+        commits,
+        {},
+        settings.trees,
+        request,
+        command=command,
+    )
 
     wanted = requested(settings)
     if request.skipped:
@@ -173,6 +185,7 @@ def _run_locked(
         "budgets": {"node_budget": settings.node_budget, "time_budget": settings.time_budget},
         "meta": meta,
         "overrides": list(overrides or []),  # so the cell's command outlives its cell.json
+        "command": command,
     }
     journal = Journal(folder)
     n = settings.trees
@@ -238,7 +251,9 @@ def _run_locked(
             f"first: {kept['algorithm'][j]} on instance {kept['instance'][j]}: {kept['error'][j]}"
         )
     status = "mismatch" if counts.get("mismatch") else "complete"
-    _write_cell(folder, settings, status, overrides, commits, counts, n, request, held, digests)
+    _write_cell(
+        folder, settings, status, overrides, commits, counts, n, request, held, digests, command
+    )
     out(f"table: {table} ({rows_written} rows, {computed} computed now)")
     out(summary(kept, {label_of_key(k): c for k, c in fresh.items()}))
     return CellOutcome(folder, table, rows_written, computed, counts)
@@ -486,6 +501,7 @@ def _write_cell(
     request: Request,
     held: dict[str, int] | None = None,
     tables: dict[str, str] | None = None,
+    command: dict[str, Any] | None = None,
 ) -> None:
     """``cell.json``: what the cell is, its status, the last command's request (``request``;
     ``trees``: the size it reached), what the table holds (rows per label) and the SHA-256 of
@@ -506,6 +522,8 @@ def _write_cell(
         "counts": counts,
         "tables": tables,
     }
+    if command is not None:  # what the command had beside its overrides (run.command_context)
+        cell["command"] = command
     if status == "running":  # who runs it (``cell_status``: a dead process is interrupted)
         import os
         import socket
