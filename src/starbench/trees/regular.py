@@ -93,19 +93,46 @@ def _canonical_skew(skew: Any) -> Any:
 
 
 def _has_chance(p: dict[str, Any]) -> bool:
+    """Does the pattern have chance levels (between consecutive plies, or trailing)?  (At depth
+    1 without a trailing level there are none either; normalising that would move the digests
+    of committed cells, hauk2004's depth-1 dice cells, so it is left to the grid test's
+    allowlist.)"""
     return p["pattern"] != "max,min" or p["trailing_chance"]
 
+
+def _has_outcomes(p: dict[str, Any]) -> bool:
+    """Do chance nodes choose between outcomes (chance nodes of more than one outcome)?"""
+    return _has_chance(p) and p["chance_arity"] > 1
+
+
+_NEEDS_CHANCE = "chance levels (tree.pattern other than max,min, or tree.trailing_chance)"
+_NEEDS_OUTCOMES = f"{_NEEDS_CHANCE} of more than one outcome (tree.chance_arity above 1)"
 
 #: Parameters that have an effect only under others: (parameter, does it apply given every
 #: parameter's value, what it needs in words).  ``RegularTreeSpec.normalised`` sets them to their
 #: defaults where they do not apply (so they never make distinct cells), and ``starbench run``
-#: says so in one line (a sweep whose every value collapses is refused).
+#: says so in one line (a sweep whose every value collapses is refused).  The rules apply in
+#: order, each seeing the earlier ones' resets.  ``tests/test_no_effect.py`` proves them on a grid
+#: of generated trees: a rule's "no effect" means identical trees, and identical trees with no
+#: rule firing are in its short allowlist, each with its reason.
 NO_EFFECT: tuple[tuple[str, Any, str], ...] = (
-    ("chance_arity", _has_chance, "chance levels (tree.pattern other than max,min)"),
-    ("distribution", _has_chance, "chance levels (tree.pattern other than max,min)"),
-    ("outcome_order", _has_chance, "chance levels (tree.pattern other than max,min)"),
+    (
+        "pattern",
+        lambda p: p["depth"] >= 2,
+        "tree.depth of 2 or more (one ply is the root's alone; its levels below do not alternate)",
+    ),
+    ("chance_arity", _has_chance, _NEEDS_CHANCE),
+    ("distribution", _has_outcomes, _NEEDS_OUTCOMES),
+    ("outcome_order", _has_outcomes, _NEEDS_OUTCOMES),
+    (
+        "outcome_order",
+        lambda p: p["outcome_order"] != "probable" or p["distribution"] in ("random", "dice"),
+        "tree.distribution=random or dice (outcome_order=probable puts the most probable "
+        "outcome first, as uniform and geometric outcomes are generated)",
+    ),
     ("skew", lambda p: p["distribution"] == "geometric", "tree.distribution=geometric"),
     ("weight_max", lambda p: p["distribution"] == "random", "tree.distribution=random"),
+    ("ordering", lambda p: p["branching"] > 1, "more than one move (tree.branching above 1)"),
     ("noise_sd", lambda p: p["ordering"] == "noisy", "tree.ordering=noisy"),
 )
 
