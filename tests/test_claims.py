@@ -84,3 +84,12 @@ def test_the_mechanism_catches_a_wrong_and_an_unlisted_number(tmp_path):
     assert r.wrong and "80.6" in r.wrong[0] and "80.7" in r.wrong[0]
     assert [u.split("'")[1] for u in r.unlisted] == ["7"]  # the table, the code, the link skipped
     assert not r.missing
+
+
+def test_numbers_after_a_slash_a_caret_a_dot_and_before_a_unit_are_read():
+    """``1/36``, ``2^22``, ``.5`` and ``10x`` are numbers of the prose; names are not."""
+    text = (
+        "a 1/36 chance, 2^22 entries, about .5 of it, 10x faster; Star2.5 and b5 and a 2-ply search"
+    )
+    found = [text[a:b] for a, b in claims.numbers(claims.prose(text))]
+    assert found == ["1", "36", "2", "22", "5", "10"], found

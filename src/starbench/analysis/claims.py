@@ -39,7 +39,12 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[3]
-NUMBER = re.compile(r"(?<![\w.^/])\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])(?!-ply)")
+#: A number: digits (thousands with commas, a decimal part, an exponent) not inside a word or a
+#: name (``Star2.5``, ``b5``, ``x86_64``); read also right after ``/`` or ``^`` (``1/36``,
+#: ``2^22``), after a ``.`` that follows no word (``.5``), and right before a unit letter (``10x``).
+NUMBER = re.compile(
+    r"(?:(?<=[/^])|(?<=(?<!\w)\.)|(?<![\w.^/]))\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?(?!\d)(?!-ply)"
+)
 BRACED = re.compile(r"\{([^{}]*)\}")
 _BLOCK = re.compile(r"<!-- BEGIN [^>]*-->.*?<!-- END [^>]*-->", re.S)
 _FENCE = re.compile(r"^```.*?^```[^\n]*$", re.S | re.M)
