@@ -39,6 +39,12 @@ class BudgetExceeded(StarbenchError):
     """A search stopped because it reached its node or time budget."""
 
 
+def first_line(e: BaseException, default: str = "") -> str:
+    """The first line of an exception's message (``default`` when it has none)."""
+    text = str(e).strip()
+    return text.splitlines()[0] if text else default
+
+
 def short(x: Any) -> str:
     """A number for a message: its text when short, else about 7 significant digits (never
     hundreds of digits)."""

@@ -313,9 +313,10 @@ def _not_a_game(match: Match, row: Any) -> str | None:
     index = row["game_index"]
     if not isinstance(index, int) or not index >= 0:
         return "is not a game row"
-    if (row["player0"], row["player1"]) != (match.players[0].spec, match.players[1].spec) or row[
-        "seed"
-    ] != game_seed(match.seed, index):
+    players = (row["player0"], row["player1"])
+    if players != tuple(p.spec for p in match.players) or row["seed"] != game_seed(
+        match.seed, index
+    ):
         return "is a game of another match"
     if row["winner"] not in (None, 0, 1) or row["first_player"] != index % 2:
         return "is not a game row"

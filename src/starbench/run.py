@@ -20,7 +20,8 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from starbench.errors import ConfigError, InputError, WriteFailed
+from starbench.errors import ConfigError, InputError, WriteFailed, first_line
+from starbench.experiment.storage import MANIFEST
 
 
 def _conf_dir() -> Path:
@@ -38,7 +39,6 @@ CONF_DIR = _conf_dir()
 #: The sweeper that launches the union of an experiment's ``sweeps`` as one batch
 #: (``hydra_plugins.starbench_sweeper``).
 UNION_SWEEPER = "starbench"
-MANIFEST = "sweep.json"
 _HYDRA_INFO_FLAGS = {
     "--hydra-help",
     "--version",
@@ -82,9 +82,8 @@ def import_plugin(module: str, key: str = "plugins") -> None:
     except ImportError as e:
         raise ConfigError(f"{key}: cannot import {module!r} ({e})") from None
     except Exception as e:  # noqa: BLE001 - a plugin's own error, named with its module
-        first = (str(e).strip().splitlines() or [""])[0]
         raise ConfigError(
-            f"{key}: importing plugin module {module!r} raised {type(e).__name__}: {first}"
+            f"{key}: importing plugin module {module!r} raised {type(e).__name__}: {first_line(e)}"
         ) from None
 
 
@@ -158,12 +157,10 @@ def command_context(hc: Any) -> dict[str, Any]:
         None,
     )
     name = hc.job.config_name
+    from starbench.experiment.repair import LAUNCHER
+
     launcher = list(
-        dict.fromkeys(
-            o
-            for o in hc.overrides.hydra
-            if o.lstrip("+~").startswith(("hydra/launcher=", "hydra.launcher."))
-        )
+        dict.fromkeys(o for o in hc.overrides.hydra if o.lstrip("+~").startswith(LAUNCHER))
     )
     from hydra.types import RunMode
 

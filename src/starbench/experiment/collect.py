@@ -23,11 +23,12 @@ from typing import Any
 from starbench.experiment import tablefile
 from starbench.experiment.coverage import Coverage, Request, check, held_of_table
 from starbench.experiment.integrity import read_document, write_document
-from starbench.experiment.repair import MANIFEST, command_of, rerun_command, unverifiable_line
+from starbench.experiment.repair import command_of, rerun_command, unverifiable_line
 from starbench.experiment.runner import cell_status
 from starbench.experiment.storage import (
     CELL,
     JOURNAL,
+    MANIFEST,
     TABLE,
     atomic_write,
     file_digest,
@@ -132,7 +133,7 @@ def collect(root: Path, csv: bool = False) -> Collected:
             again = rerun_command(asked["overrides"], folder, command_of(asked, None))
             problems.append(("missing", str(folder), again))
     if not frames:
-        return Collected(None, 0, len(cells), problems, coverage, used=0)
+        return Collected(None, 0, len(cells), problems, coverage)
     df = pd.concat(frames, ignore_index=True)
     out = root / COLLECTED
     atomic_write(out, lambda p: df.to_parquet(p, index=False, write_page_checksum=True))

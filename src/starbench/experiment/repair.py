@@ -15,10 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from starbench.experiment.integrity import read_document
-from starbench.experiment.storage import CELL, JOURNAL, TABLE, Journal
-
-MANIFEST = "sweep.json"
-
+from starbench.experiment.storage import CELL, JOURNAL, MANIFEST, TABLE, Journal
 
 LAUNCHER = ("hydra/launcher=", "hydra.launcher.")
 
@@ -166,7 +163,7 @@ def _plain(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else v
 
 
-def repair_hint(folder: Path, settings: Any = None) -> str:
+def repair_hint(folder: Path) -> str:
     """How to repair a cell whose ``cell.json`` is damaged or missing: the run rebuilds it from
     the journal where one exists; otherwise restore it, or recompute the cell."""
     folder = Path(folder)

@@ -376,13 +376,9 @@ class Pending:
     def __len__(self) -> int:
         return self.count
 
-    def __bool__(self) -> bool:
-        return self.count > 0
-
     def __iter__(self) -> Iterator[tuple[int, tuple[AlgorithmSpec, ...]]]:
-        held = self.by_instance
         for i in range(self.n):
-            todo = self._todo(i) if i in held else tuple(self.wanted)
+            todo = self._todo(i)
             if todo:
                 yield i, todo
 

@@ -186,9 +186,7 @@ class RunSettings:
     progress: bool = _k(True, "show progress")
     debug: bool = _k(False, "check every windowed result with a full-window search (slow)")
     table_memory_limit: int = _k(
-        ORACLE_MEMORY_LIMIT,
-        TABLE_MEMORY_LIMIT,
-        "bytes a transposition table may take (2**tt x 32 bytes estimated)",
+        TABLE_MEMORY_LIMIT, "bytes a transposition table may take (2**tt x 32 bytes estimated)"
     )
     oracle_memory_limit: int = _k(
         ORACLE_MEMORY_LIMIT, "bytes a game's exact oracle may take while it is computed"

@@ -34,6 +34,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ JOURNAL = "rows.jsonl"
 CELL = "cell.json"
 TABLE = "table.parquet"
 TABLE_CSV = "table.csv"
+MANIFEST = "sweep.json"  # a sweep folder's list of the cells it asked for
 JOURNAL_VERSION = 3
 READABLE_VERSIONS = (2, 3)  # version 2 (no checksums) is adopted once and rewritten as 3
 FSYNC_INTERVAL = 0.5  # seconds between fsyncs of the journal while a cell runs
@@ -130,10 +132,6 @@ def read_json(path: Path) -> dict[str, Any] | None:
     """A JSON document (``cell.json``, ``sweep.json``, ...) when it is intact (its ``sha256``
     holds, or it has none: ``integrity.read_document``), without that field; else None."""
     return read_document(Path(path)).data
-
-
-def _number(line: Line) -> int:
-    return line.number
 
 
 def _unchecked(line: Line, checked: bool) -> Line:
@@ -236,7 +234,8 @@ class Journal:
         self.close()
         dropped = {ln.number for ln in (*contents.bad, *contents.orphans)}
         if dropped:
-            keep_rejected(self.path, sorted((*contents.bad, *contents.orphans), key=_number))
+            rejected = sorted((*contents.bad, *contents.orphans), key=attrgetter("number"))
+            keep_rejected(self.path, rejected)
         lines, _torn = read_lines(self.path, legacy=True)
         texts = []
         for ln in lines:

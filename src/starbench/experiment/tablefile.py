@@ -215,5 +215,7 @@ def read(path: Any, columns: list[str] | None = None, verified: bool = True) -> 
     try:
         return pd.read_parquet(path, columns=columns, page_checksum_verification=True)
     except Exception as e:  # noqa: BLE001 - any undecodable table is corrupt
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        from starbench.errors import first_line
+
+        first = first_line(e, type(e).__name__)
         raise CorruptTable(f"{path}: cannot be read as a table ({first[:160]})") from None

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from starbench.errors import InputError
+from starbench.errors import InputError, first_line
 
 #: The cache format's version (the header's ``format``).
 CACHE_FORMAT = 1
@@ -123,9 +123,8 @@ def load(path: Path, name: str, game: str) -> tuple[dict[str, Any], dict[str, np
             head = json.loads(str(z["header"]))  # opens itself stays open on a bad zip)
             arrays = {k: z[k] for k in z.files if k != "header"}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
-        first = (str(e).strip().splitlines() or [""])[0][:120]
         raise CorruptCache(
-            f"{path}: not a readable oracle cache ({type(e).__name__}: {first})"
+            f"{path}: not a readable oracle cache ({type(e).__name__}: {first_line(e)[:120]})"
         ) from None
     again = f"recompute it with: starbench oracle '{game}' --recompute"
     if head.get("oracle") != name or head.get("game") != game:

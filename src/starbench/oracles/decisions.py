@@ -19,7 +19,6 @@ such a row leaves the columns empty.  A chance root has an oracle value but no c
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any
 
@@ -42,15 +41,23 @@ def scored(oracle: str, value: float, chosen: float | None, optimal: bool | None
     }
 
 
-@functools.cache
+_GAME_ORACLES: dict[str, Any] = {}
+
+
 def game_oracle(game: str, memory_limit: int | None = None) -> Any:
-    """The oracle of a game cell's game string (computed and cached on first use, within
-    ``memory_limit`` bytes: the run's ``oracle_memory_limit``), or None."""
+    """The oracle of a game cell's game string, or None: computed (within ``memory_limit``
+    bytes, the run's ``oracle_memory_limit``) and cached on first use, then kept for the
+    process whoever asks (the limit matters only when it is computed)."""
     from starbench.oracles import find, oracle_for
 
-    if find(game, "tree.game") is None:
-        return None
-    return oracle_for(game, key="tree.game", replace_stale=True, memory_limit=memory_limit)
+    if game not in _GAME_ORACLES:
+        found = find(game, "tree.game") is not None
+        _GAME_ORACLES[game] = (
+            oracle_for(game, key="tree.game", replace_stale=True, memory_limit=memory_limit)
+            if found
+            else None
+        )
+    return _GAME_ORACLES[game]
 
 
 def game_row(oracle: Any, source: Any, best_move: int | None) -> dict[str, Any]:

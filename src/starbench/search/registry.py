@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from starbench.errors import InputError, StarbenchError
+from starbench.errors import InputError, StarbenchError, first_line
 from starbench.limits import MAX_ALGORITHMS
 from starbench.search.alphabeta import AlphaBeta
 from starbench.search.base import Search
@@ -142,10 +142,9 @@ class AlgorithmInfo:
             except StarbenchError:
                 raise
             except Exception as e:  # noqa: BLE001 - the plugin's own error
-                first = (str(e).strip().splitlines() or [""])[0]
                 raise InputError(
                     f"algorithm {self.name} (plugin class {cls.__module__}.{cls.__qualname__}): "
-                    f"its constructor raised {type(e).__name__}: {first}"
+                    f"its constructor raised {type(e).__name__}: {first_line(e)}"
                 ) from None
         search.name = self.name  # the registered name (star2.5-* share the Star2 class)
         return search

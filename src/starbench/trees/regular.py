@@ -95,8 +95,7 @@ def _canonical_skew(skew: Any) -> Any:
 def _has_chance(p: dict[str, Any]) -> bool:
     """Does the pattern have chance levels (between consecutive plies, or trailing)?  (At depth
     1 without a trailing level there are none either; normalising that would move the digests
-    of committed cells, hauk2004's depth-1 dice cells, so it is left to the grid test's
-    allowlist.)"""
+    of committed cells, hauk2004's depth-1 dice cells, so it is not a rule yet.)"""
     return p["pattern"] != "max,min" or p["trailing_chance"]
 
 
