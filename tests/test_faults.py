@@ -21,6 +21,7 @@ from starbench.experiment.settings import cell_name
 from starbench.experiment.storage import CellLock
 
 EXE = str(Path(sys.executable).parent / "starbench")
+ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["trees=3", "progress=false", "engine=python"]
 NOT_COMPARED = ("seconds", "cpu_seconds", "date", "git_commit", "git_dirty", "hostname")
 
@@ -630,6 +631,97 @@ def test_ctrl_c_in_run_is_one_line_and_the_same_command_continues(tmp_path):
     kept = journal.read_bytes().count(b"\n") - 1
     done = subprocess.run(argv[:2] + ["trees=5", *argv[3:]], capture_output=True, text=True)
     assert done.returncode == 0 and f"{min(kept, 5)} saved rows kept" in done.stdout, done.stdout
+
+
+def test_ctrl_c_in_match_is_one_line_and_the_same_command_continues(tmp_path):
+    """SIGINT after the match journal's third game: exit 130, one line saying what is kept; the
+    same command then plays only the games still missing."""
+    import time
+
+    pytest.importorskip(
+        "pyspiel", reason="OpenSpiel is not installed: pip install starbench[games]"
+    )
+    folder = tmp_path / "m"
+    argv = [EXE, "match", "pig(winscore=20)", "--player", "expectimax:depth=3", "--player",
+            "random", "--games", "200", "--out", str(folder)]  # fmt: skip
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    journal = folder / "games.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (
+        journal.exists() and journal.read_bytes().count(b"\n") >= 3
+    ):
+        time.sleep(0.02)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == (
+        "starbench: interrupted (Ctrl-C): the games played so far are kept (games.jsonl); the "
+        "same command continues"
+    )
+    kept = journal.read_bytes().count(b"\n")  # one line a game
+    assert 3 <= kept < 200
+    done = subprocess.run(argv, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert len(pd.read_parquet(folder / "match.parquet")) == 200
+    assert f"{kept} games already played" in done.stderr, done.stderr
+
+
+def _interrupted_on_call(n: int, real):
+    """``real`` that raises KeyboardInterrupt (as Ctrl-C does) in the middle of its n-th call,
+    after the file it writes has been started."""
+    calls = []
+
+    def wrapped(path, write):
+        calls.append(path)
+        if len(calls) < n:
+            return real(path, write)
+
+        def torn(tmp):
+            tmp.write_bytes(b"half a file")
+            raise KeyboardInterrupt
+
+        return real(path, torn)
+
+    return wrapped
+
+
+def test_ctrl_c_in_collect_and_plot_is_one_line_and_leaves_no_half_file(
+    tmp_path, capsys, monkeypatch
+):
+    """Ctrl-C while ``collect`` writes its table, or while ``plot`` writes its second file: exit
+    130, one line, nothing half-written (the files written before it are whole); the same
+    command then does all of it."""
+    import importlib
+
+    plot_module = importlib.import_module("starbench.analysis.plot")  # not the function
+    from starbench.experiment import collect as collect_module
+
+    study = tmp_path / "hauk2004-deepening"
+    shutil.copytree(ROOT / "results" / "hauk2004-deepening", study)
+    said = (
+        "starbench: interrupted (Ctrl-C): every file is written whole or not at all; the same "
+        "command starts again"
+    )
+    real = collect_module.atomic_write
+    monkeypatch.setattr(collect_module, "atomic_write", _interrupted_on_call(1, real))
+    code, out, err = _cli(capsys, "collect", str(study))
+    assert code == 130 and err.strip().splitlines()[-1] == said, err
+    assert not (study / "collected.parquet").exists()
+    assert not [f for f in study.iterdir() if f.name.endswith(".tmp")]
+    monkeypatch.setattr(collect_module, "atomic_write", real)
+    assert _cli(capsys, "collect", str(study))[0] == 0
+
+    figures = tmp_path / "figures"
+    real = plot_module.atomic_write
+    monkeypatch.setattr(plot_module, "atomic_write", _interrupted_on_call(2, real))
+    code, out, err = _cli(capsys, "plot", str(study), "--out", str(figures))
+    assert code == 130 and err.strip().splitlines()[-1] == said, err
+    kept = {f: f.read_bytes() for f in figures.rglob("*") if f.is_file()}
+    assert kept and not [f for f in kept if f.name.endswith(".tmp")], kept
+    monkeypatch.setattr(plot_module, "atomic_write", real)
+    assert _cli(capsys, "plot", str(study), "--out", str(figures))[0] == 0
+    assert all(f.read_bytes() == data for f, data in kept.items())  # each was whole
+    assert len([f for f in figures.rglob("*") if f.is_file()]) > len(kept)
 
 
 def test_rows_in_error_are_said_with_the_first_error(tmp_path, capsys):

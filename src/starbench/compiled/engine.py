@@ -184,9 +184,16 @@ class CompiledTree:
 
     @classmethod
     def from_regular(
-        cls, spec: RegularTreeSpec, seed: int, instance: int, ts: int | None = None
+        cls,
+        spec: RegularTreeSpec,
+        seed: int,
+        instance: int,
+        ts: int | None = None,
+        arrays: bool = False,
     ) -> CompiledTree:
-        """Instance ``instance`` of ``spec`` under ``seed`` (``ts``: its tree seed, if known)."""
+        """Instance ``instance`` of ``spec`` under ``seed`` (``ts``: its tree seed, if known);
+        ``arrays``: materialised even where the kernel would search it lazily (a whole tree to
+        compare, as ``tests/test_no_effect.py`` does)."""
         from starbench.compiled.trees import materialize
 
         ts = tree_seed(seed, instance) if ts is None else ts
@@ -198,8 +205,8 @@ class CompiledTree:
         f = form["tree"]
         tseed, rid = np.uint64(ts), np.uint64(root_id(ts))
         lazy_tree = LazyTree(tseed=tseed, rid=rid, **f)
-        arrays = _NO_ARRAYS
-        if not form["lazy"]:
+        wanted, arrays = arrays, _NO_ARRAYS
+        if wanted or not form["lazy"]:
             *made, lo, hi = materialize(
                 spec.levels,
                 f["level_kind"],
@@ -223,7 +230,7 @@ class CompiledTree:
                 if L == U:
                     U = L + 1
         return cls(
-            lazy=form["lazy"],
+            lazy=form["lazy"] and not wanted,
             L=float(L),
             U=float(U),
             bounds=(L, U),
