@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from starbench.analysis import PlotError, load_results, plot  # noqa: E402
 from starbench.analysis.figures import FIGURES  # noqa: E402
-from starbench.analysis.plot import RC, WIDTHS, save  # noqa: E402
+from starbench.analysis.plotting import RC, WIDTHS, save  # noqa: E402
 from starbench.analysis.studies import STUDY_FIGURES, STUDY_TABLES  # noqa: E402
 from starbench.experiment.storage import atomic_write_text  # noqa: E402
 

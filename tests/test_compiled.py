@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from starbench import RegularTree, RegularTreeSpec
 from starbench.compiled import hashing as ch
-from starbench.compiled.engine import CompiledTree, run, unsupported
+from starbench.compiled.engine import CompiledTree, run
+from starbench.compiled.support import unsupported
 from starbench.errors import BudgetExceeded, EvaluationError, InputError
 from starbench.examples import example_path
 from starbench.search import search  # the Python reference engine

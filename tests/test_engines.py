@@ -212,7 +212,7 @@ def test_the_search_subpackage_is_importable_and_the_function_still_works():
 def test_importing_the_analysis_leaves_matplotlibs_backend_alone():
     code = (
         "import matplotlib; matplotlib.use('svg'); import starbench.analysis, "
-        "starbench.analysis.plot, starbench.analysis.style; print(matplotlib.get_backend())"
+        "starbench.analysis.plotting, starbench.analysis.style; print(matplotlib.get_backend())"
     )
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)

@@ -605,23 +605,47 @@ def test_match_files_are_checked(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- one line (#37)
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _interruptible(argv: list[str]) -> subprocess.Popen:
+    """``argv`` started as from a terminal, where Ctrl-C is SIGINT's default: a test worker may
+    have inherited SIGINT ignored or blocked (then Python installs no KeyboardInterrupt and the
+    child would run on)."""
+    return subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint
+    )
+
+
+def _interrupt(p: subprocess.Popen) -> str:
+    """Ctrl-C to ``p``; its stderr once it has ended (killed after 60 s, and the test fails)."""
+    p.send_signal(signal.SIGINT)
+    try:
+        return p.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise
+
+
 def test_ctrl_c_in_run_is_one_line_and_the_same_command_continues(tmp_path):
     """SIGINT after the journal's third line: exit 130, one line saying what is kept; the same
     command then continues the cell."""
     import time
 
     cell = tmp_path / "cell"
-    argv = [EXE, "run", "trees=400", "tree.depth=3", "engine=python", "progress=false",
+    argv = [EXE, "run", "trees=100000", "tree.depth=3", "engine=python", "progress=false",
             "algorithms=[expectimax]", f"hydra.run.dir={cell}"]  # fmt: skip
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = _interruptible(argv)
     journal = cell / "rows.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (
         journal.exists() and journal.read_bytes().count(b"\n") >= 3
     ):
         time.sleep(0.05)
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=60)
+    err = _interrupt(p)
     assert p.returncode == 130 and "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == (
         "starbench: interrupted (Ctrl-C): the rows journaled so far are kept (rows.jsonl); the "
@@ -635,7 +659,9 @@ def test_ctrl_c_in_run_is_one_line_and_the_same_command_continues(tmp_path):
 
 def test_ctrl_c_in_match_is_one_line_and_the_same_command_continues(tmp_path):
     """SIGINT after the match journal's third game: exit 130, one line saying what is kept; the
-    same command then plays only the games still missing."""
+    same command (asking for two more games than were kept, so that the test stays short; the
+    interrupted one asks for more than it could ever finish) then plays only the games still
+    missing."""
     import time
 
     pytest.importorskip(
@@ -643,27 +669,27 @@ def test_ctrl_c_in_match_is_one_line_and_the_same_command_continues(tmp_path):
     )
     folder = tmp_path / "m"
     argv = [EXE, "match", "pig(winscore=20)", "--player", "expectimax:depth=3", "--player",
-            "random", "--games", "200", "--out", str(folder)]  # fmt: skip
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            "random", "--games", "100000", "--out", str(folder)]  # fmt: skip
+    p = _interruptible(argv)
     journal = folder / "games.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (
         journal.exists() and journal.read_bytes().count(b"\n") >= 3
     ):
         time.sleep(0.02)
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=60)
+    err = _interrupt(p)
     assert p.returncode == 130 and "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == (
         "starbench: interrupted (Ctrl-C): the games played so far are kept (games.jsonl); the "
         "same command continues"
     )
     kept = journal.read_bytes().count(b"\n")  # one line a game
-    assert 3 <= kept < 200
+    assert kept >= 3
+    argv[argv.index("100000")] = str(kept + 2)
     done = subprocess.run(argv, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert len(pd.read_parquet(folder / "match.parquet")) == 200
-    assert f"{kept} games already played" in done.stderr, done.stderr
+    assert len(pd.read_parquet(folder / "match.parquet")) == kept + 2
+    assert f"{kept} games already played in {folder}; 2 to play" in done.stderr, done.stderr
 
 
 def _interrupted_on_call(n: int, real):
@@ -691,9 +717,7 @@ def test_ctrl_c_in_collect_and_plot_is_one_line_and_leaves_no_half_file(
     """Ctrl-C while ``collect`` writes its table, or while ``plot`` writes its second file: exit
     130, one line, nothing half-written (the files written before it are whole); the same
     command then does all of it."""
-    import importlib
-
-    plot_module = importlib.import_module("starbench.analysis.plot")  # not the function
+    from starbench.analysis import plotting as plot_module
     from starbench.experiment import collect as collect_module
 
     study = tmp_path / "hauk2004-deepening"

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -359,3 +360,23 @@ def test_many_k_never_make_a_legend_entry_per_k(sweep):
     titles = {ax.get_title() for ax in drawn.figure.axes if ax.get_visible()}
     assert any("ordering optimal" in t for t in titles), titles
     assert {ax.get_xlabel() for ax in drawn.figure.axes if ax.get_visible()} == {"probing factor k"}
+
+
+def test_the_bands_are_seaborns_bootstrap_to_the_last_bit():
+    """``bootstrap_band`` (the figures' ``errorbar``) gives what seaborn's ``errorbar=("ci",
+    95)`` with ``n_boot=N_BOOT`` and ``seed=BOOTSTRAP_SEED`` gives, NaNs included, so the bands
+    of every committed figure are unchanged; and the tables' ``bootstrap_ci`` equals it."""
+    from seaborn.algorithms import bootstrap
+
+    from starbench.analysis.data import BOOTSTRAP_SEED, N_BOOT, bootstrap_band, bootstrap_ci
+
+    rng = np.random.default_rng(3)
+    for n in (*range(2, 40), 99, 100, 101, 257):
+        x = rng.exponential(size=n) * 100
+        if n % 7 == 0:
+            x[rng.integers(0, n)] = np.nan
+        boots = bootstrap(x, func="mean", n_boot=N_BOOT, seed=BOOTSTRAP_SEED)
+        want = tuple(float(v) for v in np.nanpercentile(boots, [2.5, 97.5]))
+        assert bootstrap_band(x) == want, n
+        if n % 7:
+            assert bootstrap_ci(x) == want, n

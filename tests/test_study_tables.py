@@ -16,7 +16,7 @@ import pytest
 matplotlib.use("Agg")
 
 from starbench.analysis import load_results  # noqa: E402
-from starbench.analysis.plot import RC, WIDTHS  # noqa: E402
+from starbench.analysis.plotting import RC, WIDTHS  # noqa: E402
 from starbench.analysis.studies import STUDY_FIGURES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

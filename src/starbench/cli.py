@@ -197,6 +197,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
     matplotlib.use("Agg")  # files only, no window (the library leaves the backend alone)
     from starbench.analysis import plot
+    from starbench.analysis.plotting import FORMATS
+    from starbench.analysis.style import WIDTHS
     from starbench.experiment.cellfolder import check_writable
 
     out = Path(args.out) if args.out else Path(args.results) / "figures"
@@ -208,6 +210,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         warn=lambda line: sys.stderr.write(line + "\n"),
         pooled=args.pool,
         share_y=not args.free_y,
+        formats=tuple(args.format or FORMATS),
+        sizes=tuple(args.size or WIDTHS),
     )
     print(f"wrote {len(written)} files to {out}")
     return 0
@@ -445,6 +449,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--free-y",
         action="store_true",
         help="give each panel its own y range (by default panels of one measure share it)",
+    )
+    p.add_argument(
+        "--format",
+        action="append",
+        choices=("png", "pdf"),
+        help="only this image format (repeatable; default both; the .csv, .md and .tex tables "
+        "are written whatever the format)",
+    )
+    p.add_argument(
+        "--size",
+        action="append",
+        choices=("single", "double"),
+        help="only this width: single (3.5 in) or double column (7.16 in) (repeatable; default "
+        "both)",
     )
     p.set_defaults(func=_cmd_plot)
     p = sub.add_parser("bench", help="nodes per second per algorithm and engine")

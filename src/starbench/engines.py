@@ -80,7 +80,7 @@ def choose(
         raise InputError(f"{key}: must be one of {', '.join(ENGINES)}, got {requested!r}")
     if requested == "python":
         return Choice("python", "requested")
-    from starbench.compiled.engine import unsupported  # what the kernel cannot serve
+    from starbench.compiled.support import unsupported  # no numba: the kernel stays unloaded
 
     why = unsupported(
         name, exact=exact, debug=debug, time_budget=time_budget, tree=tree, params=params

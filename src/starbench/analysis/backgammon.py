@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from starbench.analysis.data import PlotError, mean_se, percent_leaves, summarise
+from starbench.analysis.data import PlotError, bootstrap_band, mean_se, percent_leaves, summarise
 
 #: Hauk et al. (2004)'s figures, in ``experiments/published.csv`` under this study.
 HAUK_STUDY = "hauk2004-backgammon-deep"
@@ -240,9 +240,7 @@ def depth_figure(df: pd.DataFrame, width: float) -> tuple[object, str]:
         col="move order",
         kind="line",
         marker="o",
-        errorbar=("ci", 95),
-        n_boot=1000,
-        seed=0,
+        errorbar=bootstrap_band,  # seaborn's ("ci", 95), 1000 resamples, seed 0, at once
         height=width / 3 / 1.0,
         aspect=1 / HEIGHT_RATIO,
     )

@@ -15,70 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from starbench.compiled.codes import BAD_EVAL, BUDGET, EXHAUSTIVE, N_STATS, PROBING, WINDOWED
+from starbench.compiled.codes import BAD_EVAL, BUDGET, EXHAUSTIVE, N_STATS, PROBING
 from starbench.compiled.kernel import ArrayTree, LazyTree, Options, Out, Probe, Table
+from starbench.compiled.support import kernel_algo
 from starbench.errors import BudgetExceeded, EvaluationError, InputError
-from starbench.search.alphabeta import AlphaBeta
 from starbench.search.arith import tolerance
-from starbench.search.expectimax import Expectimax
-from starbench.search.minimax import Minimax
-from starbench.search.registry import AlgorithmSpec, get_algorithm, resolve
-from starbench.search.star1 import Star1
-from starbench.search.star2 import Star2
+from starbench.search.registry import AlgorithmSpec, resolve
 from starbench.search.stats import SearchResult, SearchStats
 from starbench.trees.explicit import ExplicitTree
 from starbench.trees.hashing import root_id, tree_seed
 from starbench.trees.models import VALUE_MODELS
-from starbench.trees.regular import RegularTree, RegularTreeSpec, shape_of
-
-#: Registered algorithm classes the kernel implements, and how.
-_KERNEL_ALGOS = {
-    Expectimax: EXHAUSTIVE,
-    Minimax: EXHAUSTIVE,
-    AlphaBeta: WINDOWED,
-    Star1: WINDOWED,
-    Star2: PROBING,
-}
-
-
-def kernel_algo(name: str) -> int | None:
-    """The kernel's code for a registered algorithm (exact class match: subclasses registered by
-    plugins may change the procedure, so they run on the Python engine)."""
-    return _KERNEL_ALGOS.get(get_algorithm(name).cls)
-
-
-def unsupported(
-    name: str,
-    *,
-    exact: bool = False,
-    debug: bool = False,
-    time_budget: float | None = None,
-    tree: Any = None,
-    params: dict[str, Any] | None = None,
-) -> str | None:
-    """Why the compiled engine cannot serve this request, or None if it can."""
-    if exact:
-        return "exact mode"
-    if debug:
-        return "debug mode"
-    if time_budget is not None:
-        return "time budgets"
-    if kernel_algo(name) is None:
-        return f"algorithm {name}"
-    if tree is None or isinstance(tree, ExplicitTree | CompiledTree):
-        return None
-    spec = tree.spec if isinstance(tree, RegularTree) else tree
-    if not isinstance(spec, RegularTreeSpec):
-        from starbench.games.adapter import GameTree
-        from starbench.games.spec import GameSpec
-
-        if isinstance(tree, GameTree | GameSpec):
-            return "game trees"
-        return f"trees of type {type(tree).__name__}"
-    if spec.pool and spec.size > spec.full_pass_limit:
-        return "pool trees over tree.full_pass_limit nodes (it unfolds them into arrays)"
-    return None
-
+from starbench.trees.regular import RegularTreeSpec, shape_of
 
 #: The probe bundle of a search without a probe phase (k = 0).
 _NO_PROBE = Probe(0, False, False, False)

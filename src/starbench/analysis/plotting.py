@@ -20,6 +20,8 @@ from starbench.analysis.tables import csv, latex, markdown
 from starbench.experiment.storage import atomic_write, atomic_write_text
 
 METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}
+#: The image formats ``starbench plot`` writes (``--format``, repeatable; default both).
+FORMATS = ("pdf", "png")
 
 
 def save(fig: plt.Figure, path: Path) -> None:
@@ -35,16 +37,25 @@ def plot(
     pooled: list[str] | None = None,
     images: bool = True,
     share_y: bool = True,
+    formats: tuple[str, ...] = FORMATS,
+    sizes: tuple[str, ...] = tuple(WIDTHS),
 ) -> list[Path]:
     """Draw the figures (all, or ``names``) from the tables under ``results`` into ``out``.
 
     Every condition that varies in the tables is on a figure's axis or a panel; ``pooled``
     names conditions to average over instead, and the figures and tables say so.
     ``images=False`` writes only each figure's tables (.md, .tex, .csv), not its PDF and PNG;
-    ``share_y=False`` gives each panel its own y range."""
+    ``share_y=False`` gives each panel its own y range; ``formats`` (of ``FORMATS``) and
+    ``sizes`` (of ``WIDTHS``) choose the images written (every one by default); the tables are
+    written whatever they are."""
     unknown = [n for n in names or [] if n not in FIGURES]
     if unknown:
         raise PlotError(f"--figure {unknown[0]}: no such figure (valid: {', '.join(FIGURES)})")
+    for flag, asked, valid in (("--format", formats, FORMATS), ("--size", sizes, tuple(WIDTHS))):
+        bad = [v for v in asked if v not in valid]
+        if bad or not asked:
+            raise PlotError(f"{flag}: must be one of {', '.join(valid)}, got {bad[:1] or 'none'}")
+    images = images and bool(formats)
     df = load_results(Path(results))
     note = ""
     if pooled:
@@ -58,7 +69,7 @@ def plot(
             for name, draw in FIGURES.items():
                 if names is None or name in names:
                     try:
-                        written += _figure(name, draw, df, out, note, images)
+                        written += _figure(name, draw, df, out, note, images, formats, sizes)
                     except PlotError as e:
                         warn(f"starbench: skipped figure {name}: {e}")
                     finally:
@@ -72,19 +83,27 @@ def plot(
 
 
 def _figure(
-    name: str, draw: Callable[[Any, float], Any], df: Any, out: Path, note: str, images: bool
+    name: str,
+    draw: Callable[[Any, float], Any],
+    df: Any,
+    out: Path,
+    note: str,
+    images: bool,
+    formats: tuple[str, ...] = FORMATS,
+    sizes: tuple[str, ...] = tuple(WIDTHS),
 ) -> list[Path]:
-    """One figure: its PDF and PNG at each width (unless ``images`` is False) and its tables."""
+    """One figure: each asked format at each asked width (none if ``images`` is False), and its
+    tables."""
     written: list[Path] = []
     drawn = None
-    for width_name, width in WIDTHS.items():
-        drawn = draw(df, width)
+    for width_name in [w for w in WIDTHS if w in sizes]:
+        drawn = draw(df, WIDTHS[width_name])
         if note:
             drawn.figure.suptitle(note, fontsize="small")
         if not images:
             plt.close(drawn.figure)
             break  # the tables do not depend on the width
-        for ext in ("pdf", "png"):
+        for ext in [f for f in FORMATS if f in formats]:
             path = out / f"{name}-{width_name}.{ext}"
             save(drawn.figure, path)
             written.append(path)

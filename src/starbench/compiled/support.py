@@ -1,0 +1,71 @@
+"""What the compiled kernel serves, without loading it (no numba here: choosing an engine, as
+``starbench.engines.choose`` does for every search a run plans, never imports the kernel)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from starbench.compiled.codes import EXHAUSTIVE, PROBING, WINDOWED
+from starbench.search.alphabeta import AlphaBeta
+from starbench.search.expectimax import Expectimax
+from starbench.search.minimax import Minimax
+from starbench.search.registry import get_algorithm
+from starbench.search.star1 import Star1
+from starbench.search.star2 import Star2
+from starbench.trees.explicit import ExplicitTree
+from starbench.trees.regular import RegularTree, RegularTreeSpec
+
+#: Registered algorithm classes the kernel implements, and how.
+_KERNEL_ALGOS = {
+    Expectimax: EXHAUSTIVE,
+    Minimax: EXHAUSTIVE,
+    AlphaBeta: WINDOWED,
+    Star1: WINDOWED,
+    Star2: PROBING,
+}
+
+
+def kernel_algo(name: str) -> int | None:
+    """The kernel's code for a registered algorithm (exact class match: subclasses registered by
+    plugins may change the procedure, so they run on the Python engine)."""
+    return _KERNEL_ALGOS.get(get_algorithm(name).cls)
+
+
+def unsupported(
+    name: str,
+    *,
+    exact: bool = False,
+    debug: bool = False,
+    time_budget: float | None = None,
+    tree: Any = None,
+    params: dict[str, Any] | None = None,
+) -> str | None:
+    """Why the compiled engine cannot serve this request, or None if it can."""
+    if exact:
+        return "exact mode"
+    if debug:
+        return "debug mode"
+    if time_budget is not None:
+        return "time budgets"
+    if kernel_algo(name) is None:
+        return f"algorithm {name}"
+    if tree is None or isinstance(tree, ExplicitTree) or _compiled(tree):
+        return None
+    spec = tree.spec if isinstance(tree, RegularTree) else tree
+    if not isinstance(spec, RegularTreeSpec):
+        from starbench.games.adapter import GameTree
+        from starbench.games.spec import GameSpec
+
+        if isinstance(tree, GameTree | GameSpec):
+            return "game trees"
+        return f"trees of type {type(tree).__name__}"
+    if spec.pool and spec.size > spec.full_pass_limit:
+        return "pool trees over tree.full_pass_limit nodes (it unfolds them into arrays)"
+    return None
+
+
+def _compiled(tree: Any) -> bool:
+    """Is ``tree`` already in the kernel's form?  (Only if the engine module is loaded.)"""
+    engine = sys.modules.get("starbench.compiled.engine")
+    return engine is not None and isinstance(tree, engine.CompiledTree)
