@@ -380,3 +380,26 @@ def test_the_bands_are_seaborns_bootstrap_to_the_last_bit():
         assert bootstrap_band(x) == want, n
         if n % 7:
             assert bootstrap_ci(x) == want, n
+
+
+def test_format_and_size_narrow_the_images_and_never_the_tables(results, tmp_path, capsys):
+    """``--format`` and ``--size`` (repeatable) choose the images; the .md, .tex and .csv
+    tables are written whatever they are; a bad value is one line, exit 2."""
+    from starbench import cli
+
+    base = ["plot", str(results), "--figure", "leaves_by_algorithm", "--out"]
+    assert cli.main([*base, str(tmp_path / "a"), "--format", "png", "--size", "single"]) == 0
+    assert sorted(f.name for f in (tmp_path / "a").iterdir()) == [
+        "leaves_by_algorithm-single.png",
+        "leaves_by_algorithm.csv",
+        "leaves_by_algorithm.md",
+        "leaves_by_algorithm.tex",
+    ]
+    assert cli.main([*base, str(tmp_path / "b"), "--format", "pdf", "--format", "png"]) == 0
+    assert len([f for f in (tmp_path / "b").iterdir() if f.suffix in (".png", ".pdf")]) == 4
+    capsys.readouterr()
+    for flag, value in (("--format", "jpg"), ("--size", "triple")):
+        assert cli.main([*base, str(tmp_path / "c"), flag, value]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"argument {flag}: invalid choice: '{value}'" in err, err
+    assert not (tmp_path / "c").exists()
