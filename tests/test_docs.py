@@ -158,3 +158,11 @@ def test_the_docs_game_example_runs(capsys):
     exec(compile(code, "docs/guide/games.md", "exec"), {})  # noqa: S102 - the project's own docs
     value, action, nodes = capsys.readouterr().out.split()
     assert action == "0" and int(nodes) > 0 and -1 <= float(value) <= 10
+
+
+def test_the_latency_bench_times_the_readme_own_study():
+    """``starbench bench --latency`` measures the README's own study: its experiment file is the
+    README's, word for word."""
+    from starbench.latency import STUDY
+
+    assert _fences(README, "yaml")[0] == STUDY

@@ -13,7 +13,7 @@ The public API::
     df = starbench.load_results("results/default")  # a cell, a sweep or collected.parquet
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from starbench.caches import use_numba_cache
 
@@ -37,10 +37,21 @@ from starbench.trees import (  # noqa: E402
     loads_tree,
 )
 
-try:
-    __version__ = version("starbench")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0+unknown"
+
+def __getattr__(name: str) -> Any:
+    """``__version__``, read from the installed metadata when first asked for (importlib.metadata
+    costs a fifth of ``import starbench``)."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("starbench")
+        except PackageNotFoundError:  # pragma: no cover - running from a source tree
+            value = "0.0.0+unknown"
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ALGORITHMS",

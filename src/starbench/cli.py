@@ -171,8 +171,22 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from starbench.bench import bench
     from starbench.trees.generators import GENERATORS
 
-    if args.instances < 1 or args.repeats < 1:
+    repeats = args.repeats if args.repeats is not None else 5 if args.latency else 9
+    if args.instances < 1 or repeats < 1:
         return fail("--instances and --repeats must be >= 1")
+    if args.before and not args.latency:
+        return fail("--before: only with --latency")
+    if args.latency:
+        from starbench.latency import markdown as latency_markdown
+        from starbench.latency import measure
+
+        try:
+            result = measure(Path(args.out), repeats, Path(args.before) if args.before else None)
+        except ValueError as e:
+            return fail(str(e))
+        print(latency_markdown(result))
+        print(f"wrote {Path(args.out) / 'latency.md'} and {Path(args.out) / 'latency.json'}")
+        return 0
     versions = tuple(dict.fromkeys(args.versions or GENERATORS))
     bad = [v for v in versions if v not in GENERATORS]
     if bad:
@@ -181,7 +195,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     result = bench(
         Path(args.out),
         instances=args.instances,
-        repeats=args.repeats,
+        repeats=repeats,
         compile_and_memory=not args.no_compile,
         versions=versions,
     )
@@ -488,7 +502,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="nodes per second per algorithm and engine")
     p.add_argument("--out", default="results/bench", help="folder for bench.md and bench.json")
     p.add_argument("--instances", type=int, default=5, help="trees per shape")
-    p.add_argument("--repeats", type=int, default=9, help="repeats (the median is reported)")
+    p.add_argument(
+        "--repeats",
+        type=int,
+        help="repeats (the median is reported; default 9, and 5 with --latency)",
+    )
     p.add_argument(
         "--no-compile",
         action="store_true",
@@ -500,6 +518,19 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         dest="versions",
         help="measure trees of this generator version (repeatable; default: every version)",
+    )
+    p.add_argument(
+        "--latency",
+        action="store_true",
+        help="only the latency section: the researcher's loop (import, run of a complete cell, "
+        "collect, load_results, the summary, plot) in CPU seconds of fresh processes, into "
+        "latency.md and latency.json (--repeats: default 5 here)",
+    )
+    p.add_argument(
+        "--before",
+        metavar="DIR",
+        help="with --latency: also time the code of this checkout (git worktree add DIR COMMIT), "
+        "interleaved, side by side",
     )
     p.set_defaults(func=_cmd_bench)
     return parser

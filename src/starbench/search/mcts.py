@@ -24,8 +24,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from starbench.search.base import Search
 from starbench.trees.protocol import Kind
 
@@ -57,6 +55,9 @@ class MCTS(Search):
         self.iterations = mcts_iterations
         self.exploration = exploration
         self.mcts_seed = mcts_seed
+        import numpy as np  # here, not at import: ``import starbench`` stays light
+
+        self._np = np
         ts = int(getattr(tree, "tree_seed", 0) or 0)
         self._rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([mcts_seed, ts])))
         self._span = float(self.U - self.L)
@@ -71,7 +72,7 @@ class MCTS(Search):
         }
 
     def _outcome(self, node: Any, kids: Any) -> int:
-        p = np.asarray([float(x) for x in self.tree.probabilities(node)])
+        p = self._np.asarray([float(x) for x in self.tree.probabilities(node)])
         return int(self._rng.choice(len(kids), p=p / p.sum()))
 
     def _playout(self, node: Any) -> float:
