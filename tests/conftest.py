@@ -1,7 +1,9 @@
 """Test configuration: hypothesis profiles.
 
-``HYPOTHESIS_PROFILE=ci`` (the default) bounds examples and drops the per-example deadline
-(first examples may compile kernels or run large Fraction searches); ``thorough`` runs many more.
+``HYPOTHESIS_PROFILE=ci`` (the default, and what the README's test command runs) bounds examples
+and drops the per-example deadline (first examples may compile kernels or run large Fraction
+searches); ``thorough`` runs many more; ``quick`` (30 examples) is what ``pytest -m "not slow"``,
+the quick loop, runs unless ``HYPOTHESIS_PROFILE`` names another.
 """
 
 from __future__ import annotations
@@ -35,7 +37,21 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+settings.register_profile(
+    "quick",
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config):
+    """The quick loop (``-m "not slow"``) runs the property tests at the ``quick`` profile; the
+    README's test command (every test) at ``ci``."""
+    if "HYPOTHESIS_PROFILE" not in os.environ and "not slow" in (config.option.markexpr or ""):
+        settings.load_profile("quick")
 
 
 @pytest.fixture(autouse=True)

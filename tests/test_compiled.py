@@ -360,6 +360,7 @@ def test_runner_engines(tmp_path, capsys):
     pd.testing.assert_frame_equal(co[cols], pp[cols])
 
 
+@pytest.mark.slow  # a benchmark's smoke test: fresh processes and timing loops
 def test_bench_writes_markdown_and_json(tmp_path):
     from starbench.bench import bench
 

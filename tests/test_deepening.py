@@ -99,7 +99,7 @@ def test_run_records_depth_completed(tmp_path):
 def test_run_rows_of_finished_deepenings_are_verified(tmp_path):
     d = run_deepening(
         tmp_path,
-        "tree.game=pig",
+        "tree.game='pig(winscore=20)'",  # a small oracle to score the rows against
         "tree.depth=4",
         "algorithms=[expectimax,star1:tt=12,star2:tt=12,tt_chance=true]",
         "trees=3",

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.install
+pytestmark = [pytest.mark.install, pytest.mark.slow]  # a wheel, a venv and a cold compile
 
 
 def _run(argv: list, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 from collections import defaultdict
@@ -151,7 +152,8 @@ VISIT = ["depth", "pattern", "trailing_chance", "branching", "chance_arity", "di
 CHANCE_KEYS = ("chance_arity", "distribution", "skew", "weight_max", "outcome_order")
 
 
-def normalised_grid() -> set[RegularTreeSpec]:
+@functools.cache
+def normalised_grid() -> frozenset[RegularTreeSpec]:
     """The grid's specs up to normalisation, without the product's 1.6 million raw specs: a
     value that a rule resets is visited as the default it is reset to (the rules read only keys
     visited before them, so they see what ``normalised`` sees)."""
@@ -181,7 +183,7 @@ def normalised_grid() -> set[RegularTreeSpec]:
             visit(i + 1, {**chosen, key: value})
 
     visit(0, {})
-    return found
+    return frozenset(found)
 
 
 def fingerprint(spec: RegularTreeSpec) -> bytes:

@@ -39,6 +39,7 @@ def plot(
     share_y: bool = True,
     formats: tuple[str, ...] = FORMATS,
     sizes: tuple[str, ...] = tuple(WIDTHS),
+    dpi: int | None = None,
 ) -> list[Path]:
     """Draw the figures (all, or ``names``) from the tables under ``results`` into ``out``.
 
@@ -47,7 +48,8 @@ def plot(
     ``images=False`` writes only each figure's tables (.md, .tex, .csv), not its PDF and PNG;
     ``share_y=False`` gives each panel its own y range; ``formats`` (of ``FORMATS``) and
     ``sizes`` (of ``WIDTHS``) choose the images written (every one by default); the tables are
-    written whatever they are."""
+    written whatever they are; ``dpi``: the PNGs' resolution (default ``RC``'s 300; the tests
+    draw at a low one where the image is not what they check)."""
     unknown = [n for n in names or [] if n not in FIGURES]
     if unknown:
         raise PlotError(f"--figure {unknown[0]}: no such figure (valid: {', '.join(FIGURES)})")
@@ -65,7 +67,7 @@ def plot(
     bands = ERRORBAR.set(ERRORBAR.get() if images else None)
     shared = SHARE_Y.set(share_y)
     try:
-        with plt.rc_context(RC):
+        with plt.rc_context({**RC, **({"savefig.dpi": dpi} if dpi else {})}):
             for name, draw in FIGURES.items():
                 if names is None or name in names:
                     try:
