@@ -258,6 +258,7 @@ def test_what_the_compiled_engine_does_not_serve():
     assert unsupported("star2.5-cyclic") is None
 
 
+@pytest.mark.slow  # two fresh processes
 def test_cli_compiled_engine_twice_in_fresh_processes(tmp_path):
     """numba's cache is loaded by the second process (the segfault risk of recursive kernels)."""
     for _ in range(2):

@@ -114,6 +114,7 @@ def test_generated_trees(spec, seed, k, after):
     check_tree(RegularTree(spec, seed=seed), k, after)
 
 
+@pytest.mark.slow  # one large tree in debug mode
 def test_float_bound_one_ulp_inside_the_window_is_read_as_the_bound():
     """Found by the thorough profile: a fail-low bound proven at alpha came out 1 ulp above
     alpha in floats (2.1333333333333337 against 2.1333333333333333).  The value is right within

@@ -167,6 +167,7 @@ def _limit_file_size():
     resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))
 
 
+@pytest.mark.slow  # processes under a file-size limit
 def test_a_full_disk_is_one_line_and_the_rerun_continues(tmp_path):
     cell = tmp_path / "cell"
     argv = [EXE, "run", "trees=400", "progress=false", "engine=python", f"hydra.run.dir={cell}"]
@@ -841,7 +842,13 @@ def test_a_plugin_that_raises_is_named_in_one_line(tmp_path):
 
 
 # --------------------------------------------------------------------------- printed commands (#37)
-@pytest.mark.parametrize("launcher", [[], ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"]])
+@pytest.mark.parametrize(
+    "launcher",
+    [
+        [],
+        pytest.param(["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"], marks=pytest.mark.slow),
+    ],
+)
 def test_a_printed_rerun_command_completes_the_cell_as_printed(tmp_path, launcher):
     """An own study in a config folder outside the checkout, with several sweeps (and under a
     launcher): copied elsewhere, one cell cut short as an interruption leaves it; collect's

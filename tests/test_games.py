@@ -345,6 +345,7 @@ def _bench_games(monkeypatch):
     return module
 
 
+@pytest.mark.slow  # a benchmark's smoke test
 def test_bench_games_times_both_and_checks_they_agree(monkeypatch, tmp_path, capsys):
     import os
 

@@ -399,8 +399,10 @@ def test_format_and_size_narrow_the_images_and_never_the_tables(results, tmp_pat
         "leaves_by_algorithm.md",
         "leaves_by_algorithm.tex",
     ]
-    assert cli.main([*base, str(tmp_path / "b"), "--format", "pdf", "--format", "png"]) == 0
-    assert len([f for f in (tmp_path / "b").iterdir() if f.suffix in (".png", ".pdf")]) == 4
+    both = ["--format", "pdf", "--format", "png", "--size", "double"]
+    assert cli.main([*base, str(tmp_path / "b"), *both]) == 0
+    images = sorted(f.name for f in (tmp_path / "b").iterdir() if f.suffix in (".png", ".pdf"))
+    assert images == ["leaves_by_algorithm-double.pdf", "leaves_by_algorithm-double.png"]
     capsys.readouterr()
     for flag, value in (("--format", "jpg"), ("--size", "triple")):
         assert cli.main([*base, str(tmp_path / "c"), flag, value]) == 2

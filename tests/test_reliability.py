@@ -166,6 +166,7 @@ def test_unwritable_outputs_give_one_line_and_exit_2(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- 6: memory
+@pytest.mark.slow  # 1,500 trees twice: a memory statistic
 def test_held_rows_and_the_journal_are_small(tmp_path):
     """Metadata is stored once per run; rows are slotted records (before: ~840 journal bytes
     and ~10 KB of memory per held row)."""
@@ -293,6 +294,7 @@ def test_checks_before_anything_runs(tmp_path, capsys, argv, message):
     assert not out.exists()
 
 
+@pytest.mark.slow  # 6,000 trees: the count is the subject
 def test_many_trees_need_no_max_trees_without_target_se(tmp_path, capsys):
     code, _, err = run(
         capsys,
@@ -424,6 +426,7 @@ def test_export_names_the_cells_when_an_instance_is_ambiguous(tmp_path, capsys):
     assert code == 0 and "reproduce: starbench solve" in out, err
 
 
+@pytest.mark.slow  # several sweeps
 def test_a_results_folder_holds_one_sweep_unless_extended(tmp_path, capsys):
     sweep = f"hydra.sweep.dir={tmp_path}"
     common = [*SHAPE, "trees=2", "progress=false", sweep]

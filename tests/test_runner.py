@@ -326,6 +326,7 @@ def test_another_cell_in_the_folder_is_refused(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- processes
+@pytest.mark.slow  # fresh processes
 def test_console_script_twice_in_fresh_processes(tmp_path):
     out = tmp_path / "cell"
     first = cli_run("experiment=smoke", f"hydra.run.dir={out}")
@@ -365,6 +366,7 @@ def _journal_rows(journal: Path) -> int:
     )
 
 
+@pytest.mark.slow  # a killed process and its resume
 def test_kill_and_resume_gives_the_uninterrupted_table(tmp_path):
     args = [
         "tree.branching=4",
@@ -431,6 +433,7 @@ def test_default_run_from_a_fresh_folder(tmp_path):
 
 
 # --------------------------------------------------------------------------- sweeps
+@pytest.mark.slow  # a sweep in processes
 def test_sweep_collect_and_missing_cells(tmp_path):
     sweep = tmp_path / "sweep"
     p = cli_run(
@@ -480,6 +483,7 @@ def test_experiment_file_sweep(tmp_path):
     assert len([d for d in tmp_path.iterdir() if d.is_dir()]) == 3
 
 
+@pytest.mark.slow  # each launcher's own processes
 @pytest.mark.parametrize("launcher", ["joblib", "submitit_local"])
 def test_launchers(tmp_path, launcher):
     p = cli_run(
@@ -791,6 +795,7 @@ def test_register_algorithm_refuses_built_in_names():
         register_algorithm("star1", Star1)
 
 
+@pytest.mark.slow  # a sweep in processes
 def test_several_sweeps_are_one_launch_and_the_driver_shows_each_cell(tmp_path):
     """An experiment's ``sweeps`` (their union) go to the launcher at once: submitit submits
     one job array for every cell, not one array per sweep after the previous one finished;

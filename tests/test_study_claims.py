@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from starbench import RegularTree, RegularTreeSpec
 from starbench.engines import search
@@ -73,6 +74,7 @@ def test_deepening_readme_claims_come_from_the_committed_results():
     assert set(done.loc[done["status"] != "budget_exceeded", "status"]) <= {"ok"}
 
 
+@pytest.mark.slow  # reads committed studies' tables
 def test_the_hypotheses_baseline_cells_are_the_ballard1983_studys_own_rows():
     """experiments/ballard1983/README.md, "Discrepancies": the hypotheses study's baseline cells
     are the ballard1983 study's own trees (identical leaves, tree for tree), so its table and the
@@ -101,6 +103,7 @@ def _md(table: str) -> pd.DataFrame:
     return pd.DataFrame(cells[2:], columns=cells[0])
 
 
+@pytest.mark.slow  # reads committed studies' tables
 def test_hauk2004_and_heyden2009_readme_claims_come_from_the_committed_results():
     """The prose of experiments/hauk2004 and experiments/heyden2009 and Ballard's best-case
     sentence, against the tables make_figures computes from the committed results."""

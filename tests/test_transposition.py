@@ -139,6 +139,7 @@ def test_tt_is_checked_and_both_engines_count_alike():
         engine_search(tree, "expectimax", tt=4, tt_chance=True)
 
 
+@pytest.mark.slow  # runs and resumes
 def test_run_keys_rows_by_tt_and_resumes(tmp_path):
     args = [
         EXE,

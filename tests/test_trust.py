@@ -160,6 +160,7 @@ def test_coverage_follows_the_target_se_rule():
     assert cov.complete and cov.asked == 10 and cov.extra == ("instances 10..29",)
 
 
+@pytest.mark.slow  # reads every committed study
 def test_every_committed_study_is_complete_against_its_request(tmp_path):
     from starbench.experiment.collect import collect
 

@@ -1,0 +1,119 @@
+"""The README's test command, timed as the fast-loop budget states it: CPU minutes on a fresh clone.
+
+Clones the current commit (``git clone``, so only what is committed) into a temporary folder and
+runs there, with this environment's installed dependencies and the clone's own source
+(``PYTHONPATH=CLONE/src``) and an empty numba cache (``NUMBA_CACHE_DIR``: every kernel is
+compiled again, as on a fresh machine):
+
+* ``pytest`` (the README's test command, every test but those marked ``cluster``, which need a
+  SLURM cluster and are budgeted apart), then
+* ``pytest -m "not slow"`` (the quick loop; the cache is warm by then, as in a developer's loop).
+
+CPU = user + system time of the pytest process and its children; the machine's load average
+before and after each.  Writes ``results/bench/tests.json`` and ``tests.md`` (the README quotes
+them, and its claims test checks that it quotes them right).
+
+    python scripts/time_tests.py [--out results/bench]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> dict:
+    """Run ``argv``; its CPU (user, system) and wall seconds, the load around it, and the
+    summary line pytest printed."""
+    load = _load()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    lines = [ln for ln in p.stdout.splitlines() if re.search(r"\d+ (passed|failed)", ln)]
+    return {
+        "command": " ".join(argv[2:]) if argv[1:2] == ["-m"] else " ".join(argv),
+        "exit": p.returncode,
+        "summary": lines[-1].strip("= ") if lines else p.stdout[-300:],
+        "user": round(after.ru_utime - before.ru_utime, 1),
+        "system": round(after.ru_stime - before.ru_stime, 1),
+        "cpu_minutes": round(
+            ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) / 60, 1
+        ),
+        "wall_minutes": round(wall / 60, 1),
+        "load": {"before": load, "after": _load()},
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(ROOT / "results" / "bench"))
+    args = ap.parse_args()
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="starbench-tests-") as tmp:
+        clone = Path(tmp) / "clone"
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        subprocess.run(["git", "checkout", "-q", commit], cwd=clone, check=True)
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(clone / "src"),
+            "NUMBA_CACHE_DIR": str(Path(tmp) / "numba"),
+        }
+        env.pop("HYPOTHESIS_PROFILE", None)
+        full = timed([sys.executable, "-m", "pytest", "-p", "no:cacheprovider"], clone, env)
+        quick = timed(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-m", "not slow"],
+            clone,
+            env,
+        )
+    result = {
+        "date": time.strftime("%Y-%m-%d"),
+        "commit": commit[:12],
+        "cores": os.cpu_count(),
+        "full": full,
+        "quick": quick,
+    }
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "tests.json").write_text(json.dumps(result, indent=1) + "\n")
+    (out / "tests.md").write_text(markdown(result))
+    print(markdown(result))
+    return 0 if full["exit"] == 0 and quick["exit"] == 0 else 1
+
+
+def markdown(r: dict) -> str:
+    rows = []
+    for name, what in (("full", "`pytest` (cold numba cache)"), ("quick", '`pytest -m "not slow"`')):
+        m = r[name]
+        rows.append(
+            f"| {what} | {m['summary']} | {m['cpu_minutes']} | {m['user']} + {m['system']} | "
+            f"{m['wall_minutes']} | {'/'.join(map(str, m['load']['before']))} -> "
+            f"{'/'.join(map(str, m['load']['after']))} |"
+        )
+    return (
+        f"The README's test command on a fresh clone of commit {r['commit']} ({r['date']}, "
+        f"{r['cores']} cores; `python scripts/time_tests.py`).\n\n"
+        "| command | result | CPU minutes | user + system s | wall minutes | load (1/5/15) |\n"
+        "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
