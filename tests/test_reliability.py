@@ -453,3 +453,30 @@ def test_folder_names_show_every_non_default_parameter():
     for part in ("geometric", "skew1-3", "r1000", "noise0.5", "noisy-generated"):
         assert part in name.split("_"), name
     assert "w16" not in name and "skew" not in cell_name({"skew": "1/3"}, 0, False)
+
+
+def test_a_complete_cell_is_rerun_without_hydras_launch_and_records_the_same_command(
+    tmp_path, capsys, monkeypatch
+):
+    """A single run of a cell that is complete goes straight to the runner (no Hydra launch: the
+    fast path of a rerun); it still verifies and summarises the cell, and records the same
+    command context as the launched run did (-cd, the sweep flag, the launcher keys)."""
+    import json
+
+    from starbench import run as run_module
+
+    cell = tmp_path / "cell"
+    argv = ("run", "trees=2", "tree.depth=1", "algorithms=[expectimax,star1]", "progress=false",
+            "hydra/launcher=basic", f"hydra.run.dir={cell}")  # fmt: skip
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    first = json.loads((cell / "cell.json").read_text())
+    launched = []
+    monkeypatch.setattr(run_module, "_hydra_main", lambda *a, **k: launched.append(a))
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and not launched, err
+    assert "(4 rows, 0 computed now)" in out and "star1" in out
+    again = json.loads((cell / "cell.json").read_text())
+    assert again["command"] == first["command"] and again["status"] == "complete"
+    assert again["command"]["launcher"] == ["hydra/launcher=basic"]
+    assert again["overrides"] == first["overrides"]
