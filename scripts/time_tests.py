@@ -100,7 +100,8 @@ def main() -> int:
 
 def markdown(r: dict) -> str:
     rows = []
-    for name, what in (("full", "`pytest` (cold numba cache)"), ("quick", '`pytest -m "not slow"`')):
+    commands = (("full", "`pytest` (cold numba cache)"), ("quick", '`pytest -m "not slow"`'))
+    for name, what in commands:
         m = r[name]
         rows.append(
             f"| {what} | {m['summary']} | {m['cpu_minutes']} | {m['user']} + {m['system']} | "

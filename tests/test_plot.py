@@ -409,3 +409,17 @@ def test_format_and_size_narrow_the_images_and_never_the_tables(results, tmp_pat
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and f"argument {flag}: invalid choice: '{value}'" in err, err
     assert not (tmp_path / "c").exists()
+
+
+def test_plot_imports_seaborn_without_scipy_stats_and_scipy_still_imports_after():
+    """``starbench plot`` imports seaborn with ``scipy.stats`` and ``scipy.cluster`` hidden (a
+    second of import it never uses); both import normally afterwards (the decision figures'
+    bootstrap intervals use ``scipy.stats``)."""
+    code = (
+        "import sys; from starbench.cli import _seaborn_without_scipy_stats as f; f()\n"
+        "assert 'seaborn' in sys.modules and 'scipy.stats' not in sys.modules\n"
+        "from starbench.oracles.decisions import mean_interval\n"
+        "print(mean_interval([1.0, 2.0, 3.5, 0.2])); import scipy.cluster.hierarchy"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout.strip() == "(1.675, 0.6, 2.875)", p.stderr
