@@ -480,3 +480,31 @@ def test_a_complete_cell_is_rerun_without_hydras_launch_and_records_the_same_com
     assert again["command"] == first["command"] and again["status"] == "complete"
     assert again["command"]["launcher"] == ["hydra/launcher=basic"]
     assert again["overrides"] == first["overrides"]
+
+
+def test_a_complete_sweep_is_rerun_without_a_launch_and_records_the_same_commands(
+    tmp_path, capsys, monkeypatch
+):
+    """A sweep whose every cell is complete is rerun without Hydra's launch (no job: on a
+    cluster, no queue slot); each cell is verified and summarised, and records the same
+    overrides and command context as its launched job did."""
+    import json
+
+    from starbench import run as run_module
+
+    argv = ("run", "-m", "trees=2", "tree.depth=1", "tree.branching=2,3",
+            "algorithms=[expectimax,star1]", "progress=false", f"hydra.sweep.dir={tmp_path}")  # fmt: skip
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    cells = sorted(p.parent for p in tmp_path.glob("*/cell.json"))
+    assert len(cells) == 2
+    first = [json.loads((c / "cell.json").read_text()) for c in cells]
+    launched = []
+    monkeypatch.setattr(run_module, "_hydra_main", lambda *a, **k: launched.append(a))
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and not launched, err
+    assert out.count("(4 rows, 0 computed now)") == 2 and "cell 2/2" in err
+    for c, was in zip(cells, first, strict=True):
+        now = json.loads((c / "cell.json").read_text())
+        assert now["command"] == was["command"] and now["command"]["sweep"] is True
+        assert now["overrides"] == was["overrides"] and now["status"] == "complete"

@@ -186,10 +186,11 @@ def command_context(hc: Any) -> dict[str, Any]:
 
 
 def _complete(folder: Path) -> bool:
-    """Does ``folder`` hold a cell that says it is complete?  Then a single run has nothing to
-    compute (``run_cell`` still verifies the table and the journal, and continues a cell they
-    show short), so ``main`` runs it without Hydra's launch (about half of the CPU of a rerun;
-    the folder's ``.hydra`` record stays the first run's)."""
+    """Does ``folder`` hold a cell that says it is complete?  When every planned cell does, a
+    run has nothing to compute (``run_cell`` still verifies each table and journal, and
+    continues a cell they show short), so ``main`` runs the cells itself without Hydra's launch
+    (about half of the CPU of a rerun, and no job on a cluster; the folders' ``.hydra`` records
+    stay the first run's)."""
     from starbench.experiment.storage import CELL, read_json
 
     cell = read_json(folder / CELL)
@@ -202,7 +203,7 @@ def task_overrides(overrides: list[str]) -> list[str]:
 
 
 def single_context(args: Any) -> dict[str, Any]:
-    """``command_context`` of a single run, from its command line (no Hydra runtime)."""
+    """``command_context`` of a run, from its command line (no Hydra runtime)."""
     from starbench.experiment.repair import LAUNCHER
 
     launcher = [o for o in args.overrides if o.lstrip("+~").startswith(LAUNCHER)]
@@ -758,13 +759,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for line in NOTES:
         sys.stderr.write(line + "\n")
-    if not multirun and _complete(cells[0][2]):  # nothing to compute: no Hydra launch
-        overrides, settings, folder = cells[0]
-        RAN_HERE.add(folder.resolve())
-        code = run_one(settings, folder, task_overrides(overrides), single_context(args))
-        return code or _exit_status(cells)
     if sweep_dir is not None:
         _write_manifest(sweep_dir, cells)
+    if cells and all(_complete(folder) for _o, _s, folder in cells):
+        # nothing to compute: no Hydra launch (no job, no queue slot on a cluster); each cell
+        # is still verified and summarised here, as its job would have done
+        context = {**single_context(args), "sweep": multirun}
+        code = 0
+        for i, (overrides, settings, folder) in enumerate(cells):
+            if len(cells) > 1:
+                sys.stderr.write(f"starbench: cell {i + 1}/{len(cells)}: {folder}\n")
+            RAN_HERE.add(folder.resolve())
+            code = max(code, run_one(settings, folder, task_overrides(overrides), context))
+        return code or _exit_status(cells)
     failed = False
     os.environ["STARBENCH_CELLS"] = str(LAUNCHED[0])
     try:
