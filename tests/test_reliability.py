@@ -492,8 +492,8 @@ def test_a_complete_sweep_is_rerun_without_a_launch_and_records_the_same_command
 
     from starbench import run as run_module
 
-    argv = ("run", "-m", "trees=2", "tree.depth=1", "tree.branching=2,3",
-            "algorithms=[expectimax,star1]", "progress=false", f"hydra.sweep.dir={tmp_path}")  # fmt: skip
+    argv = ("run", "-m", "trees=2", "tree.depth=1", "tree.branching=2,3", "progress=false",
+            "algorithms=[expectimax,star1]", f"hydra.sweep.dir={tmp_path}")  # fmt: skip
     code, out, err = run(capsys, *argv)
     assert code == 0, err
     cells = sorted(p.parent for p in tmp_path.glob("*/cell.json"))
@@ -508,3 +508,22 @@ def test_a_complete_sweep_is_rerun_without_a_launch_and_records_the_same_command
         now = json.loads((c / "cell.json").read_text())
         assert now["command"] == was["command"] and now["command"]["sweep"] is True
         assert now["overrides"] == was["overrides"] and now["status"] == "complete"
+
+
+def test_a_sweep_launches_only_its_cells_that_are_not_complete(tmp_path, capsys):
+    """A rerun of a sweep launches only the cells that are not complete (on a cluster each
+    launched cell is a job), with one line "N complete cells skipped"; the complete ones are
+    verified and summarised in the driver, never relaunched (their Hydra record is untouched)."""
+    base = ("trees=2", "tree.depth=1", "algorithms=[expectimax,star1]", "progress=false",
+            f"hydra.sweep.dir={tmp_path}")  # fmt: skip
+    code, out, err = run(capsys, "run", "-m", "tree.branching=2", *base)
+    assert code == 0, err
+    (first,) = [p.parent for p in tmp_path.glob("*/cell.json")]
+    record = first / ".hydra" / "overrides.yaml"
+    stamp = record.stat().st_mtime_ns
+    code, out, err = run(capsys, "run", "-m", "tree.branching=2,3", "extend=true", *base)
+    assert code == 0, err
+    assert "starbench: 1 complete cells skipped" in err.splitlines()
+    assert out.count("(4 rows, 0 computed now)") == 1 and out.count("(4 rows, 4 computed now)") == 1
+    assert record.stat().st_mtime_ns == stamp
+    assert len(list(tmp_path.glob("*/table.parquet"))) == 2

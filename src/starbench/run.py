@@ -761,17 +761,27 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(line + "\n")
     if sweep_dir is not None:
         _write_manifest(sweep_dir, cells)
-    if cells and all(_complete(folder) for _o, _s, folder in cells):
-        # nothing to compute: no Hydra launch (no job, no queue slot on a cluster); each cell
-        # is still verified and summarised here, as its job would have done
+    done = [c for c in cells if _complete(c[2])]
+    ours = f"hydra/sweeper={UNION_SWEEPER}" in launch  # it launches only PLANNED cells
+    code = 0
+    if done and (len(done) == len(cells) or ours):
+        # complete cells are not launched (no job, no queue slot on a cluster): each is still
+        # verified and summarised here, as its job would have done
+        if multirun:
+            sys.stderr.write(f"starbench: {len(done)} complete cells skipped\n")
         context = {**single_context(args), "sweep": multirun}
-        code = 0
-        for i, (overrides, settings, folder) in enumerate(cells):
-            if len(cells) > 1:
-                sys.stderr.write(f"starbench: cell {i + 1}/{len(cells)}: {folder}\n")
+        for i, (overrides, settings, folder) in enumerate(done):
+            if len(done) > 1:
+                sys.stderr.write(f"starbench: complete cell {i + 1}/{len(done)}: {folder}\n")
             RAN_HERE.add(folder.resolve())
             code = max(code, run_one(settings, folder, task_overrides(overrides), context))
-        return code or _exit_status(cells)
+        if len(done) == len(cells):
+            return code or _exit_status(cells)
+        from hydra_plugins import starbench_sweeper
+
+        finished = {folder for _o, _s, folder in done}
+        starbench_sweeper.PLANNED[:] = [list(c) for c, _s, f in cells if f not in finished]
+        LAUNCHED[:] = [len(cells) - len(done)]
     failed = False
     os.environ["STARBENCH_CELLS"] = str(LAUNCHED[0])
     try:
@@ -780,7 +790,7 @@ def main(argv: list[str] | None = None) -> int:
         failed = e.code not in (0, None)
     if multirun and any(OUTPUT_ELSEWHERE):
         report_elsewhere(cells)
-    code = _exit_status(cells)
+    code = max(code, _exit_status(cells))
     return max(1, code) if failed else code
 
 
