@@ -898,3 +898,31 @@ def test_a_printed_rerun_command_completes_the_cell_as_printed(tmp_path, launche
     pd.testing.assert_frame_equal(got, want)
     p = subprocess.run([EXE, "collect", str(copy)], capture_output=True, text=True, cwd="/")
     assert p.returncode == 0 and "rows from 3 cells)" in p.stdout, p.stdout
+
+
+# --------------------------------------------------------------------------- the cluster (#39)
+def test_a_slurm_launch_that_cannot_work_is_one_line_before_anything_is_written(
+    tmp_path, capsys, monkeypatch
+):
+    """Without sbatch on the PATH (not a submit host): one line, exit 2, not submitit's
+    traceback.  A time limit that leaves a cell no time (``timeout_min * 60 <=
+    signal_delay_s + 60``: every job is told to stop within its first minute): one line naming
+    both keys, exit 2.  Nothing is written either way."""
+    sweep = tmp_path / "sweep"
+    argv = ["run", "-m", "hydra/launcher=slurm", "tree.branching=2,3", f"hydra.sweep.dir={sweep}"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    line = _one_line(*_cli(capsys, *argv)[:3:2])
+    assert "hydra/launcher: SLURM's launcher needs sbatch and srun on the PATH" in line
+    stand_in = tmp_path / "bin"
+    stand_in.mkdir()
+    (stand_in / "sbatch").write_text("#!/bin/sh\nexit 1\n")
+    (stand_in / "sbatch").chmod(0o755)
+    monkeypatch.setenv("PATH", str(stand_in))
+    for minutes in (2, 3):
+        line = _one_line(*_cli(capsys, *argv, f"hydra.launcher.timeout_min={minutes}")[:3:2])
+        assert f"hydra.launcher.timeout_min: {minutes} minutes leaves a cell no time" in line
+        assert "hydra.launcher.signal_delay_s = 120 s" in line
+        assert "hydra.launcher.timeout_min=4 or more" in line
+    assert not sweep.exists()

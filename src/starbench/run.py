@@ -185,6 +185,33 @@ def command_context(hc: Any) -> dict[str, Any]:
     }
 
 
+def check_launcher(launcher: Any) -> None:
+    """Refuse, in one line before anything is written, a launch that cannot work: SLURM's
+    launcher where this machine has no ``sbatch`` (not a submit host; submitit's own error is a
+    traceback), or a job time limit that leaves a cell no time: submitit's SLURM jobs are told
+    to stop ``signal_delay_s`` seconds before ``timeout_min`` (and never requeue), so with
+    ``timeout_min * 60 <= signal_delay_s + 60`` every job would stop within its first minute."""
+    import shutil
+
+    if "SlurmLauncher" in str(launcher.get("_target_", "")) and not shutil.which("sbatch"):
+        raise ConfigError(
+            "hydra/launcher: SLURM's launcher needs sbatch and srun on the PATH, and this "
+            "machine has none (not a SLURM submit host); run it where you submit jobs, or use "
+            "hydra/launcher=joblib here"
+        )
+    limit, delay = launcher.get("timeout_min"), launcher.get("signal_delay_s")
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (limit, delay)):
+        return
+    if limit * 60 <= delay + 60:
+        least = int((delay + 60) // 60) + 1
+        raise ConfigError(
+            f"hydra.launcher.timeout_min: {limit:g} minutes leaves a cell no time: every job is "
+            f"told to stop hydra.launcher.signal_delay_s = {delay:g} s before its limit; use "
+            f"hydra.launcher.timeout_min={least} or more, or a smaller "
+            f"hydra.launcher.signal_delay_s"
+        )
+
+
 def _complete(folder: Path) -> bool:
     """Does ``folder`` hold a cell that says it is complete?  When every planned cell does, a
     run has nothing to compute (``run_cell`` still verifies each table and journal, and
@@ -364,6 +391,8 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
             or str(base.hydra.mode) == "RunMode.MULTIRUN"
             or base.hydra.mode == "MULTIRUN"
         )
+        if multirun:
+            check_launcher(base.hydra.launcher)
         if any(o.is_sweep_override() for o in parsed) and not multirun:
             bad = next(o for o in parsed if o.is_sweep_override())
             raise ConfigError(
