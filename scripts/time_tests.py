@@ -22,41 +22,33 @@ import argparse
 import json
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from starbench.bench import load_average
+from starbench.latency import timed_run
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
 
 
 def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> dict:
     """Run ``argv``; its CPU (user, system) and wall seconds, the load around it, and the
     summary line pytest printed."""
-    load = _load()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load = load_average()
+    p, user, system, wall = timed_run(argv, cwd, env)
     lines = [ln for ln in p.stdout.splitlines() if re.search(r"\d+ (passed|failed)", ln)]
     return {
         "command": " ".join(argv[2:]) if argv[1:2] == ["-m"] else " ".join(argv),
         "exit": p.returncode,
         "summary": lines[-1].strip("= ") if lines else p.stdout[-300:],
-        "user": round(after.ru_utime - before.ru_utime, 1),
-        "system": round(after.ru_stime - before.ru_stime, 1),
-        "cpu_minutes": round(
-            ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) / 60, 1
-        ),
+        "user": round(user, 1),
+        "system": round(system, 1),
+        "cpu_minutes": round((user + system) / 60, 1),
         "wall_minutes": round(wall / 60, 1),
-        "load": {"before": load, "after": _load()},
+        "load": {"before": load, "after": load_average()},
     }
 
 

@@ -24,26 +24,14 @@ if "STARBENCH_ORACLE_CACHE" not in os.environ:
 
     os.environ["STARBENCH_ORACLE_CACHE"] = tempfile.mkdtemp(prefix="starbench-oracles-")
 
-settings.register_profile(
-    "ci",
-    max_examples=150,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.register_profile(
-    "thorough",
-    max_examples=3000,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.register_profile(
-    "quick",
-    max_examples=30,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+#: Every profile: no per-example deadline, and slow or large examples are fine.
+_SLOW_OK = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
+settings.register_profile("ci", max_examples=150, derandomize=True, **_SLOW_OK)
+settings.register_profile("thorough", max_examples=3000, **_SLOW_OK)
+settings.register_profile("quick", max_examples=30, derandomize=True, **_SLOW_OK)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

@@ -620,8 +620,16 @@ def _interruptible(argv: list[str]) -> subprocess.Popen:
     )
 
 
-def _interrupt(p: subprocess.Popen) -> str:
-    """Ctrl-C to ``p``; its stderr once it has ended (killed after 60 s, and the test fails)."""
+def _interrupt(p: subprocess.Popen, journal: Path) -> str:
+    """Ctrl-C to ``p`` once ``journal`` holds three lines; its stderr once it has ended (killed
+    after 60 s, and the test fails)."""
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (
+        journal.exists() and journal.read_bytes().count(b"\n") >= 3
+    ):
+        time.sleep(0.02)
     p.send_signal(signal.SIGINT)
     try:
         return p.communicate(timeout=60)[1]
@@ -634,19 +642,12 @@ def _interrupt(p: subprocess.Popen) -> str:
 def test_ctrl_c_in_run_is_one_line_and_the_same_command_continues(tmp_path):
     """SIGINT after the journal's third line: exit 130, one line saying what is kept; the same
     command then continues the cell."""
-    import time
-
     cell = tmp_path / "cell"
     argv = [EXE, "run", "trees=100000", "tree.depth=3", "engine=python", "progress=false",
             "algorithms=[expectimax]", f"hydra.run.dir={cell}"]  # fmt: skip
     p = _interruptible(argv)
     journal = cell / "rows.jsonl"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (
-        journal.exists() and journal.read_bytes().count(b"\n") >= 3
-    ):
-        time.sleep(0.05)
-    err = _interrupt(p)
+    err = _interrupt(p, journal)
     assert p.returncode == 130 and "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == (
         "starbench: interrupted (Ctrl-C): the rows journaled so far are kept (rows.jsonl); the "
@@ -663,8 +664,6 @@ def test_ctrl_c_in_match_is_one_line_and_the_same_command_continues(tmp_path):
     same command (asking for two more games than were kept, so that the test stays short; the
     interrupted one asks for more than it could ever finish) then plays only the games still
     missing."""
-    import time
-
     pytest.importorskip(
         "pyspiel", reason="OpenSpiel is not installed: pip install starbench[games]"
     )
@@ -673,12 +672,7 @@ def test_ctrl_c_in_match_is_one_line_and_the_same_command_continues(tmp_path):
             "random", "--games", "100000", "--out", str(folder)]  # fmt: skip
     p = _interruptible(argv)
     journal = folder / "games.jsonl"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (
-        journal.exists() and journal.read_bytes().count(b"\n") >= 3
-    ):
-        time.sleep(0.02)
-    err = _interrupt(p)
+    err = _interrupt(p, journal)
     assert p.returncode == 130 and "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == (
         "starbench: interrupted (Ctrl-C): the games played so far are kept (games.jsonl); the "

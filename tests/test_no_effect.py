@@ -192,7 +192,7 @@ def fingerprint(spec: RegularTreeSpec) -> bytes:
     costs too much for 30,000 specs; the engines' agreement is proven elsewhere."""
     h = hashlib.blake2b(digest_size=16)
     for i in range(K):
-        tree = CompiledTree.from_regular(spec, 0, i, arrays=True)
+        tree = CompiledTree.from_regular(spec, 0, i, materialise=True)
         a = tree.arrays
         for column in (a.kind, a.nchild, a.prob, a.value):
             h.update(column.tobytes())

@@ -608,7 +608,7 @@ def machine() -> dict[str, Any]:
     }
 
 
-def _load() -> list[float] | None:
+def load_average() -> list[float] | None:
     """The machine's 1, 5 and 15 minute load averages (None where the OS has none)."""
     try:
         return [round(x, 2) for x in os.getloadavg()]
@@ -640,7 +640,7 @@ def bench(
     from starbench.compiled.engine import warm_up
 
     warm_up()
-    load_before = _load()
+    load_before = load_average()
     rows = []
     for label, params in shapes:
         for version in versions:
@@ -648,7 +648,7 @@ def bench(
     per_call = measure_per_call(repeats)
     result = {
         "machine": {**machine(), "affinity": pin},
-        "load": {"before": load_before, "after": _load()},
+        "load": {"before": load_before, "after": load_average()},
         "instances": instances,
         "repeats": repeats,
         "rows": rows,

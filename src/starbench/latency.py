@@ -127,20 +127,28 @@ def _commands(study: Path, out: Path, i: int, has_format: bool) -> dict[str, lis
     }
 
 
-def _cpu(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of ``argv`` run to its end in a fresh process; for the
-    summary probe, the CPU it reports for the call alone."""
+def timed_run(
+    argv: list[str], cwd: Path, env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess, float, float, float]:
+    """Run ``argv`` to its end in a fresh process: (the process, its user and system CPU seconds
+    with its children's, wall seconds)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return p, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime, wall
+
+
+def _cpu(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of ``argv``; for the summary probe, the CPU it reports for
+    the call alone."""
+    p, user, system, wall = timed_run(argv, cwd, env)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv[:6])} ...: exit {p.returncode}: {p.stderr[-500:]}")
     if argv[1:2] == ["-c"] and argv[2] == _SUMMARY:
         return float(p.stdout.strip()), wall
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, wall
+    return user + system, wall
 
 
 def _env(src: Path | None) -> dict[str, str]:
@@ -150,17 +158,10 @@ def _env(src: Path | None) -> dict[str, str]:
     return env
 
 
-def _load() -> list[float] | None:
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except (AttributeError, OSError):
-        return None
-
-
 def measure(out: Path, repeats: int = 5, before: Path | None = None) -> dict[str, Any]:
     """Time every command ``repeats`` times (interleaved with ``before``'s code when given) and
     write ``latency.json`` and ``latency.md`` into ``out``."""
-    from starbench.bench import machine, source_state
+    from starbench.bench import load_average, machine, source_state
 
     contenders: dict[str, Path | None] = {"after": None}
     if before is not None:
@@ -184,7 +185,7 @@ def measure(out: Path, repeats: int = 5, before: Path | None = None) -> dict[str
         }
         cpu: dict[str, dict[str, list[float]]] = {}
         wall: dict[str, dict[str, list[float]]] = {}
-        load_before = _load()
+        load_before = load_average()
         for i in range(repeats):
             for name, src in contenders.items():
                 at = work / name
@@ -197,7 +198,7 @@ def measure(out: Path, repeats: int = 5, before: Path | None = None) -> dict[str
             "date": time.strftime("%Y-%m-%d"),
             "source": source_state(),
             "before": str(before) if before is not None else None,
-            "load": {"before": load_before, "after": _load()},
+            "load": {"before": load_before, "after": load_average()},
             "repeats": repeats,
             "format_flag": flags,
             "targets": TARGETS,

@@ -170,17 +170,14 @@ def command_context(hc: Any) -> dict[str, Any]:
         None,
     )
     name = hc.job.config_name
-    from starbench.experiment.repair import LAUNCHER
-
-    launcher = list(
-        dict.fromkeys(o for o in hc.overrides.hydra if o.lstrip("+~").startswith(LAUNCHER))
-    )
     from hydra.types import RunMode
+
+    from starbench.experiment.repair import launcher_overrides
 
     return {
         "config_dir": str(Path(config_dir).resolve()) if config_dir else None,
         "config_name": name if name and name != "config" else None,
-        "launcher": launcher,
+        "launcher": launcher_overrides(hc.overrides.hydra),
         "sweep": hc.mode == RunMode.MULTIRUN,
     }
 
@@ -229,12 +226,12 @@ def task_overrides(overrides: list[str]) -> list[str]:
     return [o for o in overrides if not o.lstrip("+~").startswith(("hydra.", "hydra/"))]
 
 
-def single_context(args: Any) -> dict[str, Any]:
-    """``command_context`` of a run, from its command line (no Hydra runtime)."""
-    from starbench.experiment.repair import LAUNCHER
+def planned_context(overrides: list[str], sweep: bool) -> dict[str, Any]:
+    """``command_context`` of a planned cell, from its overrides and the last ``plan``'s -cd and
+    -cn (no Hydra runtime)."""
+    from starbench.experiment.repair import launcher_overrides
 
-    launcher = [o for o in args.overrides if o.lstrip("+~").startswith(LAUNCHER)]
-    return {**CONTEXT, "launcher": list(dict.fromkeys(launcher)), "sweep": False}
+    return {**CONTEXT, "launcher": launcher_overrides(overrides), "sweep": sweep}
 
 
 def _mark_failed(folder: Path, message: str) -> None:
@@ -607,7 +604,6 @@ def _check_order(cfg: Any) -> None:
 
 def _write_manifest(sweep_dir: Path, cells: list[Cell]) -> None:
     from starbench.experiment.integrity import read_document, write_document
-    from starbench.experiment.repair import LAUNCHER
 
     doc = read_document(sweep_dir / MANIFEST)
     if doc.damaged:  # rewriting it would forget the cells it lists
@@ -628,8 +624,7 @@ def _write_manifest(sweep_dir: Path, cells: list[Cell]) -> None:
             manifest["cells"].append(entry)
         # what this sweep asks of the cell (``starbench collect`` checks the table against it)
         entry.update(overrides=overrides, request=Request.of(settings).as_json())
-        launcher = [o for o in overrides if o.lstrip("+~").startswith(LAUNCHER)]
-        entry["command"] = {**CONTEXT, "launcher": launcher, "sweep": True}
+        entry["command"] = planned_context(overrides, sweep=True)
     write_document(sweep_dir / MANIFEST, manifest)
 
 
@@ -798,7 +793,7 @@ def main(argv: list[str] | None = None) -> int:
         # verified and summarised here, as its job would have done
         if multirun:
             sys.stderr.write(f"starbench: {len(done)} complete cells skipped\n")
-        context = {**single_context(args), "sweep": multirun}
+        context = planned_context(list(args.overrides), sweep=multirun)
         for i, (overrides, settings, folder) in enumerate(done):
             if len(done) > 1:
                 sys.stderr.write(f"starbench: complete cell {i + 1}/{len(done)}: {folder}\n")

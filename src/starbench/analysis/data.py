@@ -163,14 +163,18 @@ def percent_leaves(df: pd.DataFrame) -> pd.DataFrame:
     return m
 
 
+def _resampled_means(x: np.ndarray, seed: int, mean: Any = np.mean) -> np.ndarray:
+    """The means of ``N_BOOT`` resamples of ``x`` (one generator seeded ``seed``, one draw)."""
+    rng = np.random.default_rng(seed)
+    return mean(x[rng.integers(0, len(x), (N_BOOT, len(x)))], axis=1)
+
+
 def bootstrap_ci(values: np.ndarray, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
     """95% bootstrap interval of the mean (fixed seed, 1000 resamples)."""
     values = np.asarray(values, float)
     if len(values) < 2:
         return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, len(values), (N_BOOT, len(values)))].mean(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
+    lo, hi = np.percentile(_resampled_means(values, seed), [2.5, 97.5])
     return float(lo), float(hi)
 
 
@@ -181,12 +185,8 @@ def bootstrap_band(values: Any) -> tuple[float, float]:
     instead of seaborn's loop of one call per resample (``tests/test_plot.py`` compares them).
     seaborn calls it (``errorbar=bootstrap_band``) only for groups of two or more values."""
     x = np.asarray(values, float)
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    samples = x[rng.integers(0, len(x), (N_BOOT, len(x)))]
-    if np.isnan(x).any():  # seaborn switches to the NaN-aware mean and percentile
-        lo, hi = np.nanpercentile(np.nanmean(samples, axis=1), [2.5, 97.5])
-    else:
-        lo, hi = np.nanpercentile(samples.mean(axis=1), [2.5, 97.5])
+    mean = np.nanmean if np.isnan(x).any() else np.mean  # seaborn switches as its data asks
+    lo, hi = np.nanpercentile(_resampled_means(x, BOOTSTRAP_SEED, mean), [2.5, 97.5])
     return float(lo), float(hi)
 
 

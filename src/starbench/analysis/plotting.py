@@ -57,7 +57,6 @@ def plot(
         bad = [v for v in asked if v not in valid]
         if bad or not asked:
             raise PlotError(f"{flag}: must be one of {', '.join(valid)}, got {bad[:1] or 'none'}")
-    images = images and bool(formats)
     df = load_results(Path(results))
     note = ""
     if pooled:

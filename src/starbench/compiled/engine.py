@@ -136,10 +136,10 @@ class CompiledTree:
         seed: int,
         instance: int,
         ts: int | None = None,
-        arrays: bool = False,
+        materialise: bool = False,
     ) -> CompiledTree:
         """Instance ``instance`` of ``spec`` under ``seed`` (``ts``: its tree seed, if known);
-        ``arrays``: materialised even where the kernel would search it lazily (a whole tree to
+        ``materialise``: in arrays even where the kernel would search it lazily (a whole tree to
         compare, as ``tests/test_no_effect.py`` does)."""
         from starbench.compiled.trees import materialize
 
@@ -152,8 +152,8 @@ class CompiledTree:
         f = form["tree"]
         tseed, rid = np.uint64(ts), np.uint64(root_id(ts))
         lazy_tree = LazyTree(tseed=tseed, rid=rid, **f)
-        wanted, arrays = arrays, _NO_ARRAYS
-        if wanted or not form["lazy"]:
+        arrays = _NO_ARRAYS
+        if materialise or not form["lazy"]:
             *made, lo, hi = materialize(
                 spec.levels,
                 f["level_kind"],
@@ -177,7 +177,7 @@ class CompiledTree:
                 if L == U:
                     U = L + 1
         return cls(
-            lazy=form["lazy"] and not wanted,
+            lazy=form["lazy"] and not materialise,
             L=float(L),
             U=float(U),
             bounds=(L, U),

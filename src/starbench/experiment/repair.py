@@ -20,6 +20,11 @@ from starbench.experiment.storage import CELL, JOURNAL, MANIFEST, TABLE, Journal
 LAUNCHER = ("hydra/launcher=", "hydra.launcher.")
 
 
+def launcher_overrides(overrides: Any) -> list[str]:
+    """The overrides that choose or set the launcher, each once, in order."""
+    return list(dict.fromkeys(o for o in overrides if o.lstrip("+~").startswith(LAUNCHER)))
+
+
 def rerun_command(overrides: list[str], folder: Path, command: dict[str, Any] | None = None) -> str:
     """The command that computes (or continues) the cell in ``folder``, as printed for the user
     to run from anywhere: ``starbench run [-cd DIR] [-cn NAME] OVERRIDES`` (algorithm lists in
@@ -36,8 +41,7 @@ def rerun_command(overrides: list[str], folder: Path, command: dict[str, Any] | 
         flags += ["-cd", str(command["config_dir"])]
     if command.get("config_name"):
         flags += ["-cn", str(command["config_name"])]
-    launcher = list(command.get("launcher") or [])
-    launcher += [o for o in overrides if o.lstrip("+~").startswith(LAUNCHER) and o not in launcher]
+    launcher = launcher_overrides([*(command.get("launcher") or []), *overrides])
     keep = [
         outline_algorithms(o)
         for o in overrides
