@@ -1,4 +1,4 @@
-"""Test configuration: hypothesis profiles.
+"""Test configuration: hypothesis profiles, and the session's SLURM cluster (``slurm``).
 
 ``HYPOTHESIS_PROFILE=ci`` (the default, and what the README's test command runs) bounds examples
 and drops the per-example deadline (first examples may compile kernels or run large Fraction
@@ -37,9 +37,62 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 def pytest_configure(config):
     """The quick loop (``-m "not slow"``) runs the property tests at the ``quick`` profile; the
-    README's test command (every test) at ``ci``."""
+    README's test command (every test) at ``ci``.  The controller names the folder of the
+    session's SLURM cluster (its xdist workers inherit the name)."""
     if "HYPOTHESIS_PROFILE" not in os.environ and "not slow" in (config.option.markexpr or ""):
         settings.load_profile("quick")
+    if not hasattr(config, "workerinput"):
+        import tempfile
+
+        os.environ[CLUSTER_DIR] = tempfile.mkdtemp(prefix="starbench-slurm-")
+        os.chmod(os.environ[CLUSTER_DIR], 0o755)  # munged wants its socket's folders open
+
+
+#: The environment variable naming the folder of the session's cluster: its lock, its state
+#: file (``cluster.json``) and the cluster itself (``slurm_cluster.start``).
+CLUSTER_DIR = "STARBENCH_TEST_CLUSTER"
+
+
+@pytest.fixture(scope="session")
+def slurm():
+    """The session's one-node SLURM cluster (``slurm_cluster``), one for all xdist workers: the
+    first worker that needs it starts it under a file lock and leaves its pids in a state file
+    the others read; the controller stops it when the session ends (``pytest_unconfigure``).
+    Skips, naming the install command, where the packages or root are absent."""
+    import fcntl
+
+    import slurm_cluster
+
+    reason = slurm_cluster.unavailable()
+    if reason:
+        pytest.skip(reason)
+    base = Path(os.environ[CLUSTER_DIR])
+    with open(base / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        state, failed = base / "cluster.json", base / "failed"
+        if failed.exists():
+            pytest.fail(f"the test cluster did not start: {failed.read_text()}")
+        if not state.exists():
+            try:
+                slurm_cluster.start(base / "cluster").save(state)
+            except Exception as e:
+                failed.write_text(str(e))
+                raise
+        return slurm_cluster.Cluster.load(state)
+
+
+def pytest_unconfigure(config):
+    """The controller stops the session's cluster, if a test started one, by its pids."""
+    if hasattr(config, "workerinput") or CLUSTER_DIR not in os.environ:
+        return
+    import shutil
+
+    import slurm_cluster
+
+    base = Path(os.environ.pop(CLUSTER_DIR))
+    if (base / "cluster.json").exists():
+        slurm_cluster.stop(slurm_cluster.Cluster.load(base / "cluster.json"))
+    shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -185,17 +185,32 @@ def command_context(hc: Any) -> dict[str, Any]:
 def check_launcher(launcher: Any) -> None:
     """Refuse, in one line before anything is written, a launch that cannot work: SLURM's
     launcher where this machine has no ``sbatch`` (not a submit host; submitit's own error is a
-    traceback), or a job time limit that leaves a cell no time: submitit's SLURM jobs are told
-    to stop ``signal_delay_s`` seconds before ``timeout_min`` (and never requeue), so with
-    ``timeout_min * 60 <= signal_delay_s + 60`` every job would stop within its first minute."""
+    traceback), a partition the cluster does not have (``sinfo``; sbatch's own refusal comes
+    after the sweep's files are written), or a job time limit that leaves a cell no time:
+    submitit's SLURM jobs are told to stop ``signal_delay_s`` seconds before ``timeout_min``
+    (and never requeue), so with ``timeout_min * 60 <= signal_delay_s + 60`` every job would
+    stop within its first minute."""
     import shutil
 
-    if "SlurmLauncher" in str(launcher.get("_target_", "")) and not shutil.which("sbatch"):
+    target = str(launcher.get("_target_", ""))
+    if "SlurmLauncher" in target and not shutil.which("sbatch"):
         raise ConfigError(
             "hydra/launcher: SLURM's launcher needs sbatch and srun on the PATH, and this "
             "machine has none (not a SLURM submit host); run it where you submit jobs, or use "
             "hydra/launcher=joblib here"
         )
+    partition = launcher.get("partition") if "SlurmLauncher" in target else None
+    if partition:
+        from starbench.experiment.slurm import known_partitions
+
+        known = known_partitions()
+        missing = [p for p in str(partition).split(",") if known is not None and p not in known]
+        if missing:
+            raise ConfigError(
+                f"hydra.launcher.partition: this cluster has no partition {missing[0]!r}; give "
+                f"one of {', '.join(known) or '(none: sinfo lists no partition)'}, or leave it "
+                f"out for the cluster's default"
+            )
     limit, delay = launcher.get("timeout_min"), launcher.get("signal_delay_s")
     if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (limit, delay)):
         return
@@ -469,7 +484,8 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
         check_writable(sweep_dir, "hydra.sweep.dir")
         _check_same_sweep(sweep_dir, sorted(sweep_keys), bool(base.get("extend")))
     SWEPT[:] = sorted(sweep_keys) if multirun else []
-    OUTPUT_ELSEWHERE[:] = ["submitit" in str(base.hydra.launcher.get("_target_", ""))]
+    target = str(base.hydra.launcher.get("_target_", ""))
+    OUTPUT_ELSEWHERE[:] = [any(w in target for w in ("submitit", "starbench_slurm"))]
     return multirun, out, sweep_dir, launch
 
 
@@ -808,14 +824,37 @@ def main(argv: list[str] | None = None) -> int:
         LAUNCHED[:] = [len(cells) - len(done)]
     failed = False
     os.environ["STARBENCH_CELLS"] = str(LAUNCHED[0])
+    from starbench.experiment import slurm
+
+    slurm.DEAD.clear()
     try:
         _hydra_main(launch)
     except SystemExit as e:  # Hydra exits 1 when a job of a sweep failed
+        if e.code == 2:  # the launcher refused the launch (a line said why)
+            return 2
         failed = e.code not in (0, None)
+    dead = [mark_dead(d, cells) for d in slurm.DEAD]
     if multirun and any(OUTPUT_ELSEWHERE):
         report_elsewhere(cells)
-    code = max(code, _exit_status(cells))
+    for line in dead:
+        sys.stderr.write(f"starbench: {line}\n")
+    code = max(code, _exit_status(cells), 1 if dead else 0)
     return max(1, code) if failed else code
+
+
+def mark_dead(dead: Any, cells: list[Cell]) -> str:
+    """Mark the cell of a SLURM job that died (``experiment.slurm.DeadJob``) interrupted (its
+    journaled rows are kept; a job killed outright could not say so itself) and return the one
+    line that reports it, with the command that reruns the cell under the same launcher."""
+    from starbench.experiment.repair import rerun_command
+    from starbench.experiment.runner import mark
+
+    folder = next((f for o, _s, f in cells if tuple(o) == dead.overrides), None)
+    if folder is None:  # not a planned cell (Hydra run without ``plan``): its overrides
+        return f"a cell ({' '.join(dead.overrides)}): {dead.describe()}"
+    mark(folder, "interrupted", dead.describe())
+    again = rerun_command(list(dead.overrides), folder, planned_context(list(dead.overrides), True))
+    return f"cell {folder}: {dead.describe()} (its journaled rows are kept); rerun: {again}"
 
 
 if __name__ == "__main__":  # pragma: no cover

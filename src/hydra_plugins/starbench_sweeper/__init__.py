@@ -59,6 +59,14 @@ def union_cells(
     return cells
 
 
+def _reported(result: Any) -> bool:
+    """Is this a SLURM job that died (``starbench.experiment.slurm.JobDied``)?  The command
+    reports those itself, in one line each, after the other cells finish."""
+    from starbench.experiment.slurm import JobDied
+
+    return isinstance(getattr(result, "_return_value", None), JobDied)
+
+
 class UnionSweeper(BasicSweeper):
     """Hydra's basic sweeper over the union of the config's ``sweeps`` grids, in one batch
     (or batches of ``max_batch_size``)."""
@@ -80,6 +88,8 @@ class UnionSweeper(BasicSweeper):
             batch = self.get_job_batch()
             results = self.launcher.launch(batch, initial_job_idx=first)
             for r in results:
+                if _reported(r):
+                    continue
                 _ = r.return_value  # a failed job raises here, as with the basic sweeper
             first += len(batch)
             returns.append(results)

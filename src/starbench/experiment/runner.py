@@ -108,16 +108,16 @@ def run_cell(
             f"{where}: cannot write ({e.strerror or e}); the cell is marked interrupted, the rows "
             f"journaled so far are kept, and the same command continues it"
         )
-        _mark(folder, "interrupted", message)
+        mark(folder, "interrupted", message)
         raise WriteFailed(message) from None
     except BaseException as e:  # killed (Ctrl-C) or failed: never left "running"
-        _mark(folder, "interrupted", f"{type(e).__name__}: {e}")
+        mark(folder, "interrupted", f"{type(e).__name__}: {e}")
         raise
     finally:
         lock.release()
 
 
-def _mark(folder: Path, status: str, message: str) -> None:
+def mark(folder: Path, status: str, message: str) -> None:
     """Set ``cell.json``'s status (best effort: the disk may be full; readers also take a
     ``running`` cell whose process is gone as interrupted, ``cell_status``)."""
     try:

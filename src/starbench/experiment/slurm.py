@@ -1,0 +1,208 @@
+"""SLURM jobs as the driver sees them: submitted, waited for, and reported when they die.
+
+``starbench run -m hydra/launcher=slurm`` submits one job array per launch through submitit
+(``hydra_plugins.starbench_slurm``).  submitit waits for a job by its result file and asks
+``sacct`` now and then; a job that was cancelled, timed out or lost its node writes no result
+file, and without job accounting (no ``slurmdbd``: ``sacct`` exits 1) submitit would wait for it
+forever.  This module waits instead:
+
+* every poll asks the job states once for the whole array: ``sacct`` where accounting runs,
+  else ``squeue --states=all``, which lists a job for ``MinJobAge`` (300 s by default) after it
+  ends, and nothing afterwards;
+* a job is done when its result file exists (its cell's outcome, whatever it is);
+* a job is **dead** when its state is a final one (``CANCELLED``, ``TIMEOUT``, ``NODE_FAIL``,
+  ``FAILED``, ...; or it is no longer listed at all) and its result file is still missing
+  ``GRACE_S`` seconds later (a shared file system may show the file late).
+
+The other jobs are waited for as usual; the dead ones are returned as ``DeadJob`` and the
+command reports each in one line with the command that reruns its cell (``run.main``), and exits 1.
+
+On the job side, SLURM asks a job to stop with SIGTERM (``scancel``, a time limit, preemption)
+and kills it ``KillWait`` seconds later (30 by default); submitit ignores SIGTERM, so
+``stop_on_sigterm`` turns it into ``JobCancelled``: the cell is marked interrupted at once, its
+journaled rows are kept, and the process ends.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: States after which a job runs no more (SLURM's ``JOB_STATE_BASE`` values past RUNNING).
+FINAL = frozenset(
+    {
+        "BOOT_FAIL",
+        "CANCELLED",
+        "COMPLETED",
+        "DEADLINE",
+        "FAILED",
+        "NODE_FAIL",
+        "OUT_OF_MEMORY",
+        "PREEMPTED",
+        "REVOKED",
+        "TIMEOUT",
+    }
+)
+#: A job that ended without a result file is dead only if the file is still missing this long
+#: after SLURM said it ended (file systems shared over a network show new files late).
+GRACE_S = 5.0
+#: Seconds between polls: the first, the factor, the longest (a cluster's scheduler is shared).
+POLL = (1.0, 1.5, 15.0)
+#: What the state of a job no longer listed anywhere is called (it ended long ago).
+GONE = "ENDED"
+
+
+class JobCancelled(BaseException):
+    """SLURM asked the job to stop (SIGTERM).  A ``BaseException``, like ``KeyboardInterrupt``,
+    so that no ``except Exception`` of a search swallows it; the cell runner marks the cell
+    interrupted on its way out."""
+
+
+@dataclass(frozen=True)
+class DeadJob:
+    """A job that ended without a result: its SLURM id, its last state, the cell's overrides."""
+
+    job_id: str
+    state: str
+    overrides: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"its SLURM job {self.job_id} ended {self.state} without finishing"
+
+
+class JobDied(Exception):
+    """The return value of a dead job's ``JobReturn`` (status FAILED): the sweeper leaves it to
+    the driver, which reports it in one line."""
+
+    def __init__(self, dead: DeadJob) -> None:
+        super().__init__(dead.describe())
+        self.dead = dead
+
+
+def died(dead: DeadJob) -> Any:
+    """Hydra's ``JobReturn`` of a dead job: FAILED, its value a ``JobDied``."""
+    from hydra.core.utils import JobReturn, JobStatus
+
+    return JobReturn(
+        overrides=list(dead.overrides), status=JobStatus.FAILED, _return_value=JobDied(dead)
+    )
+
+
+#: The jobs of the last launch that died (the driver reports them; ``run.main`` reads this).
+DEAD: list[DeadJob] = []
+
+
+def stop_on_sigterm() -> None:
+    """In a job: SIGTERM raises ``JobCancelled`` in the main thread (submitit ignores it)."""
+
+    def handler(signum: int, frame: Any) -> None:
+        raise JobCancelled(f"SLURM sent signal {signal.Signals(signum).name}")
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def _array_ids(job_ids: Sequence[str]) -> list[str]:
+    """The jobs to ask about: an array task ``12_3`` is asked through its array ``12``."""
+    return sorted({j.split("_", 1)[0] for j in job_ids})
+
+
+def _parse(text: str) -> dict[str, str]:
+    """``ID|STATE`` lines into ``{id: STATE}`` (``CANCELLED by 0`` -> ``CANCELLED``)."""
+    states = {}
+    for line in text.splitlines():
+        job, _, state = line.strip().partition("|")
+        if job and state:
+            states[job] = state.split()[0].rstrip("+")
+    return states
+
+
+def job_states(job_ids: Sequence[str], run: Callable[..., Any] = subprocess.run) -> dict[str, str]:
+    """The state of each job SLURM still knows of: ``sacct`` when accounting answers, else
+    ``squeue --states=all`` (a job it no longer lists is left out)."""
+    ids = ",".join(_array_ids(job_ids))
+    sacct = ["sacct", "--noheader", "--parsable2", "--allocations", "--format=JobID,State"]
+    squeue = ["squeue", "--noheader", "--array", "--states=all", "--format=%i|%T"]
+    for argv in ([*sacct, f"--jobs={ids}"], [*squeue, f"--jobs={ids}"]):
+        try:
+            p = run(argv, capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if p.returncode == 0:
+            return _parse(p.stdout)
+        if argv[0] == "squeue" and "Invalid job id" in (p.stderr or ""):
+            return {}  # every job asked of has left squeue's memory
+    return {}
+
+
+def await_jobs(
+    jobs: Sequence[Any],
+    overrides: Sequence[Sequence[str]],
+    states: Callable[[Sequence[str]], dict[str, str]] = job_states,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> list[Any]:
+    """Wait for submitit ``jobs`` (one per cell, in the order of ``overrides``); each one's
+    ``results()[0]`` (Hydra's ``JobReturn``), or a ``DeadJob`` for a job that ended without a
+    result."""
+    out: list[Any] = [None] * len(jobs)
+    waiting = dict(enumerate(jobs))
+    ended: dict[int, float] = {}  # when each job was first seen ended without a result
+    delay, factor, longest = POLL
+    while waiting:
+        now = states([job.job_id for job in waiting.values()])
+        for i, job in list(waiting.items()):
+            if Path(job.paths.result_pickle).exists():
+                out[i] = job.results()[0]
+                del waiting[i]
+                continue
+            state = now.get(job.job_id, GONE)
+            if state not in FINAL and state != GONE:
+                ended.pop(i, None)
+                continue
+            first = ended.setdefault(i, clock())
+            if clock() - first >= GRACE_S:
+                out[i] = DeadJob(str(job.job_id), state, tuple(overrides[i]))
+                del waiting[i]
+        if waiting:
+            sleep(delay)
+            delay = min(delay * factor, longest)
+    return out
+
+
+#: Words of sbatch's refusals and the launcher keys that set what they refuse.
+REFUSED = (
+    ("account", "hydra.launcher.account"),  # before partition: "account/partition combination"
+    ("partition", "hydra.launcher.partition"),
+    ("qos", "hydra.launcher.qos"),
+    ("time limit", "hydra.launcher.timeout_min"),
+    ("memory", "hydra.launcher.mem_gb"),
+    ("gres", "hydra.launcher.gres"),
+    ("constraint", "hydra.launcher.constraint"),
+)
+
+
+def submission_line(error: BaseException) -> str:
+    """One line for a submission sbatch refused (submitit's error holds sbatch's stderr),
+    naming the launcher key it most likely concerns."""
+    lines = [ln.strip() for ln in str(error).splitlines() if ln.strip()]
+    said = next((ln for ln in lines if "error" in ln.lower()), lines[-1] if lines else "")
+    said = said.split("sbatch: error: ", 1)[-1]
+    key = next((k for word, k in REFUSED if word in said.lower()), None)
+    where = f"{key}: " if key else "hydra/launcher=slurm: "
+    return f"{where}sbatch refused the jobs: {said}"
+
+
+def known_partitions(run: Callable[..., Any] = subprocess.run) -> list[str] | None:
+    """The partitions of the cluster (``sinfo``), or None when sinfo cannot tell."""
+    try:
+        p = run(["sinfo", "--noheader", "--format=%R"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if p.returncode != 0:
+        return None
+    return sorted({ln.strip() for ln in p.stdout.splitlines() if ln.strip()})
