@@ -473,10 +473,10 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
             out.append((list(cell), settings, folder))
         if multirun:
             NOTES.extend(_collapses(cells, folders, sorted(sweep_keys), needs))
-        LAUNCHED[:] = [len(out)]
+        LAUNCHED[:] = [len(jobs_of(out)) if multirun else len(out)]
         from hydra_plugins import starbench_sweeper
 
-        starbench_sweeper.PLANNED[:] = [list(c) for c, _s, _f in out] if multirun else []
+        starbench_sweeper.PLANNED[:] = jobs_of(out) if multirun else []
         sweep_dir = Path(str(base.hydra.sweep.dir)) if multirun else None
     if sweep_dir is not None:
         from starbench.experiment.cellfolder import check_writable
@@ -618,6 +618,20 @@ def _check_order(cfg: Any) -> None:
             )
 
 
+def jobs_of(cells: list[Cell]) -> list[list[str]]:
+    """The launcher's jobs for ``cells``: one per cell, or one per selected shard of a cell run
+    with ``shards`` (its overrides plus ``shard=[i]``; ``experiment.shards``)."""
+    jobs = []
+    for overrides, settings, _folder in cells:
+        own = [o for o in overrides if not o.lstrip("+~").startswith("shard=")]
+        if settings.shards == 1:
+            jobs.append(list(overrides))
+            continue
+        n = min(settings.shards, settings.trees)
+        jobs += [[*own, f"shard=[{i}]"] for i in settings.selected_shards if i < n]
+    return jobs
+
+
 def _write_manifest(sweep_dir: Path, cells: list[Cell]) -> None:
     from starbench.experiment.integrity import read_document, write_document
 
@@ -668,11 +682,13 @@ def _exit_status(cells: list[Cell]) -> int:
     from starbench.experiment.storage import CELL, read_json
 
     code = 0
-    for _overrides, _settings, folder in cells:
+    for _overrides, settings, folder in cells:
         cell = read_json(folder / CELL) or {}
         from starbench.experiment.runner import cell_status
 
         status = cell_status(cell)
+        if not cell and settings.shards > 1 and settings.shard is not None:
+            continue  # only some shards were asked for: the cell is complete when all are
         if status == "failed":
             return 2 if len(cells) == 1 else 1
         if status != "complete" or (cell.get("counts") or {}).get("error"):
@@ -820,8 +836,8 @@ def main(argv: list[str] | None = None) -> int:
         from hydra_plugins import starbench_sweeper
 
         finished = {folder for _o, _s, folder in done}
-        starbench_sweeper.PLANNED[:] = [list(c) for c, _s, f in cells if f not in finished]
-        LAUNCHED[:] = [len(cells) - len(done)]
+        starbench_sweeper.PLANNED[:] = jobs_of([c for c in cells if c[2] not in finished])
+        LAUNCHED[:] = [len(starbench_sweeper.PLANNED)]
     failed = False
     os.environ["STARBENCH_CELLS"] = str(LAUNCHED[0])
     from starbench.experiment import slurm

@@ -49,6 +49,8 @@ from starbench.experiment.storage import (
     CellBusy,
     CellLock,
     Journal,
+    shard_journals,
+    shard_lock,
 )
 from starbench.trees.regular import RegularTreeSpec
 
@@ -82,14 +84,22 @@ def check_writable(folder: Path, key: str = "hydra.run.dir") -> None:
         ) from None
 
 
-def check_unlocked(folder: Path, key: str = "hydra.run.dir") -> None:
-    """Refuse a cell folder another starbench run is writing (its lock is held)."""
-    if not (Path(folder) / LOCK).exists():
-        return
-    try:
-        CellLock(folder).acquire().release()
-    except CellBusy as e:
-        raise busy(folder, key, str(e)) from None
+def check_unlocked(
+    folder: Path, key: str = "hydra.run.dir", *, shards: bool = True, cell: bool = True
+) -> None:
+    """Refuse a cell folder another starbench run is writing: its cell lock (``cell``) or the
+    lock of one of its shards (``shards``) is held."""
+    names = [LOCK] if cell else []
+    if shards:
+        names += sorted(p.name for p in Path(folder).glob(shard_lock(0)[:-1] + "*"))
+    for name in names:
+        if not (Path(folder) / name).exists():
+            continue
+        try:
+            CellLock(folder, name).acquire().release()
+        except CellBusy as e:
+            what = f"shard {name.rsplit('-', 1)[1]}: " if name != LOCK else ""
+            raise busy(folder, key, what + str(e)) from None
 
 
 class FolderBusy(ConfigError):
@@ -201,10 +211,49 @@ def _check_commits(settings: RunSettings, folder: Path, commits: set[str]) -> No
 
 
 def load(
-    settings: RunSettings, folder: Path, warn: Callable[[str], None]
+    settings: RunSettings, folder: Path, warn: Callable[[str], None], *, shard: bool = False
 ) -> tuple[dict[int, dict[str, Any]], list[Row]]:
-    """The run headers and rows a folder holds for this cell (from its journal, else from its
-    verified table, which is then written into a new journal).  Refuses another cell's rows.
+    """The run headers and rows a folder holds for this cell: those of its journal (else of its
+    verified table), then those of its shard journals (``shard_rows``).  ``shard``: the caller
+    is a shard, which holds only its shard's lock, so the cell's own files are read and never
+    repaired or rewritten (the next run holding the cell lock does that)."""
+    runs, rows = _load_cell(settings, folder, warn, readonly=shard)
+    more_runs, more_rows = shard_rows(settings, folder, warn, first_run=max(runs, default=-1) + 1)
+    runs.update(more_runs)
+    return runs, [*rows, *more_rows]
+
+
+def shard_rows(
+    settings: RunSettings, folder: Path, warn: Callable[[str], None], first_run: int = 0
+) -> tuple[dict[int, dict[str, Any]], list[Row]]:
+    """The runs and rows of every shard journal of ``folder`` (``rows.shard-I-of-N.jsonl``, of
+    any N: rows are keyed by instance, so a cell split another way adopts them row by row).
+    Each journal numbers its own runs; here they are numbered on from ``first_run``, journal by
+    journal in name order.  A journal of another cell is refused; its bad lines are never
+    adopted (one line says so; the shard that owns the journal computes their rows again)."""
+    runs: dict[int, dict[str, Any]] = {}
+    rows: list[Row] = []
+    for path in shard_journals(folder):
+        contents = Journal(folder, path.name).read(Row.of)
+        if contents.cells - {settings.cell} or (contents.legacy and not contents.runs):
+            raise _refuse_other_cell(folder, path.name)
+        if contents.bad or contents.orphans:
+            warn(_bad_journal_line(path, contents))
+        renumber = {}
+        for n in sorted(contents.runs):
+            renumber[n] = first_run + len(runs)
+            runs[renumber[n]] = {**contents.runs[n], "run": renumber[n]}
+        for r in contents.rows:
+            r.run = renumber[r.run]  # type: ignore[attr-defined]
+            rows.append(r)
+    return runs, rows
+
+
+def _load_cell(
+    settings: RunSettings, folder: Path, warn: Callable[[str], None], *, readonly: bool = False
+) -> tuple[dict[int, dict[str, Any]], list[Row]]:
+    """The run headers and rows of the cell's own journal, else of its verified table, which is
+    then written into a new journal (not when ``readonly``).  Refuses another cell's rows.
 
     The journal's bad lines (failing their checksum, not decoding) and the rows of a run whose
     header is bad are never adopted: one line names them, they are computed again.  A version-2
@@ -227,6 +276,8 @@ def load(
             )
         if contents.bad or contents.orphans:
             warn(_bad_journal_line(journal.path, contents))
+        if readonly:
+            return contents.runs, contents.rows
         if contents.needs_rewrite:
             journal.rewrite(contents)
         if doc.damaged:
@@ -238,6 +289,8 @@ def load(
     if not table.exists():
         return {}, []
     got = _table_identity(table)
+    if got is None and readonly:
+        return {}, []  # the next run holding the cell lock moves it aside
     if got is None:
         aside = table.with_name(TABLE + CORRUPT)
         os.replace(table, aside)
@@ -250,7 +303,8 @@ def load(
     if got[0] - {cell}:
         raise _refuse_other_cell(folder, TABLE)
     runs, rows = rows_of_table(table, settings)
-    _journal_rows(journal, cell, runs, rows)
+    if not readonly:
+        _journal_rows(journal, cell, runs, rows)
     return runs, rows
 
 

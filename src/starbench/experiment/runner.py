@@ -95,12 +95,17 @@ def run_cell(
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ConfigError(f"hydra.run.dir: cannot create {folder} ({e.strerror})") from None
+    if settings.shards > 1:
+        from starbench.experiment.shards import run_shards
+
+        return run_shards(settings, folder, overrides, out, warn, command)
     lock = CellLock(folder)
     try:
         lock.acquire()
     except CellBusy as e:
         raise cellfolder.busy(folder, "hydra.run.dir", str(e)) from None
     try:
+        cellfolder.check_unlocked(folder, cell=False)  # no shard of the cell is computing
         return _run_locked(settings, folder, overrides, out, warn, command)
     except OSError as e:  # a full disk, a lost mount: one line, the journaled rows are kept
         where = e.filename or folder
@@ -177,16 +182,7 @@ def _run_locked(
     # every key the cell holds, in the order they were stored, then the request's new ones
     order = key_order(by_instance, keys)
     run = max(runs, default=-1) + 1
-    header = {
-        "cell": settings.cell,
-        "run": run,
-        "fields": list(FIELDS),
-        "identity": settings.cell_identity(),
-        "budgets": {"node_budget": settings.node_budget, "time_budget": settings.time_budget},
-        "meta": meta,
-        "overrides": list(overrides or []),  # so the cell's command outlives its cell.json
-        "command": command,
-    }
+    header = run_header(settings, run, meta, overrides, command)
     journal = Journal(folder)
     n = settings.trees
     computed = 0
@@ -257,6 +253,26 @@ def _run_locked(
     out(f"table: {table} ({rows_written} rows, {computed} computed now)")
     out(summary(kept, {label_of_key(k): c for k, c in fresh.items()}))
     return CellOutcome(folder, table, rows_written, computed, counts)
+
+
+def run_header(
+    settings: RunSettings,
+    run: int,
+    meta: dict[str, Any],
+    overrides: list[str] | None,
+    command: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """A run's header in a journal: the cell, the run's number, fields, budgets and metadata."""
+    return {
+        "cell": settings.cell,
+        "run": run,
+        "fields": list(FIELDS),
+        "identity": settings.cell_identity(),
+        "budgets": {"node_budget": settings.node_budget, "time_budget": settings.time_budget},
+        "meta": meta,
+        "overrides": list(overrides or []),  # so the cell's command outlives its cell.json
+        "command": command,
+    }
 
 
 RUN_LOG = "run.log"
@@ -354,7 +370,8 @@ def _none(x: Any) -> Any:
 class Pending:
     """The instances ``0 .. n - 1`` that lack a settled row of a wanted key, with what each
     lacks, iterated lazily (a cell of 10^12 trees holds no list of them): its length comes from
-    the instances held, never from ``range(n)``."""
+    the instances held, never from ``range(n)``.  With ``shards`` > 1 only the instances of the
+    ``selected`` shards (instance i belongs to shard i mod shards)."""
 
     def __init__(
         self,
@@ -362,10 +379,15 @@ class Pending:
         wanted: list[AlgorithmSpec],
         n: int,
         settled: Callable[[Row | None], bool],
+        shards: int = 1,
+        selected: tuple[int, ...] = (0,),
     ):
         self.by_instance, self.wanted, self.n, self.settled = by_instance, wanted, n, settled
-        done = sum(1 for i in by_instance if i < n and not self._todo(i))
-        self.count = n - done
+        self.shards, self.selected = shards, tuple(sorted(set(selected))) if shards > 1 else (0,)
+        mine = set(self.selected)
+        done = sum(1 for i in by_instance if i < n and i % shards in mine and not self._todo(i))
+        total = sum((n - s + shards - 1) // shards for s in self.selected if s < n)
+        self.count = total - done
 
     def _todo(self, i: int) -> tuple[AlgorithmSpec, ...]:
         have = self.by_instance.get(i)
@@ -377,7 +399,10 @@ class Pending:
         return self.count
 
     def __iter__(self) -> Iterator[tuple[int, tuple[AlgorithmSpec, ...]]]:
-        for i in range(self.n):
+        import heapq
+
+        ranges = [range(s, self.n, self.shards) for s in self.selected]
+        for i in heapq.merge(*ranges) if len(ranges) > 1 else ranges[0]:
             todo = self._todo(i)
             if todo:
                 yield i, todo

@@ -191,6 +191,12 @@ class RunSettings:
     oracle_memory_limit: int = _k(
         ORACLE_MEMORY_LIMIT, "bytes a game's exact oracle may take while it is computed"
     )
+    shards: int = _k(
+        1,
+        "split each cell's instances into this many jobs (instance i goes to shard i mod "
+        "shards); not part of the cell",
+    )
+    shard: Any = _k(None, "with shards: run only these shards, e.g. 'shard=[3,5]' (default: all)")
 
     def __post_init__(self) -> None:
         spec, specs = self.tree, self.algorithms
@@ -291,6 +297,33 @@ class RunSettings:
         name = self.name
         if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
             raise ConfigError(f"name: must be a folder name (no '/'), got {name!r}")
+        self._check_shards()
+
+    def _check_shards(self) -> None:
+        _check_int("shards", self.shards, 1, COUNT_LIMIT)
+        if self.shards > 1 and self.target_se is not None:
+            raise ConfigError(
+                f"shards: {self.shards} cannot be combined with target_se (a cell that grows "
+                f"to a standard error decides its size from all its rows at once); drop one"
+            )
+        if self.shard is None:
+            return
+        given = self.shard if isinstance(self.shard, tuple) else (self.shard,)
+        for v in given:
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < self.shards:
+                raise ConfigError(
+                    f"shard: each index must be an integer in 0..{self.shards - 1} "
+                    f"(shards={self.shards}), got {v!r}"
+                )
+        if not given or len(set(given)) != len(given):
+            raise ConfigError(f"shard: must list distinct shard indices, got {list(given)}")
+
+    @property
+    def selected_shards(self) -> tuple[int, ...]:
+        """The shards this run computes (every one unless ``shard`` names some)."""
+        if self.shard is None:
+            return tuple(range(self.shards))
+        return self.shard if isinstance(self.shard, tuple) else (self.shard,)
 
     @classmethod
     def from_config(cls, cfg: Any) -> RunSettings:
@@ -330,6 +363,8 @@ class RunSettings:
         own = {f.name: cfg.get(f.name, f.default) for f in _SCALARS}
         for key in ("exact", "csv", "progress", "debug"):
             own[key] = bool(own[key])
+        if isinstance(own["shard"], list):
+            own["shard"] = tuple(own["shard"])
         return cls(tree=spec, algorithms=tuple(specs), **own)
 
     def cell_identity(self) -> dict[str, Any]:

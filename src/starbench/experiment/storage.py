@@ -162,11 +162,27 @@ class JournalContents:
         return bool(self.bad or self.orphans or self.torn or self.version != JOURNAL_VERSION)
 
 
-class Journal:
-    """The append-only row journal of one cell: each line checksummed (``integrity``)."""
+def shard_journal(shard: int, shards: int) -> str:
+    """The journal of shard ``shard`` of ``shards`` (``rows.shard-3-of-8.jsonl``): the only file
+    that shard writes."""
+    return f"rows.shard-{shard}-of-{shards}.jsonl"
 
-    def __init__(self, folder: Path):
-        self.path = Path(folder) / JOURNAL
+
+#: Every shard journal of a cell folder, whatever its number of shards.
+SHARD_JOURNALS = "rows.shard-*-of-*.jsonl"
+
+
+def shard_journals(folder: Path) -> list[Path]:
+    """The shard journals in ``folder`` (sorted by name; their rows are adopted row by row)."""
+    return sorted(p for p in Path(folder).glob(SHARD_JOURNALS) if p.is_file())
+
+
+class Journal:
+    """The append-only row journal of one cell (``rows.jsonl``) or of one of its shards
+    (``shard_journal``): each line checksummed (``integrity``)."""
+
+    def __init__(self, folder: Path, name: str = JOURNAL):
+        self.path = Path(folder) / name
         self._file: Any = None
         self._synced = 0.0
 
@@ -300,29 +316,43 @@ class CellBusy(Exception):
     """Another process is writing this cell (its lock is held)."""
 
 
+def shard_lock(shard: int) -> str:
+    """The lock a shard holds while it computes (``.lock.shard-3``)."""
+    return f"{LOCK}.shard-{shard}"
+
+
 class CellLock:
     """The exclusive lock of one cell folder (``.lock``, an ``flock``), held by the process that
     computes the cell, so that a second run into the same folder is refused in one line instead
-    of computing everything twice.  The lock dies with its process (a kill -9 frees it)."""
+    of computing everything twice; a shard holds its own (``shard_lock``).  The lock dies with
+    its process (a kill -9 frees it)."""
 
-    def __init__(self, folder: Path):
-        self.path = Path(folder) / LOCK
+    def __init__(self, folder: Path, name: str = LOCK):
+        self.path = Path(folder) / name
         self._fd: int | None = None
 
-    def acquire(self) -> CellLock:
+    def acquire(self, wait: float = 0.0) -> CellLock:
+        """Take the lock, waiting up to ``wait`` seconds for its holder; ``CellBusy`` (naming
+        the holder) if it is still held."""
         try:
             import fcntl
         except ImportError:  # no flock on this platform: no lock
             return self
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        end = time.monotonic() + wait
+        while True:
             try:
-                holder = os.read(fd, 64).decode(errors="replace").strip() or "another process"
-            finally:
-                os.close(fd)
-            raise CellBusy(holder) from None
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() < end:
+                    time.sleep(0.05)
+                    continue
+                try:
+                    holder = os.read(fd, 64).decode(errors="replace").strip() or "another process"
+                finally:
+                    os.close(fd)
+                raise CellBusy(holder) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"pid {os.getpid()}".encode())
         self._fd = fd

@@ -1,0 +1,204 @@
+"""Shards: one cell's instances split across jobs (``shards=N``, optionally ``shard=[i,...]``).
+
+Instance i belongs to shard ``i mod N``, so every row of an instance (and its verification
+against the instance's expectimax row) is computed by one shard.  ``shards`` is not part of the
+cell: the folder, the digest and every row are those of the unsharded cell.
+
+A shard holds only its own lock (``.lock.shard-<i>``; the cell lock ``.lock`` is held by an
+unsharded run, and a shard refuses to start while it is) and appends only to its own journal,
+``rows.shard-<i>-of-<N>.jsonl`` (journal version 3, every line checksummed, as ``rows.jsonl``);
+it never writes ``table.parquet`` or ``cell.json``.  When a shard has computed its instances it
+takes the cell lock (waiting for another shard that holds it) and, if every instance of the cell
+then holds every row asked for, in any journal (the cell's own, or shard journals of any N:
+rows are keyed by instance, so changing N never loses work), writes the table and ``cell.json``
+from all of them, as an unsharded run would (``runner._run_locked``, the whole-cell rule).
+Otherwise the last shard to finish does, or a later ``run`` (sharded or not) or ``collect``.
+
+``shards`` above the number of trees is capped at it, with one line; ``shards`` with
+``target_se`` is refused (``RunSettings``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from starbench.experiment import cellfolder
+from starbench.experiment.settings import RunSettings
+from starbench.experiment.storage import (
+    TABLE,
+    CellBusy,
+    CellLock,
+    Journal,
+    shard_journal,
+    shard_lock,
+)
+
+#: Seconds a finished shard waits for the cell lock (another shard writing the table holds it).
+FINISH_WAIT_S = 600.0
+
+
+def effective_shards(settings: RunSettings, warn: Callable[[str], None]) -> int:
+    """``shards``, capped at the number of trees (one line says so)."""
+    if settings.shards > settings.trees:
+        warn(
+            f"starbench: shards={settings.shards} is more than trees={settings.trees}: capped "
+            f"at {settings.trees} shards (one instance each)"
+        )
+        return settings.trees
+    return settings.shards
+
+
+def run_shards(
+    settings: RunSettings,
+    folder: Path,
+    overrides: list[str] | None,
+    out: Callable[[str], None],
+    warn: Callable[[str], None],
+    command: dict[str, Any] | None,
+) -> Any:
+    """Compute the selected shards of the cell in ``folder`` one after another, then write the
+    cell's table if every shard is done.  Returns the runner's ``CellOutcome``."""
+    from starbench.experiment.runner import RunLog
+
+    log = RunLog(folder / "run.log")
+    show, say = log.tee(out), log.tee(warn)
+    n = effective_shards(settings, say)
+    computed = 0
+    for shard in settings.selected_shards:
+        if shard >= n:
+            say(f"starbench: shard {shard} has no instances (shards capped at {n})")
+            continue
+        computed += _run_shard(settings, folder, shard, n, overrides, show, say, command)
+    return finish(settings, folder, n, computed, overrides, out, warn, command)
+
+
+def _run_shard(
+    settings: RunSettings,
+    folder: Path,
+    shard: int,
+    n: int,
+    overrides: list[str] | None,
+    out: Callable[[str], None],
+    warn: Callable[[str], None],
+    command: dict[str, Any] | None,
+) -> int:
+    """Compute the instances of one shard the cell lacks, into the shard's own journal; the
+    rows computed."""
+    from starbench.experiment import runner
+    from starbench.experiment.coverage import requested
+    from starbench.experiment.metadata import metadata
+
+    lock = CellLock(folder, shard_lock(shard))
+    try:
+        lock.acquire()
+    except CellBusy as e:
+        raise cellfolder.busy(folder, "hydra.run.dir", f"shard {shard}: {e}") from None
+    try:
+        cellfolder.check_unlocked(folder, shards=False)  # an unsharded run computes the cell
+        runner.check_folder(settings, folder, locked=True)
+        runs, old = cellfolder.load(settings, folder, warn, shard=True)
+        wanted = requested(settings)
+        by_instance = _by_instance(old)
+        pending = _pending(settings, runs, by_instance, n, shard)
+        name = shard_journal(shard, n)
+        if not pending:
+            out(f"shard {shard} of {n}: nothing to compute")
+            return 0
+        journal = Journal(folder, name)
+        run = max(journal.read().runs, default=-1) + 1  # the journal numbers its own runs
+        journal.append_header(runner.run_header(settings, run, metadata(), overrides, command))
+        runner._announce(settings, wanted, len(pending), warn)
+        fresh: dict[tuple[Any, ...], int] = {}
+        try:
+            computed = runner._compute(
+                settings, pending, journal, run, by_instance, set(), warn, fresh
+            )
+        finally:
+            journal.close()
+        out(f"shard {shard} of {n}: {computed} rows computed now (journal {name})")
+        return computed
+    finally:
+        lock.release()
+
+
+def _by_instance(rows: list[Any]) -> dict[int, dict[tuple[Any, ...], Any]]:
+    """Rows by instance and key (``runner.Instances``)."""
+    from starbench.experiment import runner
+
+    by_instance: runner.Instances = {}
+    for r in rows:
+        by_instance.setdefault(r.instance, {})[runner._slot(r)] = r
+    return by_instance
+
+
+def _pending(
+    settings: RunSettings, runs: dict[int, Any], by_instance: Any, n: int, shard: int
+) -> Any:
+    """The instances of shard ``shard`` of ``n`` that lack a settled row asked for."""
+    from starbench.experiment import runner
+    from starbench.experiment.coverage import requested
+
+    def settled(r: Any) -> bool:
+        return runner._settled(r, settings, runs)
+
+    return runner.Pending(by_instance, requested(settings), settings.trees, settled, n, (shard,))
+
+
+def missing_shards(settings: RunSettings, folder: Path, n: int) -> list[int]:
+    """The shards (of ``n``) whose instances lack a row asked for, in every journal of the
+    cell."""
+    runs, rows = cellfolder.load(settings, folder, lambda _line: None, shard=True)
+    by_instance = _by_instance(rows)
+    return [s for s in range(n) if _pending(settings, runs, by_instance, n, s)]
+
+
+def finish(
+    settings: RunSettings,
+    folder: Path,
+    n: int,
+    computed: int,
+    overrides: list[str] | None,
+    out: Callable[[str], None],
+    warn: Callable[[str], None],
+    command: dict[str, Any] | None,
+) -> Any:
+    """Under the cell lock: the cell's table and ``cell.json`` from every journal when every
+    shard is done (``cell.json`` records the overrides without ``shard``, so its command
+    reruns the whole cell); else one line naming the shards still to compute."""
+    from starbench.experiment import runner
+
+    show = runner.RunLog(folder / "run.log").tee(out)
+    lock = CellLock(folder)
+    try:
+        lock.acquire(wait=FINISH_WAIT_S)
+    except CellBusy as e:
+        show(f"shard(s) done; the cell lock is held ({e}): its holder writes the table")
+        return runner.CellOutcome(folder, folder / TABLE, 0, computed, {})
+    try:
+        missing = missing_shards(settings, folder, n)
+        if missing:
+            show(
+                f"{n - len(missing)} of {n} shards complete; the cell's table is written when "
+                f"every shard is (still to compute, or computing now: "
+                f"{missing_command(overrides, folder, command, missing)})"
+            )
+            return runner.CellOutcome(folder, folder / TABLE, 0, computed, {})
+        whole = replace(settings, shards=1, shard=None)
+        kept = [o for o in overrides or [] if not o.lstrip("+~").startswith("shard=")]
+        done = runner._run_locked(whole, folder, kept, out, warn, command)
+        return replace(done, computed=computed)
+    finally:
+        lock.release()
+
+
+def missing_command(
+    overrides: list[str] | None, folder: Path, command: dict[str, Any] | None, missing: list[int]
+) -> str:
+    """The command that computes exactly the ``missing`` shards of the cell in ``folder``."""
+    from starbench.experiment.repair import rerun_command
+
+    own = [o for o in overrides or [] if not o.lstrip("+~").startswith("shard=")]
+    return rerun_command([*own, f"shard=[{','.join(map(str, missing))}]"], folder, command)

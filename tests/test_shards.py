@@ -1,0 +1,142 @@
+"""Shards (``shards=N``, ``shard=[i,...]``): one cell's instances split across jobs.
+
+A sharded cell's table equals the unsharded one's, every column but the timing ones, on every
+launcher; a killed shard loses nothing and the printed command completes the cell; bad values
+are one line.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from starbench import cli
+from starbench.experiment.storage import read_json
+
+EXE = str(Path(sys.executable).parent / "starbench")
+NOT_COMPARED = ("seconds", "cpu_seconds", "date", "git_commit", "git_dirty", "hostname")
+CELL = ["trees=9", "tree.branching=3", "progress=false"]
+
+
+def _table(folder: Path) -> pd.DataFrame:
+    df = pd.read_parquet(folder / "table.parquet")
+    return df.drop(columns=list(NOT_COMPARED), errors="ignore").reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def unsharded(tmp_path_factory) -> pd.DataFrame:
+    folder = tmp_path_factory.mktemp("unsharded") / "cell"
+    assert cli.main(["run", *CELL, f"hydra.run.dir={folder}"]) == 0
+    return _table(folder)
+
+
+def _only_cell(sweep: Path) -> Path:
+    (cell,) = [p for p in sweep.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    return cell
+
+
+@pytest.mark.parametrize("launcher", [None, "joblib", "submitit_local"])
+def test_a_sharded_cell_equals_the_unsharded_one(launcher, unsharded, tmp_path, capsys):
+    """Three shards, each a job of the launcher (the basic one runs them in this process, one
+    after another): one table, equal to the unsharded cell's; each shard wrote only its own
+    journal, and the last one the table and ``cell.json``, whose overrides rerun the whole
+    cell."""
+    sweep = tmp_path / "sweep"
+    chosen = [f"hydra/launcher={launcher}"] if launcher else []
+    code = cli.main(["run", "-m", *CELL, "shards=3", *chosen, f"hydra.sweep.dir={sweep}"])
+    err = capsys.readouterr().err
+    assert code == 0, err[-2000:]
+    cell = _only_cell(sweep)
+    pd.testing.assert_frame_equal(_table(cell), unsharded)
+    names = sorted(p.name for p in cell.glob("rows*.jsonl"))
+    assert names == [f"rows.shard-{i}-of-3.jsonl" for i in range(3)]
+    summary = read_json(cell / "cell.json")
+    assert summary["status"] == "complete"
+    assert not [o for o in summary["overrides"] if o.startswith("shard=")]
+
+
+def test_shards_of_another_number_are_adopted_row_by_row(unsharded, tmp_path, capsys):
+    """Two of three shards, then the cell split in two: the second run computes only what the
+    first left (rows are keyed by instance), and the table equals the unsharded one."""
+    folder = tmp_path / "cell"
+    assert cli.main(["run", *CELL, "shards=3", "shard=[0,2]", f"hydra.run.dir={folder}"]) == 0
+    out = capsys.readouterr().out
+    assert "2 of 3 shards complete" in out and "'shard=[1]'" in out
+    assert not (folder / "table.parquet").exists() and not (folder / "cell.json").exists()
+    assert cli.main(["run", *CELL, "shards=2", f"hydra.run.dir={folder}"]) == 0
+    out = capsys.readouterr().out
+    computed = [int(ln.split(": ")[1].split()[0]) for ln in out.splitlines() if " of 2: " in ln]
+    assert sum(computed) == 3 * 7  # shard 1 of 3 held instances 1, 4 and 7; 7 algorithms
+    pd.testing.assert_frame_equal(_table(folder), unsharded)
+
+
+def test_a_killed_shard_loses_nothing_and_the_printed_command_completes_the_cell(tmp_path):
+    """kill -9 of a shard after its first instance's rows; the other shards finish and print
+    the command for exactly the missing one; that command, run as printed, computes only what
+    the killed shard had not journaled and completes the cell with the unsharded table."""
+    slow = ["trees=9", "tree.depth=5", "progress=false"]  # about 0.3 s an instance
+    whole, folder = tmp_path / "whole", tmp_path / "cell"
+    sharded = [*slow, "shards=3", f"hydra.run.dir={folder}"]
+    p = subprocess.Popen([EXE, "run", *sharded, "shard=[0]"], stderr=subprocess.PIPE, text=True)
+    journal = folder / "rows.shard-0-of-3.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (
+        journal.exists() and len(journal.read_text().splitlines()) >= 2
+    ):
+        time.sleep(0.01)
+    os.kill(p.pid, signal.SIGKILL)
+    p.communicate()
+    kept = len(journal.read_text().splitlines()) - 1
+    assert 1 <= kept < 3 * 7, kept  # killed mid-shard
+    rest = subprocess.run([EXE, "run", *sharded, "shard=[1,2]"], capture_output=True, text=True)
+    assert rest.returncode == 0, rest.stderr[-2000:]
+    line = next(ln for ln in rest.stdout.splitlines() if "shards complete" in ln)
+    printed = line.split("computing now: ", 1)[1].removesuffix(")")
+    assert "'shard=[0]'" in printed
+    again = subprocess.run(shlex.split(printed), capture_output=True, text=True, cwd="/")
+    assert again.returncode == 0, again.stderr[-2000:]
+    computed = next(ln for ln in again.stdout.splitlines() if ln.startswith("shard 0 of 3: "))
+    assert int(computed.split(": ")[1].split()[0]) == 3 * 7 - kept
+    p = subprocess.run([EXE, "run", *slow, f"hydra.run.dir={whole}"], capture_output=True)
+    assert p.returncode == 0
+    pd.testing.assert_frame_equal(_table(folder), _table(whole))
+
+
+@pytest.mark.parametrize(
+    "given, said",
+    [
+        (["shards=0"], "shards: must be an integer >= 1"),
+        (["shards=-2"], "shards: must be an integer >= 1"),
+        (["shards=two"], "shards"),
+        (
+            ["shards=3", "shard=[3]"],
+            "shard: each index must be an integer in 0..2 (shards=3), got 3",
+        ),
+        (["shards=3", "shard=[-1]"], "shard: each index must be an integer in 0..2"),
+        (["shards=3", "shard=[1,1]"], "shard: must list distinct shard indices"),
+        (["shards=2", "target_se=1"], "shards: 2 cannot be combined with target_se"),
+    ],
+)
+def test_bad_shards_are_one_line(given, said, tmp_path, capsys):
+    folder = tmp_path / "cell"
+    code = cli.main(["run", *CELL, *given, f"hydra.run.dir={folder}"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and said in err[0], err
+    assert not folder.exists()
+
+
+def test_more_shards_than_trees_are_capped_in_one_line(unsharded, tmp_path, capsys):
+    folder = tmp_path / "cell"
+    assert cli.main(["run", *CELL, "shards=12", f"hydra.run.dir={folder}"]) == 0
+    err = capsys.readouterr().err
+    assert "starbench: shards=12 is more than trees=9: capped at 9 shards" in err
+    assert "shard 9 has no instances (shards capped at 9)" in err
+    pd.testing.assert_frame_equal(_table(folder), unsharded)
