@@ -130,6 +130,24 @@ def test_a_cancelled_job_stops_is_reported_in_one_line_and_the_same_command_comp
 
 @pytest.mark.cluster
 @pytest.mark.slow
+def test_a_sharded_cell_on_slurm_equals_the_unsharded_one(slurm, tmp_path):
+    """``shards=3``: three jobs of one array compute one cell; its table is the unsharded
+    cell's (every non-timing column), written by the last shard."""
+    cell = ["trees=9", "tree.branching=3", "tree.depth=3"]
+    local, cluster = tmp_path / "local", tmp_path / "cluster"
+    p = _run(slurm.env, "-m", *cell, "progress=false", f"hydra.sweep.dir={local}")
+    assert p.returncode == 0, p.stderr[-2000:]
+    p = _run(slurm.env, "-m", *cell, "shards=3", *ON_SLURM, f"hydra.sweep.dir={cluster}")
+    assert p.returncode == 0, p.stderr[-2000:]
+    (folder,) = [d for d in cluster.iterdir() if d.is_dir() and not d.name.startswith(".")]
+    assert sorted(p.name for p in folder.glob("rows*.jsonl")) == [
+        f"rows.shard-{i}-of-3.jsonl" for i in range(3)
+    ]
+    _same_tables(cluster, local)
+
+
+@pytest.mark.cluster
+@pytest.mark.slow
 def test_what_sbatch_cannot_take_is_one_line(slurm, tmp_path):
     """A partition the cluster does not have: one line naming ``hydra.launcher.partition``
     before anything is written (exit 2).  A request sbatch refuses (more memory than the node

@@ -140,3 +140,22 @@ def test_more_shards_than_trees_are_capped_in_one_line(unsharded, tmp_path, caps
     assert "starbench: shards=12 is more than trees=9: capped at 9 shards" in err
     assert "shard 9 has no instances (shards capped at 9)" in err
     pd.testing.assert_frame_equal(_table(folder), unsharded)
+
+
+def test_collect_names_exactly_the_missing_shards(unsharded, tmp_path, capsys):
+    """A sweep run with ``shard=[0]`` only: ``collect`` reports the cell incomplete with the
+    command for shards 1 and 2; that command, as printed, completes it, and ``collect`` then
+    collects the unsharded table."""
+    sweep = tmp_path / "sweep"
+    argv = ["run", "-m", *CELL, "shards=3", "shard=[0]", f"hydra.sweep.dir={sweep}"]
+    assert cli.main(argv) == 0
+    capsys.readouterr()
+    assert cli.main(["collect", str(sweep)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("incomplete: ") and len(out) == 2, out
+    printed = out[1].removeprefix("  rerun: ")
+    assert "'shard=[1,2]'" in printed and "shards=3" in printed
+    again = subprocess.run(shlex.split(printed), capture_output=True, text=True, cwd="/")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert cli.main(["collect", str(sweep)]) == 0
+    pd.testing.assert_frame_equal(_table(_only_cell(sweep)), unsharded)

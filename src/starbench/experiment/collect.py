@@ -8,8 +8,10 @@ A sweep folder also holds ``sweep.json`` (written
 by ``starbench run`` before launching), the list of the cells it asked for and each one's request
 (``coverage.Request``), so cells that never started are reported as missing.  Every cell's table
 is checked against what was asked of it (its sweep's request, else the last command's):
-a cell short of it is ``incomplete``, named with the command that completes it; a cell holding
-more than it was asked (an algorithm added to one cell) is listed in one line and is no problem.
+a cell short of it is ``incomplete``, named with the command that completes it (a cell run in
+shards whose table is not written yet: the command for exactly the shards that lack rows); a
+cell holding more than it was asked (an algorithm added to one cell) is listed in one line and
+is no problem.
 Every problem comes with the command that reruns the cell (completed rows are kept: the rerun
 continues the cell).
 """
@@ -29,9 +31,11 @@ from starbench.experiment.storage import (
     CELL,
     JOURNAL,
     MANIFEST,
+    SHARD_JOURNALS,
     TABLE,
     atomic_write,
     file_digest,
+    shard_journals,
 )
 
 COLLECTED = "collected.parquet"
@@ -63,12 +67,32 @@ def request_of(cell: dict[str, Any], manifest: dict[str, Any] | None) -> Request
     return None
 
 
+def _sharded(folder: Path, asked: dict[str, Any] | None) -> tuple[str, str, str]:
+    """A cell computed in shards whose table is not written yet: ``incomplete``, with the
+    command for exactly the shards that lack rows (or, when none does, the command that writes
+    the table from the shards' journals)."""
+    from starbench.experiment import shards
+
+    recorded, context = shards.recorded_command(folder)
+    overrides = list((asked or {}).get("overrides") or recorded)
+    command = command_of(asked, {"command": context} if context else None)
+    request = request_of({}, asked)
+    n = shards.shards_of(overrides, folder)
+    missing = shards.missing_of_request(folder, request, n) if request is not None else []
+    if request is None or not missing:
+        whole = [o for o in overrides if not o.lstrip("+~").startswith("shard=")]
+        return ("incomplete", str(folder), rerun_command(whole, folder, command))
+    return ("incomplete", str(folder), shards.missing_command(overrides, folder, command, missing))
+
+
 def collect(root: Path, csv: bool = False) -> Collected:
     import pandas as pd
 
     root = Path(root)
     # a cell is a folder holding any of a cell's files (a lost cell.json is reported, not missed)
-    cells = sorted({p.parent for name in (CELL, TABLE, JOURNAL) for p in root.rglob(name)})
+    cells = sorted(
+        {p.parent for name in (CELL, TABLE, JOURNAL, SHARD_JOURNALS) for p in root.rglob(name)}
+    )
     problems: list[tuple[str, str, str]] = []
     sweep = read_document(root / MANIFEST)
     if sweep.damaged:
@@ -97,6 +121,9 @@ def collect(root: Path, csv: bool = False) -> Collected:
 
     for folder in cells:
         doc = read_document(folder / CELL)
+        if doc.state == "missing" and shard_journals(folder):
+            problems.append(_sharded(folder, expected.get(folder.resolve())))
+            continue
         if not doc.intact:  # nothing of the cell is trusted without it: never "incomplete"
             problems.append(("damaged", unverifiable_line(folder, doc), ""))
             continue

@@ -33,6 +33,7 @@ from starbench.experiment.storage import (
     CellLock,
     Journal,
     shard_journal,
+    shard_journals,
     shard_lock,
 )
 
@@ -202,3 +203,42 @@ def missing_command(
 
     own = [o for o in overrides or [] if not o.lstrip("+~").startswith("shard=")]
     return rerun_command([*own, f"shard=[{','.join(map(str, missing))}]"], folder, command)
+
+
+def shards_of(overrides: list[str], folder: Path) -> int:
+    """The number of shards a cell was asked in (its ``shards=`` override, else the largest N
+    of its shard journals)."""
+    for o in reversed(overrides):
+        key, _, value = o.lstrip("+~").partition("=")
+        if key == "shards" and value.strip().isdigit():
+            return int(value)
+    return max((int(p.stem.rsplit("-", 1)[1]) for p in shard_journals(folder)), default=1)
+
+
+def recorded_command(folder: Path) -> tuple[list[str], dict[str, Any] | None]:
+    """The overrides and command context of the last run header of the cell's shard journals
+    (a sharded cell has no ``cell.json`` until every shard is done)."""
+    best: tuple[float, list[str], dict[str, Any] | None] = (-1.0, [], None)
+    for path in shard_journals(folder):
+        head = Journal(folder, path.name).read().runs
+        if head and path.stat().st_mtime > best[0]:
+            last = head[max(head)]
+            best = (path.stat().st_mtime, list(last.get("overrides") or []), last.get("command"))
+    return best[1], best[2]
+
+
+def missing_of_request(folder: Path, request: Any, n: int) -> list[int]:
+    """The shards (of ``n``) whose instances lack a finished row of a key ``request`` asks for,
+    in every journal of the cell (``collect``'s view: no settings, only what was asked)."""
+    from starbench.experiment.storage import JOURNAL
+    from starbench.search.registry import key_values
+
+    held: dict[int, set[tuple[Any, ...]]] = {}
+    for name in [JOURNAL, *(p.name for p in shard_journals(folder))]:
+        for row in Journal(folder, name).read().rows:
+            if row.get("run_status") in ("done", "budget_exceeded"):
+                key = (str(row["algorithm"]), *key_values(row))
+                held.setdefault(int(row["instance"]), set()).add(key)
+    keys = set(request.keys())
+    lacking = {i % n for i in range(request.trees) if not keys <= held.get(i, set())}
+    return sorted(lacking)
