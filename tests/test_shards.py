@@ -159,3 +159,16 @@ def test_collect_names_exactly_the_missing_shards(unsharded, tmp_path, capsys):
     assert again.returncode == 0, again.stderr[-2000:]
     assert cli.main(["collect", str(sweep)]) == 0
     pd.testing.assert_frame_equal(_table(_only_cell(sweep)), unsharded)
+
+
+def test_a_rerun_launches_only_the_shards_that_lack_rows(unsharded, tmp_path, capsys):
+    from starbench import run as run_mod
+
+    sweep = tmp_path / "sweep"
+    argv = ["run", "-m", *CELL, "shards=3", f"hydra.sweep.dir={sweep}"]
+    assert cli.main([*argv, "shard=[0,2]"]) == 0
+    assert run_mod.LAUNCHED == [2]
+    assert cli.main(argv) == 0
+    assert run_mod.LAUNCHED == [1]  # shard 1 alone; it writes the table
+    capsys.readouterr()
+    pd.testing.assert_frame_equal(_table(_only_cell(sweep)), unsharded)

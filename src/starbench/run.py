@@ -620,15 +620,24 @@ def _check_order(cfg: Any) -> None:
 
 def jobs_of(cells: list[Cell]) -> list[list[str]]:
     """The launcher's jobs for ``cells``: one per cell, or one per selected shard of a cell run
-    with ``shards`` (its overrides plus ``shard=[i]``; ``experiment.shards``)."""
+    with ``shards`` (its overrides plus ``shard=[i]``; ``experiment.shards``), on a rerun only
+    those that lack rows."""
+    from starbench.experiment.shards import missing_shards
+    from starbench.experiment.storage import shard_journals
+
     jobs = []
-    for overrides, settings, _folder in cells:
+    for overrides, settings, folder in cells:
         own = [o for o in overrides if not o.lstrip("+~").startswith("shard=")]
         if settings.shards == 1:
             jobs.append(list(overrides))
             continue
         n = min(settings.shards, settings.trees)
-        jobs += [[*own, f"shard=[{i}]"] for i in settings.selected_shards if i < n]
+        chosen = [i for i in settings.selected_shards if i < n]
+        if shard_journals(folder):  # a rerun: only the shards that lack rows (one, to write
+            # the table, when none does)
+            missing = set(missing_shards(settings, folder, n))
+            chosen = [i for i in chosen if i in missing] or chosen[:1]
+        jobs += [[*own, f"shard=[{i}]"] for i in chosen]
     return jobs
 
 
