@@ -453,3 +453,30 @@ def test_the_wilson_interval_is_scipys_bit_for_bit():
             assert binomial_interval(k, n) == (float(ci.low), float(ci.high)), (k, n)
             ci = binomtest(k, n).proportion_ci(confidence_level=0.9, method="wilson")
             assert binomial_interval(k, n, 0.9) == pytest.approx((ci.low, ci.high), rel=1e-14)
+
+
+def test_two_cold_processes_share_one_oracle_cache_and_a_third_loads_it(tmp_path):
+    """What shards of a game cell do: two processes computing one oracle into one empty cache
+    folder at once leave one intact cache file; a third process loads it (computing nothing);
+    all three give the same value."""
+    pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
+    code = (
+        "import sys, pyspiel; from pathlib import Path; from starbench.oracles import oracle_for;"
+        "o = oracle_for('pig(winscore=20)', folder=Path(sys.argv[1]));"
+        "print(repr(o.value(pyspiel.load_game('pig(winscore=20)').new_initial_state())))"
+    )
+    argv = [sys.executable, "-c", code, str(tmp_path / "cache")]
+    cold = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)]
+    cold.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    values = []
+    for p in cold:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        values.append(out.strip())
+    files = {f: f.stat().st_mtime_ns for f in (tmp_path / "cache").rglob("*") if f.is_file()}
+    assert len(files) == 1, sorted(files)
+    third = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert third.returncode == 0, third.stderr
+    assert "solving" not in third.stderr  # loaded, not computed
+    assert {f: f.stat().st_mtime_ns for f in files} == files
+    assert values == [third.stdout.strip()] * 2

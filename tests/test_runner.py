@@ -518,18 +518,35 @@ def test_slurm_launcher_config_composes():
 
 @pytest.mark.slow
 def test_the_kernel_cache_in_a_shared_folder_is_written_once_then_loaded(tmp_path):
-    """What the SLURM jobs do (NUMBA_CACHE_DIR in one shared folder): the first process
-    compiles into it, a later one loads the kernel from it and writes nothing."""
+    """What SLURM jobs and shards do (NUMBA_CACHE_DIR in one shared folder): two cold processes
+    started together on an empty cache both compile into it without corrupting it, a third
+    loads the kernel from it and writes nothing, and all three give the same table."""
     env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     args = ("trees=2", "algorithms=ballard", "progress=false", "engine=compiled")
-    p = cli_run(*args, f"hydra.run.dir={tmp_path / 'a'}", env=env)
-    assert p.returncode == 0, p.stderr
+    e = {**os.environ, **env}
+    cold = [
+        subprocess.Popen(
+            [EXE, "run", *args, f"hydra.run.dir={tmp_path / name}"],
+            env=e,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("a", "b")
+    ]
+    for p in cold:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
     files = {f: f.stat().st_mtime_ns for f in (tmp_path / "cache").rglob("*") if f.is_file()}
     assert any(f.suffix == ".nbc" for f in files) and any(f.suffix == ".nbi" for f in files)
-    p = cli_run(*args, f"hydra.run.dir={tmp_path / 'b'}", env=env)
+    p = cli_run(*args, f"hydra.run.dir={tmp_path / 'c'}", env=env)
     assert p.returncode == 0, p.stderr
     after = {f: f.stat().st_mtime_ns for f in (tmp_path / "cache").rglob("*") if f.is_file()}
     assert after == files
+    tables = [pd.read_parquet(tmp_path / n / "table.parquet") for n in "abc"]
+    timing = ["seconds", "cpu_seconds", "date"]
+    for t in tables[1:]:
+        pd.testing.assert_frame_equal(t.drop(columns=timing), tables[0].drop(columns=timing))
 
 
 # --------------------------------------------------------------------------- replay
