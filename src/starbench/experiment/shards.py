@@ -119,10 +119,22 @@ def _run_shard(
             )
         finally:
             journal.close()
-        out(f"shard {shard} of {n}: {computed} rows computed now (journal {name})")
+        out(
+            f"shard {shard} of {n}: {computed} rows computed now (journal {name}; "
+            f"{_process_cpu():.2f} s CPU in this process so far)"
+        )
         return computed
     finally:
         lock.release()
+
+
+def _process_cpu() -> float:
+    """User + system CPU seconds of this process so far (the shards' overhead is measured by
+    it: ``scripts/shard_overhead.py``)."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 def _by_instance(rows: list[Any]) -> dict[int, dict[tuple[Any, ...], Any]]:
@@ -189,7 +201,12 @@ def finish(
             return runner.CellOutcome(folder, folder / TABLE, 0, computed, {})
         whole = replace(settings, shards=1, shard=None)
         kept = [o for o in overrides or [] if not o.lstrip("+~").startswith("shard=")]
+        before = _process_cpu()
         done = runner._run_locked(whole, folder, kept, out, warn, command)
+        show(
+            f"every shard done: the table written from their journals in "
+            f"{_process_cpu() - before:.2f} s CPU"
+        )
         return replace(done, computed=computed)
     finally:
         lock.release()
