@@ -874,12 +874,19 @@ def mark_dead(dead: Any, cells: list[Cell]) -> str:
     from starbench.experiment.repair import rerun_command
     from starbench.experiment.runner import mark
 
-    folder = next((f for o, _s, f in cells if tuple(o) == dead.overrides), None)
+    def cell_of(overrides: Any) -> tuple[str, ...]:  # a shard's job: its cell's overrides
+        return tuple(o for o in overrides if not o.lstrip("+~").startswith("shard="))
+
+    own = cell_of(dead.overrides)
+    folder = next((f for o, _s, f in cells if cell_of(o) == own), None)
     if folder is None:  # not a planned cell (Hydra run without ``plan``): its overrides
         return f"a cell ({' '.join(dead.overrides)}): {dead.describe()}"
     mark(folder, "interrupted", dead.describe())
-    again = rerun_command(list(dead.overrides), folder, planned_context(list(dead.overrides), True))
-    return f"cell {folder}: {dead.describe()} (its journaled rows are kept); rerun: {again}"
+    context = planned_context(list(dead.overrides), True)
+    again = rerun_command(list(dead.overrides), folder, context)
+    shard = [o for o in dead.overrides if o.lstrip("+~").startswith("shard=")]
+    what = f"{shard[0]} of cell" if shard else "cell"
+    return f"{what} {folder}: {dead.describe()} (its journaled rows are kept); rerun: {again}"
 
 
 if __name__ == "__main__":  # pragma: no cover
