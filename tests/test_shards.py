@@ -172,3 +172,16 @@ def test_a_rerun_launches_only_the_shards_that_lack_rows(unsharded, tmp_path, ca
     assert run_mod.LAUNCHED == [1]  # shard 1 alone; it writes the table
     capsys.readouterr()
     pd.testing.assert_frame_equal(_table(_only_cell(sweep)), unsharded)
+
+
+def test_collect_writes_the_table_of_a_cell_whose_shards_are_all_done(unsharded, tmp_path):
+    """Every shard journaled its rows, but the table was never written (the last shard died
+    while writing it): ``collect`` writes it from the journals and collects it."""
+    sweep = tmp_path / "sweep"
+    assert cli.main(["run", "-m", *CELL, "shards=3", f"hydra.sweep.dir={sweep}"]) == 0
+    cell = _only_cell(sweep)
+    for name in ("table.parquet", "cell.json"):
+        (cell / name).unlink()
+    assert cli.main(["collect", str(sweep)]) == 0
+    pd.testing.assert_frame_equal(_table(cell), unsharded)
+    assert read_json(cell / "cell.json")["status"] == "complete"

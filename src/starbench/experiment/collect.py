@@ -9,7 +9,8 @@ by ``starbench run`` before launching), the list of the cells it asked for and e
 (``coverage.Request``), so cells that never started are reported as missing.  Every cell's table
 is checked against what was asked of it (its sweep's request, else the last command's):
 a cell short of it is ``incomplete``, named with the command that completes it (a cell run in
-shards whose table is not written yet: the command for exactly the shards that lack rows); a
+shards whose table is not written yet: the command for exactly the shards that lack rows, and
+when none does, ``collect`` writes the table from the shards' journals itself); a
 cell holding more than it was asked (an algorithm added to one cell) is listed in one line and
 is no problem.
 Every problem comes with the command that reruns the cell (completed rows are kept: the rerun
@@ -67,10 +68,11 @@ def request_of(cell: dict[str, Any], manifest: dict[str, Any] | None) -> Request
     return None
 
 
-def _sharded(folder: Path, asked: dict[str, Any] | None) -> tuple[str, str, str]:
+def _sharded(folder: Path, asked: dict[str, Any] | None) -> tuple[str, str, str] | None:
     """A cell computed in shards whose table is not written yet: ``incomplete``, with the
-    command for exactly the shards that lack rows (or, when none does, the command that writes
-    the table from the shards' journals)."""
+    command for exactly the shards that lack rows.  When none does (the last shard ended before
+    it wrote the table), the table and ``cell.json`` are written here from the shards'
+    journals, as the last shard would have (None); the command that does it if that fails."""
     from starbench.experiment import shards
 
     recorded, context = shards.recorded_command(folder)
@@ -79,10 +81,33 @@ def _sharded(folder: Path, asked: dict[str, Any] | None) -> tuple[str, str, str]
     request = request_of({}, asked)
     n = shards.shards_of(overrides, folder)
     missing = shards.missing_of_request(folder, request, n) if request is not None else []
-    if request is None or not missing:
-        whole = [o for o in overrides if not o.lstrip("+~").startswith("shard=")]
-        return ("incomplete", str(folder), rerun_command(whole, folder, command))
-    return ("incomplete", str(folder), shards.missing_command(overrides, folder, command, missing))
+    if missing:
+        again = shards.missing_command(overrides, folder, command, missing)
+        return ("incomplete", str(folder), again)
+    whole = [o for o in overrides if not o.lstrip("+~").startswith("shard=")]
+    again = rerun_command(whole, folder, command)
+    if _write_sharded_table(folder, again, context):
+        return None
+    return ("incomplete", str(folder), again)
+
+
+def _write_sharded_table(folder: Path, command: str, context: dict[str, Any] | None) -> bool:
+    """Write the table of a sharded cell whose shards are all done, with the settings its own
+    command composes; False (nothing written) when that fails."""
+    import shlex
+
+    from starbench import run
+    from starbench.experiment import shards
+
+    try:
+        _multirun, cells, _sweep, _launch = run.plan(shlex.split(command)[2:])
+        (overrides, settings, _f), *_ = [c for c in cells if c[2].resolve() == folder.resolve()]
+        n = min(settings.shards, settings.trees)
+        quiet = lambda _line: None  # noqa: E731 - collect reports the cell itself
+        shards.finish(settings, folder, n, 0, overrides, quiet, quiet, context)
+    except Exception:  # noqa: BLE001 - reported as incomplete, with the command that does it
+        return False
+    return read_document(folder / CELL).intact
 
 
 def collect(root: Path, csv: bool = False) -> Collected:
@@ -122,8 +147,11 @@ def collect(root: Path, csv: bool = False) -> Collected:
     for folder in cells:
         doc = read_document(folder / CELL)
         if doc.state == "missing" and shard_journals(folder):
-            problems.append(_sharded(folder, expected.get(folder.resolve())))
-            continue
+            problem = _sharded(folder, expected.get(folder.resolve()))
+            if problem is not None:
+                problems.append(problem)
+                continue
+            doc = read_document(folder / CELL)  # every shard was done: its table now written
         if not doc.intact:  # nothing of the cell is trusted without it: never "incomplete"
             problems.append(("damaged", unverifiable_line(folder, doc), ""))
             continue
