@@ -145,6 +145,74 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     return 1 if result.problems else 0
 
 
+def _out_and_size(p: argparse.ArgumentParser, out: str, limit: str) -> None:
+    """``-o FILE`` and ``--max-nodes N`` of the commands that write a tree."""
+    p.add_argument("-o", "--out", default=out, help=f"output file (default {out})")
+    p.add_argument(
+        "--max-nodes",
+        type=int,
+        default=EXPORT_MAX_NODES,
+        help=f"{limit} (default {EXPORT_MAX_NODES:_} nodes)",
+    )
+
+
+def _cmd_shrink(args: argparse.Namespace) -> int:
+    import resource
+    import tempfile
+
+    from starbench import shrink
+    from starbench.errors import InputError
+    from starbench.search.registry import parse_spec, resolve
+
+    for module in args.plugin or []:
+        from starbench.run import import_plugin
+
+        import_plugin(module, "--plugin")
+    name, params = parse_spec(args.algorithm)
+    resolve(name, params)  # an unknown algorithm or parameter: one line, before any work
+    source = Path(args.source)
+    if source.is_dir():
+        from starbench.experiment.export import export
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path, _row = export(
+                source, Path(tmp) / "tree.json", args.instance or 0, None, args.max_nodes, None
+            )
+            text = Path(path).read_text(encoding="utf-8")
+    elif args.instance is not None:
+        return fail(f"--instance goes with a cell folder; {source} is a tree file")
+    elif not source.is_file():
+        return fail(f"{source}: no such tree file or cell folder")
+    else:
+        text = source.read_text(encoding="utf-8")
+    from starbench.trees.explicit import loads_tree
+
+    loads_tree(text, str(source), max_nodes=args.max_nodes)  # the file's errors, one line
+    try:
+        tree = shrink.Tree.of(json.loads(text))
+    except (ValueError, KeyError, TypeError) as e:
+        raise InputError(f"{source}: {e}") from None
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    done = shrink.shrink(tree, args.algorithm)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    if done is None:
+        print(f"{args.algorithm} agrees with expectimax on {source}: nothing to shrink")
+        return 1
+    out = Path(args.out)
+    shrink.write(done, out)
+    plugins = "".join(f" --plugin {m}" for m in args.plugin or [])
+    print(
+        f"shrunk {done.start_nodes} -> {shrink.nodes(done.tree.root)} nodes in "
+        f"{done.evaluations} evaluations ({cpu:.2f} s CPU): {done.disagreement.describe()}"
+    )
+    print(
+        f"wrote {out}; see it: starbench solve {out} --exact --algorithm expectimax "
+        f"--algorithm {args.algorithm}{plugins}"
+    )
+    return 0
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     from starbench.experiment.cellfolder import check_writable
     from starbench.experiment.export import export
@@ -460,14 +528,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--instance", type=int, help="the instance to export (default 0)")
     p.add_argument("--row", type=int, help="or the row number in the table")
     p.add_argument("--cell", help="the cell (its 'cell' id) when a table holds several")
-    p.add_argument("-o", "--out", default="tree.json", help="output file (default tree.json)")
-    p.add_argument(
-        "--max-nodes",
-        type=int,
-        default=EXPORT_MAX_NODES,
-        help=f"size limit (default {EXPORT_MAX_NODES:_} nodes)",
-    )
+    _out_and_size(p, "tree.json", "size limit")
     p.set_defaults(func=_cmd_export)
+    p = sub.add_parser(
+        "shrink",
+        help="reduce a tree on which an algorithm disagrees with expectimax to a 1-minimal one",
+    )
+    p.add_argument("source", metavar="TREE_OR_CELL", help="a JSON tree file, or a cell folder")
+    p.add_argument(
+        "--algorithm", required=True, metavar="NAME[:PARAM=VALUE,...]", help="the algorithm"
+    )
+    p.add_argument("--instance", type=int, help="with a cell folder: the instance (default 0)")
+    p.add_argument(
+        "--plugin", action="append", metavar="MODULE", help="import a module first (repeatable)"
+    )
+    _out_and_size(p, "shrunk.json", "size limit of the tree given")
+    p.set_defaults(func=_cmd_shrink)
     p = sub.add_parser("plot", help="figures and tables from stored result tables")
     p.add_argument("results", help="a results folder (or one .parquet table)")
     p.add_argument("--out", help="output folder (default RESULTS/figures)")

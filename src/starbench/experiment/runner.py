@@ -255,6 +255,21 @@ def _run_locked(
     return CellOutcome(folder, table, rows_written, computed, counts)
 
 
+def shrink_line(folder: Path, row: Row) -> str:
+    """Under an algorithm's first mismatch in a cell: the command that reduces the instance's
+    tree to a 1-minimal one on which it still disagrees (``starbench shrink``)."""
+    import shlex
+
+    from starbench.experiment.rows import label
+    from starbench.search.registry import ALGORITHMS, BUILTIN
+
+    name = row.algorithm  # type: ignore[attr-defined]
+    info = ALGORITHMS.get(name)
+    plugin = [] if name in BUILTIN or info is None else ["--plugin", info.cls.__module__]
+    argv = ["starbench", "shrink", str(folder), "--instance", str(row.instance)]  # type: ignore[attr-defined]
+    return "  shrink it: " + shlex.join([*argv, "--algorithm", label(row), *plugin])
+
+
 def run_header(
     settings: RunSettings,
     run: int,
@@ -484,6 +499,8 @@ def _compute(
             for r, status, ref, by, _pct, _decision in verify(list(inst.values()), settings.exact):
                 if status == "mismatch" and r.key in now:
                     warn(mismatch_line(r, ref, by))
+                    if not any(k[1:] == r.key[1:] for k in printed):  # once per algorithm
+                        warn(shrink_line(journal.path.parent, r))
                     printed.add(r.key)
             progress.update(sum(r.nodes or 0 for r in rows))  # type: ignore[attr-defined]
     finally:

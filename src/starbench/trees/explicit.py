@@ -2,7 +2,8 @@
 
 File format::
 
-    {"bounds": [L, U], "root": NODE}
+    {"bounds": [L, U], "root": NODE}     (and optionally "disagreement": {...}, which
+                                          ``starbench shrink`` writes and no search reads)
     NODE := number                       a leaf
           | {"max": [NODE, ...]}         a MAX decision node
           | {"min": [NODE, ...]}         a MIN decision node
@@ -49,6 +50,9 @@ from starbench.trees.protocol import Kind, Number
 MAX, MIN, CHANCE, LEAF = Kind.MAX, Kind.MIN, Kind.CHANCE, Kind.LEAF
 
 PROBABILITY_TOLERANCE = Fraction(1, 10**9)
+#: The one other top-level key a tree file may hold, read by no search: what ``starbench
+#: shrink`` found (both answers on the tree).
+NOTE = "disagreement"
 _KEYS = {"max": MAX, "min": MIN, "chance": CHANCE}
 _NAMES = {v: k for k, v in _KEYS.items()}
 _KINDS = tuple(Kind)  # code -> Kind
@@ -239,11 +243,11 @@ def parse_tree(
     ``obj`` so that its JSON objects are freed as they are read."""
     if type(obj) is _Node:
         obj = dict([obj])
-    if not isinstance(obj, dict) or set(obj) != {"bounds", "root"}:
+    if not isinstance(obj, dict) or set(obj) - {NOTE} != {"bounds", "root"}:
         keys = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
         raise TreeError(
             f"{source}: the top level must be an object with exactly the keys "
-            f"'bounds' and 'root', got {keys}"
+            f"'bounds' and 'root' (and optionally '{NOTE}'), got {keys}"
         )
     b = obj["bounds"]
     if not isinstance(b, list) or len(b) != 2:
