@@ -43,10 +43,12 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> dict:
     load = load_average()
     p, user, system, wall = timed_run(argv, cwd, env)
     lines = [ln for ln in p.stdout.splitlines() if re.search(r"\d+ (passed|failed)", ln)]
+    failed = [ln for ln in p.stdout.splitlines() if ln.startswith(("FAILED ", "ERROR "))]
     return {
         "command": " ".join(argv[2:]) if argv[1:2] == ["-m"] else " ".join(argv),
         "exit": p.returncode,
         "summary": lines[-1].strip("= ") if lines else p.stdout[-300:],
+        "failed": failed,
         "user": round(user, 1),
         "system": round(system, 1),
         "cpu_minutes": round((user + system) / 60, 1),
@@ -93,6 +95,9 @@ def main() -> int:
     (out / "tests.json").write_text(json.dumps(result, indent=1) + "\n")
     (out / "tests.md").write_text(markdown(result))
     print(markdown(result))
+    for name in ("full", "quick", "cluster"):
+        for line in result[name]["failed"]:
+            print(f"{name}: {line}")
     return 0 if full["exit"] == quick["exit"] == cluster["exit"] == 0 else 1
 
 
