@@ -455,6 +455,7 @@ def test_the_wilson_interval_is_scipys_bit_for_bit():
             assert binomial_interval(k, n, 0.9) == pytest.approx((ci.low, ci.high), rel=1e-14)
 
 
+@pytest.mark.slow
 def test_two_cold_processes_share_one_oracle_cache_and_a_third_loads_it(tmp_path):
     """What shards of a game cell do: two processes computing one oracle into one empty cache
     folder at once leave one intact cache file; a third process loads it (computing nothing);

@@ -43,7 +43,14 @@ def _only_cell(sweep: Path) -> Path:
     return cell
 
 
-@pytest.mark.parametrize("launcher", [None, "joblib", "submitit_local"])
+@pytest.mark.parametrize(
+    "launcher",
+    [
+        None,
+        pytest.param("joblib", marks=pytest.mark.slow),
+        pytest.param("submitit_local", marks=pytest.mark.slow),
+    ],
+)
 def test_a_sharded_cell_equals_the_unsharded_one(launcher, unsharded, tmp_path, capsys):
     """Three shards, each a job of the launcher (the basic one runs them in this process, one
     after another): one table, equal to the unsharded cell's; each shard wrote only its own
@@ -63,6 +70,7 @@ def test_a_sharded_cell_equals_the_unsharded_one(launcher, unsharded, tmp_path, 
     assert not [o for o in summary["overrides"] if o.startswith("shard=")]
 
 
+@pytest.mark.slow
 def test_shards_of_another_number_are_adopted_row_by_row(unsharded, tmp_path, capsys):
     """Two of three shards, then the cell split in two: the second run computes only what the
     first left (rows are keyed by instance), and the table equals the unsharded one."""
@@ -78,6 +86,7 @@ def test_shards_of_another_number_are_adopted_row_by_row(unsharded, tmp_path, ca
     pd.testing.assert_frame_equal(_table(folder), unsharded)
 
 
+@pytest.mark.slow
 def test_a_killed_shard_loses_nothing_and_the_printed_command_completes_the_cell(tmp_path):
     """kill -9 of a shard after its first instance's rows; the other shards finish and print
     the command for exactly the missing one; that command, run as printed, computes only what
@@ -142,6 +151,7 @@ def test_more_shards_than_trees_are_capped_in_one_line(unsharded, tmp_path, caps
     pd.testing.assert_frame_equal(_table(folder), unsharded)
 
 
+@pytest.mark.slow
 def test_collect_names_exactly_the_missing_shards(unsharded, tmp_path, capsys):
     """A sweep run with ``shard=[0]`` only: ``collect`` reports the cell incomplete with the
     command for shards 1 and 2; that command, as printed, completes it, and ``collect`` then
@@ -161,6 +171,7 @@ def test_collect_names_exactly_the_missing_shards(unsharded, tmp_path, capsys):
     pd.testing.assert_frame_equal(_table(_only_cell(sweep)), unsharded)
 
 
+@pytest.mark.slow
 def test_a_rerun_launches_only_the_shards_that_lack_rows(unsharded, tmp_path, capsys):
     from starbench import run as run_mod
 
@@ -174,6 +185,7 @@ def test_a_rerun_launches_only_the_shards_that_lack_rows(unsharded, tmp_path, ca
     pd.testing.assert_frame_equal(_table(_only_cell(sweep)), unsharded)
 
 
+@pytest.mark.slow
 def test_collect_writes_the_table_of_a_cell_whose_shards_are_all_done(unsharded, tmp_path):
     """Every shard journaled its rows, but the table was never written (the last shard died
     while writing it): ``collect`` writes it from the journals and collects it."""

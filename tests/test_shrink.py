@@ -78,6 +78,7 @@ def test_each_wrong_plugin_shrinks_to_at_most_10_nodes(name, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_the_command_line_shrinks_and_solve_shows_it(tmp_path):
     tree = _first_disagreeing("skip-last-outcome")
     (tmp_path / "t.json").write_text(json.dumps(tree.json()))
@@ -104,6 +105,7 @@ def test_the_command_line_shrinks_and_solve_shows_it(tmp_path):
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
+@pytest.mark.slow
 def test_run_prints_the_shrink_command_under_the_first_mismatch(tmp_path):
     """Once per algorithm per cell; the command, as printed, shrinks the instance's tree."""
     cell = tmp_path / "cell"
