@@ -24,12 +24,14 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -89,6 +91,21 @@ def main() -> int:
     finally:
         stop(cluster)
     load["after"] = load_average()
+    result = _result(args, commit, cell, work, unsharded, driver, load)
+    shutil.rmtree(work, ignore_errors=True)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "shards.json").write_text(json.dumps(result, indent=1) + "\n")
+    (out / "shards.md").write_text(markdown(result))
+    print(markdown(result))
+    return 0 if result["identical"] else 1
+
+
+def _result(
+    args: Any, commit: str, cell: list[str], work: Path, unsharded: dict, driver: dict, load: dict
+) -> dict:
+    """The record: the two tables compared, each shard's overhead from the sharded cell's log."""
+    whole, sharded = work / "whole", work / "sharded"
     a, b = table(whole), table(sharded)
     identical = a.drop(columns=TIMING, errors="ignore").equals(
         b.drop(columns=TIMING, errors="ignore")
@@ -125,12 +142,7 @@ def main() -> int:
         "merge_cpu": float(merge.group(1)) if merge else None,
         "load": load,
     }
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "shards.json").write_text(json.dumps(result, indent=1) + "\n")
-    (out / "shards.md").write_text(markdown(result))
-    print(markdown(result))
-    return 0 if identical else 1
+    return result
 
 
 def markdown(r: dict) -> str:
