@@ -145,6 +145,16 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     return 1 if result.problems else 0
 
 
+def _cmd_corpus(args: argparse.Namespace) -> int:
+    from starbench import corpus
+    from starbench.experiment.cellfolder import check_writable
+
+    check_writable(Path(args.dir), "DIR")
+    trees, manifest = corpus.export(Path(args.dir))
+    print(f"wrote {trees} and {manifest}")
+    return 0
+
+
 def _out_and_size(p: argparse.ArgumentParser, out: str, limit: str) -> None:
     """``-o FILE`` and ``--max-nodes N`` of the commands that write a tree."""
     p.add_argument("-o", "--out", default=out, help=f"output file (default {out})")
@@ -544,6 +554,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _out_and_size(p, "shrunk.json", "size limit of the tree given")
     p.set_defaults(func=_cmd_shrink)
+    p = sub.add_parser("corpus", help="the reference corpus of small trees with their answers")
+    corpus_sub = p.add_subparsers(dest="corpus_command", required=True, parser_class=_Parser)
+    c = corpus_sub.add_parser("export", help="write trees.json and manifest.json into DIR")
+    c.add_argument("dir", metavar="DIR", help="the output folder (created if needed)")
+    c.set_defaults(func=_cmd_corpus)
     p = sub.add_parser("plot", help="figures and tables from stored result tables")
     p.add_argument("results", help="a results folder (or one .parquet table)")
     p.add_argument("--out", help="output folder (default RESULTS/figures)")

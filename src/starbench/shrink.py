@@ -40,13 +40,13 @@ ANSWERS = "disagreement"  # ``trees.explicit.NOTE``
 Node = Any  # a Fraction (leaf), {"max": [...]}, {"min": [...]}, {"chance": [[p, node], ...]}
 
 
-def _of(obj: Any) -> Node:
+def exact_node(obj: Any) -> Node:
     """A tree's node with every number a Fraction (numbers from JSON: ints, floats, strings)."""
     if isinstance(obj, dict):
         ((kind, children),) = obj.items()
         if kind == "chance":
-            return {kind: [[Fraction(str(p)), _of(c)] for p, c in children]}
-        return {kind: [_of(c) for c in children]}
+            return {kind: [[Fraction(str(p)), exact_node(c)] for p, c in children]}
+        return {kind: [exact_node(c) for c in children]}
     return Fraction(str(obj)) if not isinstance(obj, Fraction) else obj
 
 
@@ -102,7 +102,7 @@ class Tree:
     @classmethod
     def of(cls, obj: dict[str, Any]) -> Tree:
         lo, hi = obj["bounds"]
-        return cls((Fraction(str(lo)), Fraction(str(hi))), _of(obj["root"]))
+        return cls((Fraction(str(lo)), Fraction(str(hi))), exact_node(obj["root"]))
 
     def size(self) -> tuple[int, int]:
         lo, hi = self.bounds

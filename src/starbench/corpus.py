@@ -1,0 +1,247 @@
+"""``starbench corpus export DIR``: a reference corpus of small trees, for any implementation.
+
+Trees chosen to break implementations of chance-node search, each with its exact answer and
+every built-in exact algorithm's counters, in a format readable without starbench
+(``docs/reference/corpus.md``): ``DIR/trees.json`` and ``DIR/manifest.json``.
+
+The trees come from seeded families (``FAMILIES``): every pattern of MAX, MIN and chance levels
+(chance under chance, decision under decision, a chance root, leaves at any depth), arity 1 and
+deep chains, ties everywhere (values from a two-value set), leaves at the bounds, wide nodes,
+non-uniform and extreme probabilities (1/1000 beside 999/1000), trees without chance (where
+minimax and alpha-beta apply), and starbench's own random regular trees.  The same version of
+starbench writes the same bytes: a test exports the corpus and compares it with the committed
+one (``results/corpus``), and reads it back with plain ``json``, checking every value by an
+independent recursion.
+
+Each tree's entry: ``id``, ``family``, ``tree`` (``{"bounds": [L, U], "root": NODE}``, the
+format of ``starbench solve``, numbers as JSON integers or ``"a/b"`` strings), ``nodes`` (every
+node, leaves included), ``value`` (``"a/b"``), ``best_moves`` (the root's tied best moves;
+empty at a chance root) and ``algorithms``: for each exact algorithm that applies, its label,
+value, best move and counters (``nodes``, ``leaves`` and the others of
+``starbench.search.stats.SearchStats``), counted as ``docs/reference/conventions.md`` defines.
+No DAGs in this version: the tree format nests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+#: The corpus format's version (``manifest.json``), raised with any change of the format.
+VERSION = 1
+TREES = "trees.json"
+MANIFEST = "manifest.json"
+#: Trees per family.
+PER_FAMILY = 30
+#: The algorithms' parameters in the corpus (every other parameter at its default).
+ALGORITHMS = (
+    "minimax",
+    "alphabeta",
+    "expectimax",
+    "star1",
+    "star2",
+    "star2.5-cyclic:k=2",
+    "star2.5-sequential:k=2",
+)
+
+
+def _fraction_text(x: Fraction) -> int | str:
+    return int(x) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def _probabilities(rng: random.Random, n: int, style: str) -> list[Fraction]:
+    if style == "equal" or n == 1:
+        return [Fraction(1, n)] * n
+    if style == "extreme":
+        small = Fraction(1, 1000)
+        rest = 1 - small * (n - 1)
+        out = [small] * (n - 1) + [rest]
+        rng.shuffle(out)
+        return out
+    weights = [rng.randint(1, 9) for _ in range(n)]
+    total = sum(weights)
+    return [Fraction(w, total) for w in weights]
+
+
+def _random_tree(
+    rng: random.Random,
+    depth: int,
+    kinds: tuple[str, ...],
+    arity: tuple[int, int],
+    values: tuple[int, ...],
+    probs: str,
+    leaf_early: float = 0.15,
+) -> Any:
+    if depth == 0 or rng.random() < leaf_early:
+        return rng.choice(values)
+    kind = rng.choice(kinds)
+    n = rng.randint(*arity)
+    children = [
+        _random_tree(rng, depth - 1, kinds, arity, values, probs, leaf_early) for _ in range(n)
+    ]
+    if kind == "chance":
+        return {
+            "chance": [
+                [_fraction_text(p), c]
+                for p, c in zip(_probabilities(rng, n, probs), children, strict=True)
+            ]
+        }
+    return {kind: children}
+
+
+def _family(
+    kinds: tuple[str, ...],
+    depth: tuple[int, int],
+    arity: tuple[int, int],
+    values: tuple[int, ...],
+    probs: str = "random",
+    bounds: tuple[int, int] = (0, 10),
+    leaf_early: float = 0.15,
+) -> Callable[[random.Random], dict[str, Any]]:
+    def make(rng: random.Random) -> dict[str, Any]:
+        d = rng.randint(*depth)
+        root = _random_tree(rng, d, kinds, arity, values, probs, leaf_early)
+        while not isinstance(root, dict):  # a leaf root tests nothing
+            root = _random_tree(rng, d, kinds, arity, values, probs, leaf_early)
+        return {"bounds": list(bounds), "root": root}
+
+    return make
+
+
+def _regular(rng: random.Random) -> dict[str, Any]:
+    from starbench.trees import RegularTreeSpec
+    from starbench.trees.explicit import tree_to_json
+    from starbench.trees.regular import RegularTree
+
+    spec = RegularTreeSpec(
+        branching=rng.randint(2, 3),
+        chance_arity=rng.randint(2, 3),
+        depth=rng.randint(1, 2),
+        resolution=5,
+        distribution=rng.choice(["uniform", "random"]),
+    )
+    return tree_to_json(RegularTree(spec, seed=rng.randrange(2**32)))
+
+
+ALL = ("max", "min", "chance")
+#: name -> a seeded maker of one tree.
+FAMILIES: dict[str, Callable[[random.Random], dict[str, Any]]] = {
+    "mixed": _family(ALL, (2, 4), (1, 3), tuple(range(0, 11))),
+    "ties": _family(ALL, (2, 4), (2, 3), (4, 6)),
+    "at-the-bounds": _family(ALL, (2, 3), (2, 3), (0, 0, 10, 10, 5)),
+    "arity-one-chains": _family(ALL, (4, 8), (1, 1), tuple(range(0, 11)), leaf_early=0.0),
+    "wide": _family(ALL, (1, 2), (4, 6), tuple(range(0, 11)), leaf_early=0.0),
+    "extreme-probabilities": _family(ALL, (2, 3), (2, 3), tuple(range(0, 11)), probs="extreme"),
+    "equal-probabilities": _family(ALL, (2, 3), (2, 3), tuple(range(0, 11)), probs="equal"),
+    "chance-heavy": _family(("chance", "chance", "max", "min"), (2, 4), (2, 3), (0, 3, 7, 10)),
+    "no-chance": _family(("max", "min"), (2, 4), (1, 3), tuple(range(0, 11))),
+    "negative-bounds": _family(ALL, (2, 3), (2, 3), (-5, -1, 0, 2, 5), bounds=(-5, 5)),
+    "regular": _regular,
+}
+
+
+def value(n: Any) -> Fraction:
+    """The exact expectimax value of a node of the file format (``shrink.value``, a plain
+    recursion)."""
+    from starbench.shrink import exact_node
+    from starbench.shrink import value as exact_value
+
+    return exact_value(exact_node(n))
+
+
+def nodes(n: Any) -> int:
+    """Every node, leaves included."""
+    from starbench.shrink import nodes as count
+
+    return count(n)
+
+
+def _has_chance(n: Any) -> bool:
+    if not isinstance(n, dict):
+        return False
+    ((kind, children),) = n.items()
+    return kind == "chance" or any(_has_chance(c) for c in children)
+
+
+def entry(index: int, family: str, tree: dict[str, Any]) -> dict[str, Any]:
+    """One tree's record: its exact answer and each applicable exact algorithm's."""
+    from starbench.search import search
+    from starbench.search.registry import get_algorithm, parse_spec
+    from starbench.trees.explicit import parse_tree
+
+    root = tree["root"]
+    exact = value(root)
+    ((kind, children),) = root.items()
+    best = [] if kind == "chance" else [i for i, c in enumerate(children) if value(c) == exact]
+    parsed = parse_tree(tree)
+    answers = []
+    for spec in ALGORITHMS:
+        name, params = parse_spec(spec)
+        if _has_chance(root) and not get_algorithm(name).chance:
+            continue
+        r = search(parsed, name, exact=True, **params)
+        answers.append(
+            {
+                "algorithm": spec,
+                "value": _fraction_text(Fraction(r.value)),
+                "best_move": r.best_move,
+                "counters": r.stats.as_dict(),
+            }
+        )
+    return {
+        "id": index,
+        "family": family,
+        "tree": tree,
+        "nodes": nodes(root),
+        "value": _fraction_text(exact),
+        "best_moves": best,
+        "algorithms": answers,
+    }
+
+
+def build() -> list[dict[str, Any]]:
+    """Every family's trees, seeded by the family's name (the same trees on every machine)."""
+    out = []
+    for family, make in FAMILIES.items():
+        rng = random.Random(f"starbench-corpus-{VERSION}-{family}")
+        for _ in range(PER_FAMILY):
+            out.append(entry(len(out), family, make(rng)))
+    return out
+
+
+def dumps(obj: Any) -> str:
+    """The corpus's JSON text: sorted keys, one tree a line, no spaces (the same bytes
+    everywhere)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def export(folder: Path) -> tuple[Path, Path]:
+    """Write ``trees.json`` and ``manifest.json`` into ``folder``."""
+    from starbench.experiment.storage import atomic_write_text
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    trees = build()
+    text = "[\n" + ",\n".join(dumps(t) for t in trees) + "\n]\n"
+    atomic_write_text(folder / TREES, text)
+    manifest = {
+        "format": "starbench reference corpus",
+        "version": VERSION,
+        "trees": len(trees),
+        "families": {f: PER_FAMILY for f in FAMILIES},
+        "algorithms": list(ALGORITHMS),
+        "conventions": (
+            "nodes: every call into a node, root and leaves included; leaves: leaf "
+            "evaluations; the root searched with (-inf, +inf), fail-soft, non-strict cut-off "
+            "tests, ties to the first move; values in exact arithmetic (docs/reference/"
+            "conventions.md)"
+        ),
+        "sha256": {TREES: hashlib.sha256(text.encode()).hexdigest()},
+    }
+    atomic_write_text(folder / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return folder / TREES, folder / MANIFEST

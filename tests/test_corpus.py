@@ -1,0 +1,68 @@
+"""The reference corpus (``results/corpus``): reproduced byte for byte by ``corpus export``, and
+read back without starbench, every value checked by a recursion of this file's own."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from fractions import Fraction
+from pathlib import Path
+
+from starbench import cli
+
+COMMITTED = Path(__file__).resolve().parents[1] / "results" / "corpus"
+
+
+def test_corpus_export_reproduces_the_committed_corpus(tmp_path, capsys):
+    assert cli.main(["corpus", "export", str(tmp_path / "corpus")]) == 0
+    for name in ("trees.json", "manifest.json"):
+        assert (tmp_path / "corpus" / name).read_bytes() == (COMMITTED / name).read_bytes(), name
+
+
+def _value(node):
+    """Expectimax, from the format's definition alone."""
+    if not isinstance(node, dict):
+        return Fraction(str(node))
+    ((kind, children),) = node.items()
+    if kind == "chance":
+        assert sum(Fraction(str(p)) for p, _c in children) == 1
+        return sum(Fraction(str(p)) * _value(c) for p, c in children)
+    values = [_value(c) for c in children]
+    return max(values) if kind == "max" else min(values)
+
+
+def _count(node):
+    if not isinstance(node, dict):
+        return 1
+    ((kind, children),) = node.items()
+    return 1 + sum(_count(c[1] if kind == "chance" else c) for c in children)
+
+
+def test_the_corpus_reads_back_with_plain_json_and_every_answer_holds():
+    manifest = json.loads((COMMITTED / "manifest.json").read_text())
+    raw = (COMMITTED / "trees.json").read_bytes()
+    assert len(raw) <= 5 * 2**20
+    assert hashlib.sha256(raw).hexdigest() == manifest["sha256"]["trees.json"]
+    trees = json.loads(raw)
+    assert len(trees) == manifest["trees"] >= 300
+    assert {t["family"] for t in trees} == set(manifest["families"])
+    for t in trees:
+        root = t["tree"]["root"]
+        lo, hi = (Fraction(str(b)) for b in t["tree"]["bounds"])
+        want = _value(root)
+        assert Fraction(str(t["value"])) == want and lo <= want <= hi, t["id"]
+        assert t["nodes"] == _count(root)
+        ((kind, children),) = root.items()
+        if kind != "chance":
+            tied = [i for i, c in enumerate(children) if _value(c) == want]
+            assert t["best_moves"] == tied, t["id"]
+        assert t["algorithms"], t["id"]
+        for a in t["algorithms"]:
+            assert Fraction(str(a["value"])) == want, (t["id"], a["algorithm"])
+            if kind != "chance":
+                assert a["best_move"] in tied, (t["id"], a["algorithm"])
+            if a["algorithm"] in ("expectimax", "minimax"):
+                assert a["counters"]["nodes"] == t["nodes"], (t["id"], a["algorithm"])
+            assert a["counters"]["nodes"] >= 1 and a["counters"]["leaves"] >= 1
+            if not a["algorithm"].startswith("star2"):  # probes may enter a node again
+                assert a["counters"]["nodes"] <= t["nodes"], (t["id"], a["algorithm"])
