@@ -477,6 +477,7 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
         from hydra_plugins import starbench_sweeper
 
         starbench_sweeper.PLANNED[:] = jobs_of(out) if multirun else []
+        starbench_sweeper.COMPLETE.clear()
         sweep_dir = Path(str(base.hydra.sweep.dir)) if multirun else None
     if sweep_dir is not None:
         from starbench.experiment.cellfolder import check_writable
@@ -832,8 +833,10 @@ def main(argv: list[str] | None = None) -> int:
     if done and (len(done) == len(cells) or ours):
         # complete cells are not launched (no job, no queue slot on a cluster): each is still
         # verified and summarised here, as its job would have done
-        if multirun:
-            sys.stderr.write(f"starbench: {len(done)} complete cells skipped\n")
+        from hydra_plugins import starbench_sweeper
+
+        if multirun and len(done) == len(cells):  # nothing is launched: said here
+            sys.stderr.write(starbench_sweeper.skipped_line(len(done)) + "\n")
         context = planned_context(list(args.overrides), sweep=multirun)
         for i, (overrides, settings, folder) in enumerate(done):
             if len(done) > 1:
@@ -842,11 +845,11 @@ def main(argv: list[str] | None = None) -> int:
             code = max(code, run_one(settings, folder, task_overrides(overrides), context))
         if len(done) == len(cells):
             return code or _exit_status(cells)
-        from hydra_plugins import starbench_sweeper
-
+        # the sweeper filters their jobs out before the launch, and says how many cells
         finished = {folder for _o, _s, folder in done}
-        starbench_sweeper.PLANNED[:] = jobs_of([c for c in cells if c[2] not in finished])
-        LAUNCHED[:] = [len(starbench_sweeper.PLANNED)]
+        starbench_sweeper.PLANNED[:] = jobs_of(cells)
+        starbench_sweeper.COMPLETE[:] = [jobs_of([c]) for c in done]
+        LAUNCHED[:] = [len(jobs_of([c for c in cells if c[2] not in finished]))]
     failed = False
     os.environ["STARBENCH_CELLS"] = str(LAUNCHED[0])
     from starbench.experiment import slurm

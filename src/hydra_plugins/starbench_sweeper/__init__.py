@@ -36,6 +36,15 @@ class UnionSweeperConf:
 #: runs), set by its ``plan``; empty when Hydra is run otherwise, and the sweeper expands the
 #: grids itself.
 PLANNED: list = []
+#: The jobs of the planned cells that are already complete, one list per cell: ``starbench
+#: run`` verified and summarised them itself, so they are filtered out here before the launch
+#: (on a cluster each job is a queue slot), with one line saying how many cells.
+COMPLETE: list = []
+
+
+def skipped_line(cells: int) -> str:
+    """The line that says how many complete cells a sweep does not launch."""
+    return f"starbench: {cells} complete cells skipped"
 
 
 ConfigStore.instance().store(
@@ -78,6 +87,12 @@ class UnionSweeper(BasicSweeper):
         given = self.config.get("sweeps")
         sweeps = OmegaConf.to_container(given, resolve=False) if given else []
         cells = list(PLANNED) or union_cells(list(sweeps), self.params, list(arguments), parser)
+        if COMPLETE:
+            import sys
+
+            done = {tuple(job) for jobs in COMPLETE for job in jobs}
+            cells = [c for c in cells if tuple(c) not in done]
+            sys.stderr.write(skipped_line(len(COMPLETE)) + "\n")
         self.overrides = list(self.split_overrides_to_chunks(cells, self.max_batch_size))
         sweep_dir = Path(self.config.hydra.sweep.dir)
         sweep_dir.mkdir(parents=True, exist_ok=True)
