@@ -13,7 +13,7 @@ from starbench import cli
 COMMITTED = Path(__file__).resolve().parents[1] / "results" / "corpus"
 
 
-def test_corpus_export_reproduces_the_committed_corpus(tmp_path, capsys):
+def test_corpus_export_reproduces_the_committed_corpus(tmp_path):
     assert cli.main(["corpus", "export", str(tmp_path / "corpus")]) == 0
     for name in ("trees.json", "manifest.json"):
         assert (tmp_path / "corpus" / name).read_bytes() == (COMMITTED / name).read_bytes(), name

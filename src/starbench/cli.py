@@ -171,7 +171,6 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
     import tempfile
 
     from starbench import shrink
-    from starbench.errors import InputError
     from starbench.search.registry import parse_spec, resolve
 
     for module in args.plugin or []:
@@ -195,13 +194,10 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
         return fail(f"{source}: no such tree file or cell folder")
     else:
         text = source.read_text(encoding="utf-8")
-    from starbench.trees.explicit import loads_tree
+    from starbench.trees.explicit import loads_tree, tree_to_json
 
-    loads_tree(text, str(source), max_nodes=args.max_nodes)  # the file's errors, one line
-    try:
-        tree = shrink.Tree.of(json.loads(text))
-    except (ValueError, KeyError, TypeError) as e:
-        raise InputError(f"{source}: {e}") from None
+    # read as solve reads it (the file's errors in one line), then in exact numbers
+    tree = shrink.Tree.of(tree_to_json(loads_tree(text, str(source), max_nodes=args.max_nodes)))
     before = resource.getrusage(resource.RUSAGE_SELF)
     done = shrink.shrink(tree, args.algorithm)
     after = resource.getrusage(resource.RUSAGE_SELF)

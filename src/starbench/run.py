@@ -473,10 +473,11 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
             out.append((list(cell), settings, folder))
         if multirun:
             NOTES.extend(_collapses(cells, folders, sorted(sweep_keys), needs))
-        LAUNCHED[:] = [len(jobs_of(out)) if multirun else len(out)]
+        jobs = jobs_of(out) if multirun else []
+        LAUNCHED[:] = [len(jobs) if multirun else len(out)]
         from hydra_plugins import starbench_sweeper
 
-        starbench_sweeper.PLANNED[:] = jobs_of(out) if multirun else []
+        starbench_sweeper.PLANNED[:] = jobs
         starbench_sweeper.COMPLETE.clear()
         sweep_dir = Path(str(base.hydra.sweep.dir)) if multirun else None
     if sweep_dir is not None:
@@ -623,12 +624,12 @@ def jobs_of(cells: list[Cell]) -> list[list[str]]:
     """The launcher's jobs for ``cells``: one per cell, or one per selected shard of a cell run
     with ``shards`` (its overrides plus ``shard=[i]``; ``experiment.shards``), on a rerun only
     those that lack rows."""
-    from starbench.experiment.shards import missing_shards
+    from starbench.experiment.shards import missing_shards, without_shard
     from starbench.experiment.storage import shard_journals
 
     jobs = []
     for overrides, settings, folder in cells:
-        own = [o for o in overrides if not o.lstrip("+~").startswith("shard=")]
+        own = without_shard(overrides)
         if settings.shards == 1:
             jobs.append(list(overrides))
             continue
@@ -845,11 +846,10 @@ def main(argv: list[str] | None = None) -> int:
             code = max(code, run_one(settings, folder, task_overrides(overrides), context))
         if len(done) == len(cells):
             return code or _exit_status(cells)
-        # the sweeper filters their jobs out before the launch, and says how many cells
-        finished = {folder for _o, _s, folder in done}
-        starbench_sweeper.PLANNED[:] = jobs_of(cells)
-        starbench_sweeper.COMPLETE[:] = [jobs_of([c]) for c in done]
-        LAUNCHED[:] = [len(jobs_of([c for c in cells if c[2] not in finished]))]
+        # the sweeper filters their jobs out of the planned ones before the launch, and says
+        # how many cells
+        starbench_sweeper.COMPLETE[:] = [list(overrides) for overrides, _s, _f in done]
+        LAUNCHED[:] = [len(starbench_sweeper.launched(starbench_sweeper.PLANNED))]
     failed = False
     os.environ["STARBENCH_CELLS"] = str(LAUNCHED[0])
     from starbench.experiment import slurm
@@ -876,18 +876,16 @@ def mark_dead(dead: Any, cells: list[Cell]) -> str:
     line that reports it, with the command that reruns the cell under the same launcher."""
     from starbench.experiment.repair import rerun_command
     from starbench.experiment.runner import mark
+    from starbench.experiment.shards import without_shard
 
-    def cell_of(overrides: Any) -> tuple[str, ...]:  # a shard's job: its cell's overrides
-        return tuple(o for o in overrides if not o.lstrip("+~").startswith("shard="))
-
-    own = cell_of(dead.overrides)
-    folder = next((f for o, _s, f in cells if cell_of(o) == own), None)
+    own = without_shard(dead.overrides)  # a shard's job: its cell's overrides
+    folder = next((f for o, _s, f in cells if without_shard(o) == own), None)
     if folder is None:  # not a planned cell (Hydra run without ``plan``): its overrides
         return f"a cell ({' '.join(dead.overrides)}): {dead.describe()}"
     mark(folder, "interrupted", dead.describe())
     context = planned_context(list(dead.overrides), True)
     again = rerun_command(list(dead.overrides), folder, context)
-    shard = [o for o in dead.overrides if o.lstrip("+~").startswith("shard=")]
+    shard = [o for o in dead.overrides if o not in own]
     what = f"{shard[0]} of cell" if shard else "cell"
     return f"{what} {folder}: {dead.describe()} (its journaled rows are kept); rerun: {again}"
 

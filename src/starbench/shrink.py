@@ -137,9 +137,8 @@ class Disagreement:
         if self.error is not None:
             return f"{self.algorithm} raises {self.error}"
         if self.value != self.expected:
-            return f"{self.algorithm} = {_number(Fraction(self.value))}, expectimax = " + str(
-                _number(self.expected)
-            )
+            got, want = _number(Fraction(self.value)), _number(self.expected)
+            return f"{self.algorithm} = {got}, expectimax = {want}"
         return (
             f"{self.algorithm} plays move {self.best_move}, outside expectimax's tied best "
             f"moves {list(self.tied)}"

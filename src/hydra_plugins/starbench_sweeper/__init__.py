@@ -36,10 +36,18 @@ class UnionSweeperConf:
 #: runs), set by its ``plan``; empty when Hydra is run otherwise, and the sweeper expands the
 #: grids itself.
 PLANNED: list = []
-#: The jobs of the planned cells that are already complete, one list per cell: ``starbench
-#: run`` verified and summarised them itself, so they are filtered out here before the launch
-#: (on a cluster each job is a queue slot), with one line saying how many cells.
+#: The overrides of the planned cells that are already complete: ``starbench run`` verified
+#: and summarised them itself, so their jobs (a sharded cell's too) are filtered out here before
+#: the launch (on a cluster each job is a queue slot), with one line saying how many cells.
 COMPLETE: list = []
+
+
+def launched(cells: list) -> list:
+    """``cells`` (jobs) without those of the ``COMPLETE`` cells."""
+    from starbench.experiment.shards import without_shard
+
+    done = {tuple(without_shard(c)) for c in COMPLETE}
+    return [c for c in cells if tuple(without_shard(c)) not in done]
 
 
 def skipped_line(cells: int) -> str:
@@ -90,8 +98,7 @@ class UnionSweeper(BasicSweeper):
         if COMPLETE:
             import sys
 
-            done = {tuple(job) for jobs in COMPLETE for job in jobs}
-            cells = [c for c in cells if tuple(c) not in done]
+            cells = launched(cells)
             sys.stderr.write(skipped_line(len(COMPLETE)) + "\n")
         self.overrides = list(self.split_overrides_to_chunks(cells, self.max_batch_size))
         sweep_dir = Path(self.config.hydra.sweep.dir)

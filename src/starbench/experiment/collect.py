@@ -84,8 +84,7 @@ def _sharded(folder: Path, asked: dict[str, Any] | None) -> tuple[str, str, str]
     if missing:
         again = shards.missing_command(overrides, folder, command, missing)
         return ("incomplete", str(folder), again)
-    whole = [o for o in overrides if not o.lstrip("+~").startswith("shard=")]
-    again = rerun_command(whole, folder, command)
+    again = rerun_command(shards.without_shard(overrides), folder, command)
     if _write_sharded_table(folder, again, context):
         return None
     return ("incomplete", str(folder), again)

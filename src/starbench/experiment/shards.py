@@ -41,6 +41,11 @@ from starbench.experiment.storage import (
 FINISH_WAIT_S = 600.0
 
 
+def without_shard(overrides: Any) -> list[str]:
+    """A job's overrides without its ``shard=[...]``: those of its cell."""
+    return [o for o in overrides or [] if not o.lstrip("+~").startswith("shard=")]
+
+
 def effective_shards(settings: RunSettings, warn: Callable[[str], None]) -> int:
     """``shards``, capped at the number of trees (one line says so)."""
     if settings.shards > settings.trees:
@@ -150,7 +155,8 @@ def _by_instance(rows: list[Any]) -> dict[int, dict[tuple[Any, ...], Any]]:
 def _pending(
     settings: RunSettings, runs: dict[int, Any], by_instance: Any, n: int, shard: int
 ) -> Any:
-    """The instances of shard ``shard`` of ``n`` that lack a settled row asked for."""
+    """The instances of shard ``shard`` of ``n`` (of the whole cell with ``n`` = 1) that lack a
+    settled row asked for."""
     from starbench.experiment import runner
     from starbench.experiment.coverage import requested
 
@@ -164,8 +170,12 @@ def missing_shards(settings: RunSettings, folder: Path, n: int) -> list[int]:
     """The shards (of ``n``) whose instances lack a row asked for, in every journal of the
     cell."""
     runs, rows = cellfolder.load(settings, folder, lambda _line: None, shard=True)
-    by_instance = _by_instance(rows)
-    return [s for s in range(n) if _pending(settings, runs, by_instance, n, s)]
+    missing: set[int] = set()
+    for i, _todo in _pending(settings, runs, _by_instance(rows), 1, 0):  # one pass, every shard
+        missing.add(i % n)
+        if len(missing) == n:
+            break
+    return sorted(missing)
 
 
 def finish(
@@ -200,9 +210,8 @@ def finish(
             )
             return runner.CellOutcome(folder, folder / TABLE, 0, computed, {})
         whole = replace(settings, shards=1, shard=None)
-        kept = [o for o in overrides or [] if not o.lstrip("+~").startswith("shard=")]
         before = _process_cpu()
-        done = runner._run_locked(whole, folder, kept, out, warn, command)
+        done = runner._run_locked(whole, folder, without_shard(overrides), out, warn, command)
         show(
             f"every shard done: the table written from their journals in "
             f"{_process_cpu() - before:.2f} s CPU"
@@ -218,8 +227,8 @@ def missing_command(
     """The command that computes exactly the ``missing`` shards of the cell in ``folder``."""
     from starbench.experiment.repair import rerun_command
 
-    own = [o for o in overrides or [] if not o.lstrip("+~").startswith("shard=")]
-    return rerun_command([*own, f"shard=[{','.join(map(str, missing))}]"], folder, command)
+    listed = f"shard=[{','.join(map(str, missing))}]"
+    return rerun_command([*without_shard(overrides), listed], folder, command)
 
 
 def shards_of(overrides: list[str], folder: Path) -> int:
