@@ -261,3 +261,17 @@ def test_a_dead_shard_is_reported_with_the_command_for_that_shard(tmp_path):
     assert line.startswith(f"shard=[2] of cell {folder}: its SLURM job 41_2 ended TIMEOUT")
     rerun = line.split("; rerun: ", 1)[1]
     assert "'shard=[2]'" in rerun and "hydra/launcher=slurm" in rerun and "-m" in rerun
+
+
+def test_pending_array_tasks_that_sacct_collapses_are_asked_of_squeue(tmp_path, monkeypatch):
+    """sacct shows an array's pending tasks as one line (``41_[1-2]``): they are asked of
+    squeue, never taken for jobs that ended."""
+    bin_ = tmp_path / "bin"
+    _stand_in(bin_, "sacct", 'echo "41_0|RUNNING"; echo "41_[1-2]|PENDING"')
+    _stand_in(bin_, "squeue", 'echo "41_1|PENDING"; echo "41_2|PENDING"')
+    monkeypatch.setenv("PATH", f"{bin_}:/usr/bin:/bin")
+    assert slurm.job_states(["41_0", "41_1", "41_2"]) == {
+        "41_0": "RUNNING",
+        "41_1": "PENDING",
+        "41_2": "PENDING",
+    }

@@ -122,21 +122,26 @@ def _parse(text: str) -> dict[str, str]:
 
 
 def job_states(job_ids: Sequence[str], run: Callable[..., Any] = subprocess.run) -> dict[str, str]:
-    """The state of each job SLURM still knows of: ``sacct`` when accounting answers, else
-    ``squeue --states=all`` (a job it no longer lists is left out)."""
-    ids = ",".join(_array_ids(job_ids))
+    """The state of each job SLURM still knows of: ``sacct``'s where accounting answers, and
+    ``squeue --states=all``'s for the jobs it does not list (no accounting; an array's pending
+    tasks, which ``sacct`` shows collapsed as ``12_[3-9]``; a job not yet recorded).  A job
+    neither lists is left out."""
     sacct = ["sacct", "--noheader", "--parsable2", "--allocations", "--format=JobID,State"]
     squeue = ["squeue", "--noheader", "--array", "--states=all", "--format=%i|%T"]
-    for argv in ([*sacct, f"--jobs={ids}"], [*squeue, f"--jobs={ids}"]):
+    states: dict[str, str] = {}
+    for command in (sacct, squeue):
+        asking = [j for j in job_ids if j not in states]
+        if not asking:
+            break
+        argv = [*command, f"--jobs={','.join(_array_ids(asking))}"]
         try:
             p = run(argv, capture_output=True, text=True, timeout=60)
         except (OSError, subprocess.TimeoutExpired):
             continue
         if p.returncode == 0:
-            return _parse(p.stdout)
-        if argv[0] == "squeue" and "Invalid job id" in (p.stderr or ""):
-            return {}  # every job asked of has left squeue's memory
-    return {}
+            said = _parse(p.stdout)
+            states.update({j: said[j] for j in asking if j in said})
+    return states
 
 
 def await_jobs(
