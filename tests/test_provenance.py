@@ -99,3 +99,34 @@ def test_the_current_code_replays_the_first_games_of_every_committed_match(table
             row.pop(c), want.pop(c)
         want = {k: (None if pd.isna(v) else v) for k, v in want.items()}
         assert row == want, (table, g)
+
+
+def test_every_results_folder_the_project_names_is_tracked_by_git():
+    """A folder the tests or docs read must be in the clean clone CI makes, not only here:
+    ``.gitignore`` ignores ``results/*`` except the folders it names (the corpus was once
+    missed)."""
+    import subprocess
+
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    texts = [p.read_text() for p in (ROOT / "tests").glob("*.py")]
+    texts += [p.read_text() for p in (ROOT / "docs").rglob("*.md")]
+    texts += [(ROOT / "README.md").read_text()]
+    named = [
+        p
+        for p in sorted((ROOT / "results").iterdir())
+        if p in _studies() or (p.is_dir() and any(f"results/{p.name}" in t for t in texts))
+    ]
+    assert {"corpus", "bench", "pig-decisions"} <= {p.name for p in named}
+    untracked = []
+    for folder in named:
+        tracked = subprocess.run(
+            ["git", "ls-files", "--", str(folder.relative_to(ROOT))],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        if not tracked:
+            untracked.append(folder.name)
+    assert not untracked, f"results folders named by the project but not in git: {untracked}"
