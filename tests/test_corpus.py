@@ -66,3 +66,40 @@ def test_the_corpus_reads_back_with_plain_json_and_every_answer_holds():
             assert a["counters"]["nodes"] >= 1 and a["counters"]["leaves"] >= 1
             if not a["algorithm"].startswith("star2"):  # probes may enter a node again
                 assert a["counters"]["nodes"] <= t["nodes"], (t["id"], a["algorithm"])
+        # the windowed searches: each window as the manifest defines it, each answer inside the
+        # range a fail-soft search may return, worked out here from the exact value alone
+        d = (hi - lo) / 64
+        assert sorted(w["window"] for w in t["windows"]) == sorted(manifest["windows"]), t["id"]
+        for w in t["windows"]:
+            a_off, b_off = manifest["windows"][w["window"]]
+            alpha, beta = want + a_off * d, want + b_off * d
+            assert (Fraction(str(w["alpha"])), Fraction(str(w["beta"]))) == (alpha, beta)
+            if want <= alpha:
+                what, low, high = "fails low", want, alpha
+            elif want >= beta:
+                what, low, high = "fails high", beta, want
+            else:
+                what, low, high = "exact", want, want
+            assert w["expect"] == what, (t["id"], w["window"])
+            assert [Fraction(str(x)) for x in w["range"]] == [low, high], (t["id"], w["window"])
+            assert w["algorithms"], (t["id"], w["window"])
+            for a in w["algorithms"]:
+                assert low <= Fraction(str(a["value"])) <= high, (t["id"], w["window"], a)
+                assert 0 <= a["leaves"] <= a["nodes"] and a["nodes"] >= 1, (t["id"], w["window"], a)
+    windows = {w["window"] for t in trees for w in t["windows"]}
+    assert {"narrow", "zero-width", "null-below", "null-above"} <= windows
+    # the windows reach every outcome, and some searches stop earlier than the full window's
+    assert {w["expect"] for t in trees for w in t["windows"]} == {
+        "exact",
+        "fails low",
+        "fails high",
+    }
+    full = {
+        (t["id"], a["algorithm"]): a["counters"]["nodes"] for t in trees for a in t["algorithms"]
+    }
+    assert any(
+        a["nodes"] < full[t["id"], a["algorithm"]]
+        for t in trees
+        for w in t["windows"]
+        for a in w["algorithms"]
+    )

@@ -125,3 +125,29 @@ def test_run_prints_the_shrink_command_under_the_first_mismatch(tmp_path):
                        text=True, env=ENV)  # fmt: skip
     assert s.returncode == 0, s.stderr
     assert shrink.nodes(shrink.Tree.of(json.loads((tmp_path / "s.json").read_text())).root) <= 10
+
+
+def test_a_game_instance_is_exported_then_shrunk_and_one_over_the_limit_is_one_line(tmp_path):
+    """A game cell's instance is exported first (its tree from the row's position to the cell's
+    depth), then shrunk; a game tree over ``--max-nodes`` is refused in one line, exit 2."""
+    pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
+    cell = tmp_path / "cell"
+    p = subprocess.run(
+        [EXE, "run", "plugins=[wrong_stars]", "algorithms=[expectimax,skip-last-outcome]",
+         "tree=game", "tree.game=pig", "tree.depth=2", "trees=1", "engine=python",
+         "progress=false", f"hydra.run.dir={cell}"],
+        capture_output=True, text=True, env=ENV,
+    )  # fmt: skip
+    assert p.returncode == 1 and "shrink it: " in p.stderr, p.stderr
+    out = tmp_path / "s.json"
+    base = [EXE, "shrink", str(cell), "--instance", "0", "--algorithm", "skip-last-outcome",
+            "--plugin", "wrong_stars", "-o", str(out)]  # fmt: skip
+    s = subprocess.run(base, capture_output=True, text=True, env=ENV)
+    assert s.returncode == 0, s.stderr
+    assert shrink.nodes(shrink.Tree.of(json.loads(out.read_text())).root) <= 10
+    out.unlink()
+    big = subprocess.run([*base, "--max-nodes", "5"], capture_output=True, text=True, env=ENV)
+    lines = big.stderr.strip().splitlines()
+    assert big.returncode == 2 and len(lines) == 1, big.stderr
+    assert "more than 5 nodes" in lines[0] and "--max-nodes" in lines[0]
+    assert not out.exists()

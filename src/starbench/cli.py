@@ -236,7 +236,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
     if params:
         spec += ":" + ",".join(params)
     exact = " --exact" if bool(row.get("exact")) else ""
-    print(f"wrote {out} (instance {row['instance']}, tree_seed {row['tree_seed']})")
+    from starbench.experiment.export import is_game
+
+    where = f"position {row.get('position')}" if is_game(row) else f"tree_seed {row['tree_seed']}"
+    print(f"wrote {out} (instance {row['instance']}, {where})")
     print(f"reproduce: starbench solve {out} -a {spec}{exact}")
     return 0
 

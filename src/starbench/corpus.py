@@ -18,7 +18,10 @@ format of ``starbench solve``, numbers as JSON integers or ``"a/b"`` strings), `
 node, leaves included), ``value`` (``"a/b"``), ``best_moves`` (the root's tied best moves;
 empty at a chance root) and ``algorithms``: for each exact algorithm that applies, its label,
 value, best move and counters (``nodes``, ``leaves`` and the others of
-``starbench.search.stats.SearchStats``), counted as ``docs/reference/conventions.md`` defines.
+``starbench.search.stats.SearchStats``), counted as ``docs/reference/conventions.md`` defines;
+``windows``: the root searched again with each of ``WINDOWS`` (narrow, null and zero-width
+windows around the exact value), each with what a correct fail-soft search may return
+(``expected``) and each windowed algorithm's value, nodes and leaves.
 No DAGs in this version: the tree format nests.
 """
 
@@ -33,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 #: The corpus format's version (``manifest.json``), raised with any change of the format.
-VERSION = 1
+VERSION = 2
 TREES = "trees.json"
 MANIFEST = "manifest.json"
 #: Trees per family.
@@ -48,6 +51,31 @@ ALGORITHMS = (
     "star2.5-cyclic:k=2",
     "star2.5-sequential:k=2",
 )
+
+
+#: The root windows each tree is also searched with, as (alpha, beta) offsets from its exact
+#: value V in units of d = (U - L) / 64: narrow around V, null windows with V on an edge, wholly
+#: above and below V, and zero-width (alpha == beta) at V and below it.
+WINDOWS = {
+    "narrow": (-1, 1),
+    "null-below": (-1, 0),
+    "null-above": (0, 1),
+    "above": (1, 2),
+    "below": (-2, -1),
+    "zero-width": (0, 0),
+    "zero-width-below": (-1, -1),
+}
+
+
+def expected(v: Fraction, alpha: Fraction, beta: Fraction) -> tuple[str, Fraction, Fraction]:
+    """What a fail-soft search of a node of exact value ``v`` with the window (alpha, beta) may
+    return: ``("fails low", v, alpha)`` when v <= alpha (any result in [v, alpha]),
+    ``("fails high", beta, v)`` when v >= beta, else ``("exact", v, v)``."""
+    if v <= alpha:
+        return "fails low", v, alpha
+    if v >= beta:
+        return "fails high", beta, v
+    return "exact", v, v
 
 
 def _fraction_text(x: Fraction) -> int | str:
@@ -170,7 +198,7 @@ def _has_chance(n: Any) -> bool:
 
 def entry(index: int, family: str, tree: dict[str, Any]) -> dict[str, Any]:
     """One tree's record: its exact answer and each applicable exact algorithm's."""
-    from starbench.search import search
+    from starbench.search import search, search_window
     from starbench.search.registry import get_algorithm, parse_spec
     from starbench.trees.explicit import parse_tree
 
@@ -193,6 +221,38 @@ def entry(index: int, family: str, tree: dict[str, Any]) -> dict[str, Any]:
                 "counters": r.stats.as_dict(),
             }
         )
+    L, U = (Fraction(b) for b in tree["bounds"])
+    d = (U - L) / 64
+    windows = []
+    for wname, (lo, hi) in WINDOWS.items():
+        alpha, beta = exact + lo * d, exact + hi * d
+        what, low, high = expected(exact, alpha, beta)
+        results = []
+        for spec in ALGORITHMS:
+            name, params = parse_spec(spec)
+            if name == "expectimax" or (_has_chance(root) and not get_algorithm(name).chance):
+                continue
+            v, stats = search_window(parsed, name, alpha, beta, exact=True, **params)
+            if not low <= v <= high:  # never committed: the corpus would teach a wrong answer
+                raise AssertionError(f"corpus tree {index}: {spec} window {wname} returned {v}")
+            results.append(
+                {
+                    "algorithm": spec,
+                    "value": _fraction_text(Fraction(v)),
+                    "nodes": stats.nodes,
+                    "leaves": stats.leaves,
+                }
+            )
+        windows.append(
+            {
+                "window": wname,
+                "alpha": _fraction_text(alpha),
+                "beta": _fraction_text(beta),
+                "expect": what,
+                "range": [_fraction_text(low), _fraction_text(high)],
+                "algorithms": results,
+            }
+        )
     return {
         "id": index,
         "family": family,
@@ -201,6 +261,7 @@ def entry(index: int, family: str, tree: dict[str, Any]) -> dict[str, Any]:
         "value": _fraction_text(exact),
         "best_moves": best,
         "algorithms": answers,
+        "windows": windows,
     }
 
 
@@ -235,11 +296,13 @@ def export(folder: Path) -> tuple[Path, Path]:
         "trees": len(trees),
         "families": {f: PER_FAMILY for f in FAMILIES},
         "algorithms": list(ALGORITHMS),
+        "windows": {w: [lo, hi] for w, (lo, hi) in WINDOWS.items()},
         "conventions": (
             "nodes: every call into a node, root and leaves included; leaves: leaf "
             "evaluations; the root searched with (-inf, +inf), fail-soft, non-strict cut-off "
             "tests, ties to the first move; values in exact arithmetic (docs/reference/"
-            "conventions.md)"
+            "conventions.md); windows: the root searched with (V + lo d, V + hi d), V its "
+            "exact value, d = (U - L) / 64; a fail-soft answer lies in the window's range"
         ),
         "sha256": {TREES: hashlib.sha256(text.encode()).hexdigest()},
     }

@@ -1,9 +1,14 @@
-"""``starbench export``: one generated instance as a JSON tree that ``starbench solve`` reads.
+"""``starbench export``: one instance (a generated tree or a game position) as a JSON tree that
+``starbench solve`` reads.
 
 Every row carries what regenerates its tree: the tree parameters, ``seed``, ``instance`` and
 ``generator_version``.  The export walks the tree in its searched order (orderings applied) with
 exact probabilities and values, so ``starbench solve`` reproduces the row's value, best move and
-node counts.
+node counts.  A game row's tree is its cell's game (``cell.json``, or the row's game columns in
+a collected table) from the row's start position to the cell's depth: the same value and best
+move; its node counts equal the row's only where the row searched without iterative deepening
+or a transposition table.  A game tree is walked, never sized beforehand: one over the export
+limit is refused once the walk passes it.
 """
 
 from __future__ import annotations
@@ -95,6 +100,53 @@ def tree_of_row(r: dict[str, Any]) -> RegularTree:
     return RegularTree(spec, int(r["seed"]), int(r["instance"]))
 
 
+def is_game(r: dict[str, Any]) -> bool:
+    g = r.get("game")
+    return g is not None and str(g) not in ("", "<NA>", "nan", "None")
+
+
+def game_tree_of_row(path: Path, r: dict[str, Any]) -> Any:
+    """A game row's searched tree: its cell's game keys (``cell.json`` in a cell folder, else
+    the row's own columns), from the row's start position to the cell's depth, exactly."""
+    from starbench.experiment.storage import CELL, read_json
+    from starbench.games.spec import GameSpec
+
+    cell = read_json(path / CELL) if path.is_dir() else None
+    if cell is not None and "game" in cell.get("identity", {}):
+        keys = dict(cell["identity"]["game"])
+    else:
+        keys = {
+            "game": r["game"],
+            "depth": int(r["depth"]),
+            "heuristic": _plain(r.get("heuristic")),
+            "position": _plain(r.get("position")),
+            "dice": _plain(r.get("dice")),
+            "move_order": _plain(r.get("move_order")) or "none",
+            "version": _plain(r.get("game_version")),
+        }
+    return GameSpec(**keys).source(int(r["seed"]), int(r["instance"]), True).tree
+
+
+def _plain(v: Any) -> Any:
+    if v is None or str(v) in ("<NA>", "nan", "None"):
+        return None
+    return v.item() if hasattr(v, "item") else v
+
+
+def _size_upto(tree: Any, limit: int) -> int:
+    """The tree's nodes, counted up to ``limit + 1`` (a game tree is walked, never sized)."""
+    from starbench.trees.protocol import Kind
+
+    count = 0
+    stack = [tree.root]
+    while stack and count <= limit:
+        n = stack.pop()
+        count += 1
+        if tree.kind(n) != Kind.LEAF:
+            stack.extend(tree.children(n))
+    return count
+
+
 def export(
     path: Path,
     out: Path,
@@ -104,12 +156,21 @@ def export(
     cell: str | None = None,
 ) -> tuple[Path, dict[str, Any]]:
     r = row_of(path, instance, row, cell)
-    tree = tree_of_row(r)
-    if tree.spec.size > limit:
-        raise InputError(
-            f"the tree has {short(tree.spec.size)} nodes, over the export limit of {limit} "
-            f"(--max-nodes)"
-        )
+    if is_game(r):
+        tree = game_tree_of_row(Path(path), r)
+        size = _size_upto(tree, limit)
+        if size > limit:
+            raise InputError(
+                f"the game tree of instance {r['instance']} has more than {limit} nodes, over "
+                f"the export limit (--max-nodes)"
+            )
+    else:
+        tree = tree_of_row(r)
+        if tree.spec.size > limit:
+            raise InputError(
+                f"the tree has {short(tree.spec.size)} nodes, over the export limit of {limit} "
+                f"(--max-nodes)"
+            )
     from starbench.experiment.storage import atomic_write_text
 
     try:

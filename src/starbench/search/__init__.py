@@ -38,6 +38,18 @@ def search(
     ).run()
 
 
+def search_window(
+    tree: Tree, algorithm: str, alpha: Any, beta: Any, *, exact: bool = False, **params: Any
+) -> tuple[Any, SearchStats]:
+    """Search ``tree``'s root with the window (``alpha``, ``beta``): the fail-soft value and
+    the counters of that search (``Search.run_window``)."""
+    s = get_algorithm(algorithm).make(
+        tree, params, exact=exact, debug=False, node_budget=None, time_budget=None
+    )
+    v = s.run_window(alpha, beta)
+    return v, s.stats()
+
+
 __all__ = [
     "ALGORITHMS",
     "STAT_FIELDS",
@@ -47,6 +59,7 @@ __all__ = [
     "get_algorithm",
     "parse_spec",
     "search",
+    "search_window",
 ]
 
 

@@ -318,6 +318,14 @@ class Search:
         """Search the root: (value, best move, tied moves or None)."""
         raise NotImplementedError
 
+    def run_window(self, alpha: Any, beta: Any) -> Any:
+        """Search the root with the window (``alpha``, ``beta``) instead of the full one and
+        return its fail-soft value: exact when strictly inside the window, otherwise a bound on
+        the exact value V (a result v <= alpha means V <= v, v >= beta means V >= v).  The
+        counters (``stats()``) count this search alone.  ``alpha == beta`` is allowed (a pure
+        test of V against one number).  Exhaustive algorithms ignore the window."""
+        return with_room(lambda: self._search(self.tree.root, self.num(alpha), self.num(beta)))
+
     def run(self) -> SearchResult:
         if self.time_budget is not None:
             self._deadline = time.perf_counter() + self.time_budget
