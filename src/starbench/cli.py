@@ -219,6 +219,52 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    """``starbench calibrate``: ChanceProbCut's fits for the tree model the overrides compose
+    (``starbench.calibration``)."""
+    import time
+
+    from starbench import calibration
+    from starbench.experiment.cellfolder import check_writable
+    from starbench.run import plan
+    from starbench.trees.regular import RegularTreeSpec
+
+    if args.positions < 2:
+        return fail(f"--positions: must be an integer >= 2, got {args.positions}")
+    overrides = [o for o in args.overrides if o not in ("-m", "--multirun")]
+    if any(
+        "," in o.partition("=")[2] and not o.partition("=")[2].startswith("[") for o in overrides
+    ):
+        return fail("calibrate: one tree model at a time: no sweeps (KEY=A,B) in the overrides")
+    cd = ["-cd", args.config_dir] if args.config_dir else []
+    _multirun, cells, _sweep, _launch = plan([*cd, *overrides])
+    settings = cells[0][1]
+    spec = settings.tree
+    if not isinstance(spec, RegularTreeSpec):
+        return fail("calibrate: tree: only random regular trees are calibrated in this version")
+    seed = settings.seed + calibration.SEED_OFFSET if args.seed is None else args.seed
+    if seed == settings.seed:
+        return fail(f"--seed: {seed} is the run's own seed; calibrate on other positions")
+    t = time.process_time()
+    cal = calibration.calibrate(spec, seed, args.positions, args.r)
+    cpu = time.process_time() - t
+    out = Path(
+        args.out
+        or (Path(args.config_dir) / calibration.FOLDER if args.config_dir else calibration.FOLDER)
+    )
+    check_writable(out, "--out")
+    path = calibration.save(cal, out)
+    print(f"depth pairs (D -> D-{cal.r}) on {cal.positions} positions, seed {cal.seed}:")
+    print(f"{'D':>3} {'n':>6} {'a':>12} {'b':>14} {'s':>14} {'R^2':>8}")
+    for d, f in sorted(cal.fits.items()):
+        print(f"{d:>3} {f.n:>6} {f.a:>12.6g} {f.b:>14.6g} {f.s:>14.6g} {f.r2:>8.4f}")
+        if f.s == 0:
+            print(f"    s = 0 at D={d}: every point on the line; any finite t cuts on the estimate")
+    print(f"wrote {path} ({cpu:.1f} s CPU)")
+    print(f"use it: algorithms=[star2,chanceprobcut] with chanceprobcut's cal={cal.digest}")
+    return 0
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     from starbench.experiment.cellfolder import check_writable
     from starbench.experiment.export import export
@@ -553,6 +599,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _out_and_size(p, "shrunk.json", "size limit of the tree given")
     p.set_defaults(func=_cmd_shrink)
+    p = sub.add_parser(
+        "calibrate",
+        help="fit ChanceProbCut's models on positions of a tree model (a file cal=DIGEST names)",
+    )
+    p.add_argument("--r", type=int, default=1, help="the decision plies saved (default 1)")
+    p.add_argument("--positions", type=int, default=100, help="positions drawn (default 100)")
+    p.add_argument("--seed", type=int, help="their seed (default: the run's seed + 1000000)")
+    p.add_argument(
+        "-cd",
+        "--config-dir",
+        metavar="DIR",
+        help="your config folder, as for run (the file then goes to DIR/calibrations)",
+    )
+    p.add_argument(
+        "--out", metavar="DIR", help="folder (default: calibrations/ in -cd DIR, or here)"
+    )
+    p.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="the run's overrides (tree.*, experiment=...)",
+    )
+    p.set_defaults(func=_cmd_calibrate)
     p = sub.add_parser("corpus", help="the reference corpus of small trees with their answers")
     corpus_sub = p.add_subparsers(dest="corpus_command", required=True, parser_class=_Parser)
     c = corpus_sub.add_parser("export", help="write trees.json and manifest.json into DIR")

@@ -17,7 +17,7 @@ SEARCH_INIT, SEARCH_STEP, SEARCH_AFTER = 9, 10, 11
 OK, BUDGET, BAD_EVAL = 0, 1, 2
 PUSH = 3  # a step asks the kernel's main loop to search a child
 # statistics slots (starbench.search.stats.STAT_FIELDS order)
-N_STATS = 15
+N_STATS = 16
 (
     S_NODES,
     S_LEAVES,
@@ -34,4 +34,5 @@ N_STATS = 15
     S_TTP,
     S_TTH,
     S_TTC,
-) = range(15)
+    S_SHALLOW,  # ChanceProbCut's shallow searches: never counted by the kernel (always 0)
+) = range(16)

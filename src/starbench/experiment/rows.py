@@ -49,6 +49,8 @@ FIELDS: tuple[str, ...] = (
     "mcts_iterations",
     "exploration",
     "mcts_seed",
+    "r",
+    "t",
     "engine",
     "run_status",
     "error",
@@ -305,6 +307,8 @@ REST = (
     "mcts_iterations",
     "exploration",
     "mcts_seed",
+    "r",
+    "t",
     "game",
     "position",
     "dice",
@@ -331,6 +335,7 @@ REST = (
     "tt_probes",
     "tt_hits",
     "tt_cutoffs",
+    "shallow_nodes",
     "engine",
     "node_budget",
     "time_budget",
@@ -394,6 +399,7 @@ def table_dtypes() -> dict[str, str]:
     dt.update(oracle_value="float64", chosen_oracle_value="float64", regret="float64")
     dt.update(value_error="float64", decision_agrees="boolean", samples="Int64")
     dt.update(mcts_iterations="Int64", exploration="float64", mcts_seed="Int64")
+    dt.update(r="Int64", t="float64", shallow_nodes="Int64")
     return {c: dt[c] for c in order}
 
 

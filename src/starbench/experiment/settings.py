@@ -226,6 +226,9 @@ class RunSettings:
                     f"one cell)"
                 )
             seen.add(s.key)
+        for i, s in enumerate(specs):
+            if s.name == "chanceprobcut":
+                _check_chanceprobcut(f"algorithms[{i}]", s.own, spec, self.seed)
         _check_int("trees", self.trees, 1, COUNT_LIMIT)
         _check_int("seed", self.seed, 0, UINT64_MAX)
         _check_int("n_jobs", self.n_jobs, 1, 1024)
@@ -592,3 +595,35 @@ def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
         digest,
     ]
     return "_".join(parts)
+
+
+def _check_chanceprobcut(where: str, params: dict[str, Any], tree: Any, seed: int) -> None:
+    """ChanceProbCut's request against the cell's tree, before anything runs: a tree with
+    static values, ``r`` below the deepest chance node's depth and, with a finite ``t``, a
+    calibration that matches (``starbench.calibration``)."""
+    import math
+
+    from starbench import calibration
+    from starbench.trees.regular import RegularTree, RegularTreeSpec
+
+    if not isinstance(tree, RegularTreeSpec):
+        raise ConfigError(
+            f"{where}: chanceprobcut runs on random regular trees in this version (games: their "
+            f"shallow searches are not wired yet)"
+        )
+    r, t = int(params["r"]), float(params["t"])
+    depths = calibration.chance_depths(tree)
+    if not depths or r > max(depths):
+        raise ConfigError(
+            f"{where}: chanceprobcut: r must be at most the deepest chance node's depth "
+            f"{max(depths or [0])} (decision plies below it; below tree.depth={tree.depth}), got "
+            f"r={r}"
+        )
+    if not math.isfinite(t):
+        return
+    if tree.value_model != "incremental":
+        raise ConfigError(
+            f"{where}: chanceprobcut with a finite t needs tree.value_model=incremental (its "
+            f"shallow searches value their horizon by the path sum), got {tree.value_model}"
+        )
+    calibration.resolve(params.get("cal") or None, RegularTree(tree, seed, 0), r)

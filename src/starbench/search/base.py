@@ -111,6 +111,7 @@ class Search:
         self.probes = 0
         self.probing = 0  # > 0 while a probing phase is under way above
         self.tt_probes = self.tt_hits = self.tt_cutoffs = 0
+        self.shallow_nodes = 0
         self.tt = tt
         self.tt_nodes = tt_nodes
         self.tt_depth = tt_depth
@@ -264,6 +265,7 @@ class Search:
             tt_probes=self.tt_probes,
             tt_hits=self.tt_hits,
             tt_cutoffs=self.tt_cutoffs,
+            shallow_nodes=self.shallow_nodes,
         )
 
     # ------------------------------------------------------------------ children

@@ -17,6 +17,7 @@ from starbench.errors import InputError, StarbenchError, first_line
 from starbench.limits import MAX_ALGORITHMS
 from starbench.search.alphabeta import AlphaBeta
 from starbench.search.base import Search
+from starbench.search.chanceprobcut import ChanceProbCut
 from starbench.search.expectimax import Expectimax
 from starbench.search.mcts import MCTS
 from starbench.search.minimax import Minimax
@@ -214,6 +215,44 @@ ITERATIONS = Param(
 )
 EXPLORATION = Param("exploration", 1.4, _nonnegative_number, "UCB1's exploration constant c")
 SEED = Param("mcts_seed", 0, _int_at_least_0, "the seed of MCTS's draws (with the tree's)")
+
+
+def _threshold(name: str, v: Any) -> float:
+    try:
+        x = float(v) if not isinstance(v, bool) else -1.0
+    except (TypeError, ValueError):
+        x = -1.0
+    if not x >= 0:  # NaN too
+        raise InputError(f"{name} must be a number >= 0 or inf, got {v!r}")
+    return x
+
+
+def _digest(name: str, v: Any) -> str:
+    text = "" if v is None else str(v).strip()
+    if text and (len(text) != 12 or any(c not in "0123456789abcdef" for c in text)):
+        raise InputError(f"{name} must be a calibration's 12-hex-digit digest, got {v!r}")
+    return text
+
+
+CPC_R = Param(
+    "r",
+    1,
+    _int_at_least_1,
+    "ChanceProbCut: decision plies the shallow searches save (a chance node with at most r "
+    "plies below is searched exactly)",
+)
+CPC_T = Param(
+    "t",
+    1.5,
+    _threshold,
+    "ChanceProbCut: the cut margin in residual standard deviations (inf: never cut, Star2)",
+)
+CPC_CAL = Param(
+    "cal",
+    "",
+    _digest,
+    "ChanceProbCut: the calibration's digest (starbench calibrate; not needed with t=inf)",
+)
 TT_PROBE = Param(
     "tt_probe",
     False,
@@ -243,6 +282,8 @@ KEY_PARAMS: tuple[str, ...] = (
     ITERATIONS.name,
     EXPLORATION.name,
     SEED.name,
+    CPC_R.name,
+    CPC_T.name,
 )
 
 #: Parameters that have an effect only together with another: (parameter, its value without
@@ -308,7 +349,11 @@ def label(name: str, params: Any, others: dict[str, Any] | None = None) -> str:
         for p, v in zip(KEY_PARAMS, key_values(params), strict=True)
         if v is not None
     ]
-    shown += [f"{p}={_text(v)}" for p, v in (others or {}).items() if p not in KEY_PARAMS]
+    shown += [
+        f"{p}={_text(v)}"
+        for p, v in (others or {}).items()
+        if p not in KEY_PARAMS and v not in (None, "")
+    ]
     return f"{name}:{','.join(shown)}" if shown else name
 
 
@@ -329,6 +374,11 @@ KOCSIS = 'L. Kocsis, C. Szepesvari, "Bandit based Monte-Carlo planning", ECML 20
 LANCTOT = (
     'M. Lanctot, A. Saffidine, J. Veness, C. Archibald, M. H. M. Winands, "Monte Carlo '
     '*-Minimax Search", IJCAI 2013'
+)
+
+SCHADD = (
+    'M. P. D. Schadd, M. H. M. Winands, J. W. H. M. Uiterwijk, "ChanceProbCut: Forward Pruning '
+    'in Chance Nodes", IEEE CIG 2009'
 )
 
 ALGORITHMS: dict[str, AlgorithmInfo] = {
@@ -387,6 +437,15 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             {"probing": "sequential"},
             doc="Star2.5, sequential probing",
             citation=BALLARD,
+        ),
+        AlgorithmInfo(
+            "chanceprobcut",
+            ChanceProbCut,
+            (CPC_R, CPC_T, CPC_CAL, AFTER),
+            {"k": 1, "probing": "cyclic"},
+            doc="Star2 with ChanceProbCut's forward pruning at chance nodes; inexact",
+            citation=SCHADD,
+            exact=False,
         ),
         AlgorithmInfo(
             "mcts",

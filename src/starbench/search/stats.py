@@ -26,6 +26,8 @@ Counters (the compiled engine counts identically; tests compare them counter for
   evaluations.  Best-move lookups for move ordering are not probes.
 * ``resumed``: probed successors resumed (``after_probe=resume``) or re-searched
   (``after_probe=research``) in a search phase.
+* ``shallow_nodes``: the part of ``nodes`` entered by ChanceProbCut's shallow searches (their
+  nodes count in ``nodes``, ``leaves`` and the kinds' counters too); 0 for every other algorithm.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class SearchStats:
     tt_probes: int = 0
     tt_hits: int = 0
     tt_cutoffs: int = 0
+    shallow_nodes: int = 0
 
     @classmethod
     def of(cls, counts: Any) -> SearchStats:

@@ -482,6 +482,34 @@ class RegularTree:
     def describe(self, node: Node) -> str:
         return f"generated node level={node[0]} id={node[1]:#018x} (tree_seed={self.tree_seed})"
 
+    # ------------------------------------------------------------------ shallow views
+    @property
+    def static_values(self) -> bool:
+        """Do interior nodes have a value of their own (the incremental model's path sum)?"""
+        return self._incremental
+
+    def plies_below(self, node: Node) -> int:
+        """Decision plies on every path below ``node`` (``starbench.trees.horizon``)."""
+        return sum(1 for k in self.level_kinds[node[0] + 1 :] if k != CHANCE)
+
+    def shallow(self, node: Node, plies: int) -> Any:
+        """``node``'s subtree cut after ``plies`` decision plies, the cut nodes valued by their
+        path sum (``starbench.trees.horizon``; incremental model only)."""
+        from starbench.trees.horizon import Horizon
+
+        if not self._incremental:
+            raise ValueError("a shallow view needs value_model=incremental")
+        cut, seen = self.levels, 0
+        for level in range(node[0], self.levels):
+            if self.level_kinds[level] != CHANCE:
+                if seen == plies:
+                    cut = level
+                    break
+                seen += 1
+        lo, hi = shape_of(self.spec).declared_bounds  # every path sum lies in these
+        L, U = self.bounds
+        return Horizon(self, node, cut, (min(L, lo), max(U, hi)))
+
     def first_chance(self) -> Node | None:
         node = self.root
         while self.kind(node) not in (CHANCE, LEAF):

@@ -1,0 +1,321 @@
+"""ChanceProbCut's calibrations: the linear models v_deep ~ a v_shallow + b, fitted per depth pair.
+
+``starbench calibrate`` draws positions of a tree model with the run's generator but a seed of
+its own (default: the run's seed + 10^6), and at every chance node of each position's sampled
+path with D >= r decision plies below it, searches each outcome twice: deep (to its full depth)
+and shallow (to D - r plies, its horizon valued by the static values; ``starbench.trees.
+horizon``), both by Star2 with the full window, exact.  Per depth pair (D, D - r) an ordinary
+least-squares line through the (shallow, deep) pairs gives a, b, the residual standard deviation
+s (n - 2 degrees of freedom; 0 when every point lies on the line, stored and said) and R^2.
+
+A position: instance i of the model under the calibration's seed; its path starts at the root
+and goes to a child drawn by a generator seeded with (seed, i) at every node, so every chance
+level contributes one chance node per position.
+
+The file, ``<digest>.json`` (``FORMAT``): the model (the tree's parameters without ``depth``:
+what a cell must match), the depth it was drawn at, ``r``, the sampler, seed, positions,
+starbench's version, and the fits by depth D (``{"n", "a", "b", "s", "r2"}``); the digest is the
+first 12 hex digits of the SHA-256 of the file's canonical JSON without it.  ``cal=<digest>``
+finds it in ``$STARBENCH_CALIBRATIONS``, in ``calibrations/`` beside the experiments (the
+run's ``-cd`` folder, then starbench's ``conf/``) or in ``calibrations/`` of the working folder
+(``folders``).  A calibration matches a tree when the model's parameters
+equal the tree's except depth, its seed is not the tree's, it was fitted with the search's ``r``
+and it covers every depth D > r of the tree's chance nodes; otherwise the search is refused,
+naming the first difference.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starbench.errors import InputError
+
+FORMAT = "starbench chanceprobcut calibration"
+VERSION = 1
+#: Where ``cal=<digest>`` is looked for besides ``$STARBENCH_CALIBRATIONS``.
+FOLDER = "calibrations"
+ENV = "STARBENCH_CALIBRATIONS"
+#: The seed offset of a calibration's positions from the run's seed.
+SEED_OFFSET = 10**6
+#: Fewest (shallow, deep) pairs per depth pair.
+MIN_PAIRS = 10
+SAMPLER = "random path (one chance node per chance level and position)"
+
+
+@dataclass(frozen=True)
+class Fit:
+    n: int
+    a: float
+    b: float
+    s: float
+    r2: float
+
+
+@dataclass(frozen=True)
+class Calibration:
+    model: dict[str, Any]
+    depth: int
+    r: int
+    seed: int
+    positions: int
+    version: str
+    fits: dict[int, Fit]
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "format_version": VERSION,
+            "model": self.model,
+            "depth": self.depth,
+            "r": self.r,
+            "sampler": SAMPLER,
+            "seed": self.seed,
+            "positions": self.positions,
+            "starbench_version": self.version,
+            "fits": {
+                str(d): {"n": f.n, "a": f.a, "b": f.b, "s": f.s, "r2": f.r2}
+                for d, f in sorted(self.fits.items())
+            },
+        }
+
+    @property
+    def digest(self) -> str:
+        text = json.dumps(self.body(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def fits_for(self, r: int) -> dict[int, tuple[float, float, float]]:
+        """(a, b, s) by depth D, for a search with ``r`` (``check`` first)."""
+        assert r == self.r
+        return {d: (f.a, f.b, f.s) for d, f in self.fits.items()}
+
+    def check(self, tree: Any, r: int) -> None:
+        """Refuse (InputError naming the first difference) unless this calibration serves
+        ``tree`` searched with ``r``."""
+        spec = getattr(tree, "spec", None)
+        if spec is None or not hasattr(spec, "normalised"):
+            raise InputError(f"cal={self.digest}: calibrations serve random regular trees only")
+        mine = model_of(spec)
+        for key in sorted(set(mine) | set(self.model)):
+            if mine.get(key) != self.model.get(key):
+                raise InputError(
+                    f"cal={self.digest}: made for tree.{key}={self.model.get(key)!r}, the tree "
+                    f"has {mine.get(key)!r}"
+                )
+        if self.r != r:
+            raise InputError(f"cal={self.digest}: fitted for r={self.r}, the search has r={r}")
+        if getattr(tree, "seed", None) == self.seed:
+            raise InputError(
+                f"cal={self.digest}: drawn with seed {self.seed}, the cell's own seed: calibrate "
+                f"on other positions (starbench calibrate's default seed is the run's + "
+                f"{SEED_OFFSET})"
+            )
+        missing = [d for d in chance_depths(spec) if d >= r and d not in self.fits]
+        if missing:
+            raise InputError(
+                f"cal={self.digest}: covers depths {sorted(self.fits)}, the tree has chance "
+                f"nodes at depth {missing[0]} (calibrate at tree.depth={spec.depth})"
+            )
+
+
+def model_of(spec: Any) -> dict[str, Any]:
+    """The tree parameters a calibration must match: all but ``depth``."""
+    d = spec.normalised().as_dict()
+    d.pop("depth", None)
+    return {
+        k: (v if isinstance(v, (int, float, str, bool)) or v is None else str(v))
+        for k, v in d.items()
+    }
+
+
+def chance_depths(spec: Any) -> list[int]:
+    """D (decision plies below) of every chance level of the spec's trees."""
+    kinds = spec.level_kinds
+    out = []
+    for level, kind in enumerate(kinds):
+        if kind.name == "CHANCE":
+            out.append(sum(1 for k in kinds[level + 1 :] if k.name != "CHANCE"))
+    return out
+
+
+def from_json(obj: dict[str, Any]) -> Calibration:
+    if obj.get("format") != FORMAT:
+        raise InputError(f"not a calibration file (format {obj.get('format')!r})")
+    return Calibration(
+        model=dict(obj["model"]),
+        depth=int(obj["depth"]),
+        r=int(obj["r"]),
+        seed=int(obj["seed"]),
+        positions=int(obj["positions"]),
+        version=str(obj["starbench_version"]),
+        fits={int(d): Fit(**f) for d, f in obj["fits"].items()},
+    )
+
+
+def folders() -> list[Path]:
+    """Where ``cal=DIGEST`` is looked for, in order: ``$STARBENCH_CALIBRATIONS``;
+    ``calibrations/`` beside the experiments of the run's own config folder (``-cd DIR``) and of
+    starbench's ``conf/`` (the committed studies'); ``calibrations/`` of the working folder."""
+    from starbench.run import CONTEXT, _conf_dir
+
+    env = os.environ.get(ENV)
+    out = [Path(env)] if env else []
+    if CONTEXT.get("config_dir"):
+        out.append(Path(CONTEXT["config_dir"]) / FOLDER)
+    out += [_conf_dir() / FOLDER, Path(FOLDER)]
+    return out
+
+
+def load(digest: str) -> Calibration:
+    """The calibration ``digest`` from the first folder that holds it."""
+    text = str(digest).strip()
+    if len(text) != 12 or any(c not in "0123456789abcdef" for c in text):
+        raise InputError(f"chanceprobcut: cal must be a 12-hex-digit digest, got {digest!r}")
+    for folder in folders():
+        path = folder / f"{text}.json"
+        if path.is_file():
+            try:
+                cal = from_json(json.loads(path.read_text()))
+            except (ValueError, KeyError, TypeError) as e:
+                raise InputError(f"{path}: not a readable calibration ({e})") from None
+            if cal.digest != text:
+                raise InputError(f"{path}: its content's digest is {cal.digest}, not {text}")
+            return cal
+    where = " or ".join(str(f) for f in folders())
+    raise InputError(f"chanceprobcut: cal={text}: no {text}.json in {where}")
+
+
+def resolve(cal: Any, tree: Any, r: int) -> Calibration:
+    """The checked calibration of a search: ``cal`` a Calibration or a digest."""
+    if cal is None or cal == "":
+        spec = getattr(tree, "spec", None)
+        seed = getattr(tree, "seed", 0)
+        hint = (
+            " ".join(
+                [
+                    "starbench calibrate",
+                    f"--r {r}",
+                    *overrides_of(spec),
+                    *([f"seed={seed}"] if seed else []),
+                ]
+            )
+            if spec is not None and hasattr(spec, "normalised")
+            else "starbench calibrate"
+        )
+        raise InputError(
+            f"chanceprobcut: t is finite, so it needs a calibration (cal=DIGEST); make one with: "
+            f"{hint}"
+        )
+    c = cal if isinstance(cal, Calibration) else load(cal)
+    c.check(tree, r)
+    return c
+
+
+def overrides_of(spec: Any) -> list[str]:
+    """``tree.KEY=VALUE`` overrides of the spec's non-default parameters (for printed hints)."""
+    from starbench.trees.regular import RegularTreeSpec
+
+    default = RegularTreeSpec().as_dict()
+    always = ("branching", "chance_arity", "depth")
+    return [
+        f"tree.{k}={v}"
+        for k, v in spec.as_dict().items()
+        if (k in always or v != default.get(k)) and v is not None
+    ]
+
+
+def _pairs(
+    spec: Any, seed: int, positions: int, r: int, exact: bool
+) -> dict[int, list[tuple[Any, Any]]]:
+    from starbench.search.star2 import Star2
+    from starbench.trees.protocol import Kind
+    from starbench.trees.regular import RegularTree
+
+    def value(view: Any) -> Any:
+        if view.kind(view.root) == Kind.LEAF:
+            return view.evaluate(view.root)
+        s = Star2(view, k=1, probing="cyclic", after_probe="resume", exact=exact)
+        lo, hi = view.bounds
+        return s._search(view.root, s.num(lo) - 1, s.num(hi) + 1)
+
+    out: dict[int, list[tuple[Any, Any]]] = {}
+    for i in range(positions):
+        tree = RegularTree(spec, seed, i)
+        rng = random.Random(f"{seed}-{i}")
+        node = tree.root
+        while tree.kind(node) != Kind.LEAF:
+            kids = tree.children(node)
+            if tree.kind(node) == Kind.CHANCE:
+                depth = tree.plies_below(node)
+                if depth >= r:
+                    for child in kids:
+                        deep = value(tree.shallow(child, depth + 1))
+                        shallow = value(tree.shallow(child, depth - r))
+                        out.setdefault(depth, []).append((shallow, deep))
+            node = kids[rng.randrange(len(kids))]
+    return out
+
+
+def fit(pairs: list[tuple[Any, Any]]) -> Fit:
+    """Least squares deep ~ a shallow + b; s the residual SD with n - 2 degrees of freedom."""
+    import numpy as np
+
+    x = np.array([float(p[0]) for p in pairs])
+    y = np.array([float(p[1]) for p in pairs])
+    n = len(x)
+    if np.ptp(x) == 0:  # one shallow value: the line is flat through the mean
+        a, b = 0.0, float(y.mean())
+    else:
+        a, b = (float(c) for c in np.polyfit(x, y, 1))
+    resid = y - (a * x + b)
+    s = float(np.sqrt((resid**2).sum() / (n - 2))) if n > 2 else 0.0
+    total = float(((y - y.mean()) ** 2).sum())
+    r2 = 1.0 - float((resid**2).sum()) / total if total > 0 else 1.0
+    return Fit(n, round(a, 12), round(b, 12), round(s, 12), round(r2, 12))
+
+
+def calibrate(spec: Any, seed: int, positions: int, r: int) -> Calibration:
+    """Fit every depth pair (D, D - r), D >= r, of ``spec``'s trees on ``positions`` positions
+    drawn with ``seed`` (InputError when a pair has fewer than ``MIN_PAIRS`` points)."""
+    from starbench import __version__
+
+    if not getattr(spec, "value_model", None) == "incremental":
+        raise InputError(
+            f"tree.value_model: chanceprobcut's shallow searches need static values at interior "
+            f"nodes (incremental), got {spec.value_model}"
+        )
+    depths = [d for d in chance_depths(spec) if d >= r]
+    if r < 1:
+        raise InputError(f"r: must be an integer >= 1, got {r}")
+    if not depths:
+        raise InputError(
+            f"r: must be at most the deepest chance node's depth "
+            f"{max(chance_depths(spec) or [0])} (below tree.depth={spec.depth}), got {r}"
+        )
+    pairs = _pairs(spec, seed, positions, r, exact=False)
+    fits = {}
+    for d in depths:
+        got = pairs.get(d, [])
+        if len(got) < MIN_PAIRS:
+            raise InputError(
+                f"--positions: {positions} positions give {len(got)} pairs at depth {d}, fewer "
+                f"than {MIN_PAIRS}: draw more positions"
+            )
+        fits[d] = fit(got)
+    return Calibration(model_of(spec), spec.depth, r, seed, positions, __version__, fits)
+
+
+def save(cal: Calibration, folder: Path) -> Path:
+    from starbench.experiment.storage import atomic_write_text
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{cal.digest}.json"
+    body = {**cal.body(), "digest": cal.digest}
+    atomic_write_text(path, json.dumps(body, indent=1, sort_keys=True) + "\n")
+    return path

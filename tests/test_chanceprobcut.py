@@ -1,0 +1,171 @@
+"""ChanceProbCut (``starbench.search.chanceprobcut``) and its calibrations
+(``starbench.calibration``, ``starbench calibrate``): t=inf is Star2 counter for counter; a
+finite t needs a matching calibration, cuts, and is measured, never a mismatch; bad input is one
+line, exit 2."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from starbench import calibration, cli
+from starbench.errors import InputError
+from starbench.search import search
+from starbench.trees.explicit import parse_tree
+from starbench.trees.regular import RegularTree, RegularTreeSpec
+from strategies import regular_specs, tree_objects
+
+SPEC = RegularTreeSpec(branching=3, chance_arity=3, depth=4, resolution=10)
+
+
+@pytest.fixture(scope="module")
+def cal(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("calibrations")
+    c = calibration.calibrate(SPEC, calibration.SEED_OFFSET, 20, 1)
+    calibration.save(c, folder)
+    return c, folder
+
+
+def _same_as_star2(tree, exact):
+    s2 = search(tree, "star2", exact=exact)
+    cpc = search(tree, "chanceprobcut", exact=exact, t=float("inf"))
+    assert (cpc.value, cpc.best_move, cpc.stats) == (s2.value, s2.best_move, s2.stats)
+
+
+@given(tree_objects(max_depth=5, max_children=4, pattern="any"), st.booleans())
+def test_t_inf_is_star2_on_every_tree_of_the_strategies(obj, exact):
+    _same_as_star2(parse_tree(obj, exact=exact), exact)
+
+
+@settings(max_examples=40)
+@given(regular_specs, st.integers(0, 3))
+def test_t_inf_is_star2_on_generated_trees(spec, instance):
+    _same_as_star2(RegularTree(spec, 0, instance), False)
+
+
+def test_a_finite_t_cuts_is_inexact_and_counts_its_shallow_nodes(cal, monkeypatch):
+    c, folder = cal
+    monkeypatch.setenv(calibration.ENV, str(folder))
+    errors, changed = [], 0
+    for i in range(12):
+        tree = RegularTree(SPEC, 0, i)
+        ex, s2 = search(tree, "expectimax"), search(tree, "star2")
+        r = search(tree, "chanceprobcut", t=0.0, cal=c.digest)
+        st_ = r.stats
+        assert st_.nodes == st_.max_nodes + st_.min_nodes + st_.chance_nodes + st_.leaves
+        assert 0 < st_.shallow_nodes < st_.nodes
+        errors.append(abs(r.value - ex.value))
+        changed += st_.nodes - st_.shallow_nodes != s2.stats.nodes
+    # t = 0 trusts every estimate: the search changes, and on these trees it is not always exact
+    assert changed > 0 and max(errors) > 0
+    wide = search(RegularTree(SPEC, 0, 0), "chanceprobcut", t=50.0, cal=c.digest)
+    assert wide.value == pytest.approx(search(RegularTree(SPEC, 0, 0), "expectimax").value)
+
+
+def test_the_fit_recovers_a_known_line():
+    f = calibration.fit([(x, 2 * x + 3) for x in range(10)])
+    assert (f.n, f.a, f.b, f.s, f.r2) == (10, 2.0, 3.0, 0.0, 1.0)
+    noisy = calibration.fit([(x, x + (1 if x % 2 else -1)) for x in range(20)])
+    assert noisy.a == pytest.approx(1.0, abs=0.05) and 0.9 < noisy.s < 1.2
+
+
+def test_a_calibration_file_round_trips_and_is_checked(cal, tmp_path, monkeypatch):
+    c, folder = cal
+    monkeypatch.setenv(calibration.ENV, str(folder))
+    assert calibration.load(c.digest) == c
+    body = json.loads((folder / f"{c.digest}.json").read_text())
+    assert {"model", "sampler", "seed", "positions", "starbench_version", "fits"} <= set(body)
+    assert body["seed"] == calibration.SEED_OFFSET and body["positions"] == 20
+    with pytest.raises(InputError, match="tree.branching"):
+        c.check(
+            RegularTree(RegularTreeSpec(branching=4, chance_arity=3, depth=4, resolution=10), 0, 0),
+            1,
+        )
+    with pytest.raises(InputError, match="the cell's own seed"):
+        c.check(RegularTree(SPEC, calibration.SEED_OFFSET, 0), 1)
+    with pytest.raises(InputError, match="depth 4"):
+        c.check(
+            RegularTree(RegularTreeSpec(branching=3, chance_arity=3, depth=5, resolution=10), 0, 0),
+            1,
+        )
+    with pytest.raises(InputError, match="r=2"):
+        c.check(RegularTree(SPEC, 0, 0), 2)
+    (tmp_path / f"{c.digest}.json").write_text(
+        (folder / f"{c.digest}.json").read_text().replace('"positions": 20', '"positions": 21')
+    )
+    monkeypatch.setenv(calibration.ENV, str(tmp_path))
+    with pytest.raises(InputError, match="digest"):
+        calibration.load(c.digest)
+
+
+def test_refusals_in_the_api():
+    tree = RegularTree(SPEC, 0, 0)
+    with pytest.raises(InputError, match="starbench calibrate --r 1"):
+        search(tree, "chanceprobcut", t=1.0)
+    uniform = RegularTree(RegularTreeSpec(depth=3, value_model="uniform"), 0, 0)
+    with pytest.raises(InputError, match="static values"):
+        search(uniform, "chanceprobcut", t=1.0)
+    with pytest.raises(InputError, match="static values"):
+        search(parse_tree({"bounds": [0, 1], "root": {"max": [0, 1]}}), "chanceprobcut", t=1.0)
+    for bad, said in ((-1, "t must be"), ("x", "t must be"), (math.nan, "t must be")):
+        with pytest.raises(InputError, match=said):
+            search(tree, "chanceprobcut", t=bad)
+
+
+def _one_line(capsys, *argv):
+    code = cli.main(list(argv))
+    err = capsys.readouterr().err.strip().splitlines()
+    return code, err
+
+
+def test_calibrate_and_run_from_the_command_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    tree = ["tree.branching=3", "tree.chance_arity=3", "tree.depth=4", "tree.resolution=10"]
+    code = cli.main(["calibrate", "--positions", "10", *tree])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    digest = out.split("cal=")[-1].split()[0]
+    assert (tmp_path / "calibrations" / f"{digest}.json").is_file()
+    assert "R^2" in out and "wrote" in out
+    cell = tmp_path / "cell"
+    code = cli.main(
+        ["run", *tree, "trees=3", "progress=false", f"hydra.run.dir={cell}",
+         f"algorithms=[expectimax,star2,chanceprobcut:t=1,cal={digest}]"]
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "runs on the Python engine" in err
+    import pandas as pd
+
+    t = pd.read_parquet(cell / "table.parquet")
+    rows = t[t["algorithm"] == "chanceprobcut"]
+    assert len(rows) == 3 and set(rows["status"]) == {"approx"}
+    assert (rows["r"] == 1).all() and (rows["t"] == 1.0).all()
+    assert (rows["shallow_nodes"] > 0).all() and rows["value_error"].notna().all()
+    for argv, said in (
+        (["calibrate", "--positions", "1", *tree], "--positions"),
+        (["calibrate", "--r", "4", *tree], "r: must be at most"),
+        (["calibrate", *tree, "tree.depth=3,4"], "no sweeps"),
+        (["calibrate", "tree.value_model=uniform", *tree], "tree.value_model"),
+        (["calibrate", "--seed", "0", *tree], "the run's own seed"),
+    ):
+        code, err = _one_line(capsys, *argv)
+        assert code == 2 and len(err) == 1 and said in err[0], (argv, err)
+    code, err = _one_line(
+        capsys, "run", *tree, "trees=2", f"hydra.run.dir={tmp_path / 'c2'}",
+        "algorithms=[star2,chanceprobcut:t=1]",
+    )  # fmt: skip
+    assert code == 2 and len(err) == 1 and "starbench calibrate --r 1" in err[0]
+    assert not (tmp_path / "c2" / "table.parquet").exists()
+
+
+def test_two_requests_that_differ_only_in_the_calibration_are_refused(tmp_path, capsys):
+    code, err = _one_line(
+        capsys, "run", "tree.depth=3", "trees=2", f"hydra.run.dir={tmp_path / 'c'}",
+        "algorithms=[chanceprobcut:t=inf,cal=aaaaaaaaaaaa,chanceprobcut:t=inf,cal=bbbbbbbbbbbb]",
+    )  # fmt: skip
+    assert code == 2 and len(err) == 1 and "listed twice" in err[0], err
