@@ -103,6 +103,29 @@ STUDIES: dict[str, list[list[str]]] = {
             "{out}/match-star2-d3-score_difference-vs-oracle",
         ],
     ],
+    "chanceprobcut": [
+        # each shape's calibration again, beside the results: a test checks it is the one in
+        # conf/calibrations that the study's algorithm files name
+        [
+            "calibrate",
+            "tree=ballard",
+            "tree.depth=3",
+            "--positions",
+            "30",
+            "--out",
+            "{out}/calibrations",
+        ],
+        [
+            "calibrate",
+            "tree=backgammon",
+            "tree.depth=3",
+            "--positions",
+            "30",
+            "--out",
+            "{out}/calibrations",
+        ],
+        ["run", "experiment=chanceprobcut"],
+    ],
     "pig-inexact": [
         ["run", "experiment=pig-inexact"],
         [
@@ -154,7 +177,7 @@ def _argv(step: list[str], n_jobs: int, study: str) -> tuple[list[str], str]:
         shown = "python " + " ".join(place(a, False) for a in step[1:])
         return [sys.executable, *(place(a, True) for a in step[1:])], shown
     exe = str(Path(sys.executable).parent / "starbench")
-    if step[0] == "match":  # starbench match: its own --out, no Hydra keys
+    if step[0] in ("match", "calibrate"):  # their own --out, no Hydra keys
         shown = "starbench " + " ".join(shlex.quote(place(a, False)) for a in step)
         return [exe, *(place(a, True) for a in step)], shown
     args = [*step, f"n_jobs={n_jobs}"]

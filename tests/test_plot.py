@@ -67,9 +67,14 @@ def results(tmp_path_factory) -> Path:
 def test_every_figure_is_written(results, tmp_path):
     warnings: list[str] = []
     written = plot(results, tmp_path, warn=warnings.append, dpi=DPI)
-    # these tiny trees are searched in microseconds: the timing figure may have nothing to show
-    assert set(warnings) <= {NOISE}
-    drawn = [n for n in FIGURES if not (warnings and n == "seconds_vs_nodes")]
+    # these tiny trees are searched in microseconds: the timing figure may have nothing to show;
+    # every search here is exact, so error_vs_nodes has nothing to draw (its own test below)
+    assert set(warnings) <= {NOISE, EXACT_ONLY} and EXACT_ONLY in warnings
+    drawn = [
+        n
+        for n in FIGURES
+        if not ((NOISE in warnings and n == "seconds_vs_nodes") or n == "error_vs_nodes")
+    ]
     for name in drawn:
         for width in ("single", "double"):
             for ext in ("pdf", "png"):
@@ -79,6 +84,38 @@ def test_every_figure_is_written(results, tmp_path):
         assert "\\begin{tabular}" in (tmp_path / f"{name}.tex").read_text()
         assert "mean,se,n" in (tmp_path / f"{name}.csv").read_text().splitlines()[0]
     assert len(written) == len(drawn) * 7
+
+
+EXACT_ONLY = "starbench: skipped figure error_vs_nodes: no inexact (approx) rows: nothing is traded"
+
+
+def test_the_error_figure_shows_each_algorithm_s_mean_error_and_moves(tmp_path):
+    """error_vs_nodes on a cell with inexact rows: its table's numbers are an independent
+    groupby of the stored rows (exact rows at error 0)."""
+    algos = (
+        AlgorithmSpec("expectimax"),
+        AlgorithmSpec("star2", (("after_probe", "resume"),)),
+        AlgorithmSpec("expectimax-ss", (("samples", 2),)),
+    )
+    spec = RegularTreeSpec(branching=3, chance_arity=3, depth=2)
+    s = RunSettings(tree=spec, algorithms=algos, trees=8, progress=False)
+    run_cell(s, tmp_path / "cell", out=lambda _: None)
+    plot(tmp_path, tmp_path / "fig", names=["error_vs_nodes"], dpi=DPI)
+    for width in ("single", "double"):
+        assert (tmp_path / "fig" / f"error_vs_nodes-{width}.png").stat().st_size > 1000
+    got = pd.read_csv(tmp_path / "fig" / "error_vs_nodes.csv").set_index("label")
+    t = pd.read_parquet(tmp_path / "cell" / "table.parquet")
+    err = t["value_error"].astype(float).abs().where(t["status"] == "approx", 0.0)
+    want = err.groupby(t["algorithm"]).mean()
+    # the table keeps 6 significant digits
+    assert got.loc["expectimax-ss c=2", "mean"] == pytest.approx(want["expectimax-ss"], rel=1e-5)
+    assert want["expectimax-ss"] > 0 and got.loc["star2", "mean"] == 0
+    same = 100 * t["decision_optimal"].astype(float).groupby(t["algorithm"]).mean()
+    assert got.loc["expectimax-ss c=2", "same_move_pct"] == pytest.approx(
+        same["expectimax-ss"], rel=1e-5
+    )
+    nodes = t["nodes"].astype(float).groupby(t["algorithm"]).mean()
+    assert got.loc["star2", "mean_nodes"] == pytest.approx(nodes["star2"], rel=1e-5)
 
 
 NOISE = (

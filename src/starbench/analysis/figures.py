@@ -819,6 +819,70 @@ def regret_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     return Drawn(fig, s, "mean regret")
 
 
+def error_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
+    """What inexact search trades on random trees (expectimax is the oracle): per panel, each
+    algorithm's mean |value error| (left) and percent of moves among expectimax's best (right)
+    against its mean nodes searched, one point per algorithm and parameter; exact rows sit at
+    error 0 (the lower left, and the upper left, is better)."""
+    import seaborn as sns
+
+    df = _prepare(df)
+    require(df, "value_error", "decision_optimal", "nodes", "levels")
+    d = scored_rows(df)
+    if not (d["status"] == "approx").any():
+        raise PlotError("no inexact (approx) rows: nothing is traded")
+    if "game" in d.columns and d["game"].notna().any():
+        raise PlotError("value errors are against a random tree's expectimax (games: regret)")
+    approx = d["status"] == "approx"
+    d["abs_error"] = d["value_error"].astype(float).abs().where(approx, 0.0)
+    d["same_move_pct"] = 100.0 * d["decision_optimal"].astype(float)
+    facets = _facets(d, ())
+    by = [*facets, "label"]
+    s = _with_conditions(summarise(d, by, value="abs_error"), d)
+    same = d.groupby(by, dropna=False)["same_move_pct"].mean().rename("same_move_pct")
+    s = s.merge(same.reset_index(), on=by)
+    s = s.merge(d.groupby(by, dropna=False)["nodes"].mean().rename("mean_nodes").reset_index())
+    panels = _panels(s, facets)
+    fig, axes = _grid(2 * len(panels), width, cols=2, titles=[t for t, _ in panels for _ in "ab"])
+    labels = sorted(s["label"].astype(str).unique())
+    colours = dict(zip(labels, sns.color_palette("tab20", len(labels)), strict=True))
+    marks = dict(zip(labels, ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"] * 3, strict=False))
+    for i, (title, g) in enumerate(panels):
+        a, b = axes[2 * i : 2 * i + 2]
+        g = g.assign(label=g["label"].astype(str))
+        for ax, y, ylabel in (
+            (a, "mean", "mean |value error|"),
+            (b, "same_move_pct", "% moves among expectimax's best"),
+        ):
+            sns.scatterplot(
+                data=g,
+                x="mean_nodes",
+                y=y,
+                hue="label",
+                hue_order=labels,
+                style="label",
+                style_order=labels,
+                palette=colours,
+                markers=marks,
+                legend=False,
+                ax=ax,
+            )
+            ax.set_xscale("log")
+            ax.set_xlabel("mean nodes searched")
+            ax.set_ylabel(ylabel)
+        positive = g.loc[g["mean"] > 0, "mean"]
+        # symlog: the exact rows' 0 beside errors that span decades
+        a.set_yscale("symlog", linthresh=float(positive.min()) if len(positive) else 1.0)
+        a.set_ylim(bottom=0)
+        panel_title(a, title)
+    share_y(axes[0::2])
+    share_y(axes[1::2])
+    for lab in labels:
+        axes[0].plot([], [], color=colours[lab], marker=marks[lab], linestyle="", label=lab)
+    _legend(fig, axes, band=False)
+    return Drawn(fig, s, "mean |value error|")
+
+
 FIGURES: dict[str, Callable[[pd.DataFrame, float], Drawn]] = {
     "leaves_by_branching": leaves_by_branching,
     "nodes_by_depth": nodes_by_depth,
@@ -828,5 +892,6 @@ FIGURES: dict[str, Callable[[pd.DataFrame, float], Drawn]] = {
     "seconds_vs_nodes": seconds_vs_nodes,
     "decisions_by_depth": decisions_by_depth,
     "regret_vs_nodes": regret_vs_nodes,
+    "error_vs_nodes": error_vs_nodes,
     "leaves_by_algorithm": leaves_by_algorithm,
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from starbench.analysis import backgammon, decisions, transposition
+from starbench.analysis import backgammon, decisions, inexact, transposition
 from starbench.analysis.data import PlotError, percent_leaves, summarise
 from starbench.analysis.figures import _prepare
 from starbench.trees.regular import RegularTreeSpec
@@ -401,6 +401,7 @@ STUDY_TABLES = {
         ("by-depth.md", decisions.decisions_table),
         ("matches.md", decisions.match_table),
     ],
+    "chanceprobcut": [("by-shape.md", inexact.error_table)],
     "pig-inexact": [
         ("by-depth.md", decisions.inexact_table),
         ("matches.md", decisions.match_table),
