@@ -767,6 +767,34 @@ def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:
     return Drawn(fig, s, "percent of optimal decisions")
 
 
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
+
+
+def _per_label(labels: list[str], palette: str) -> dict[str, Any]:
+    """seaborn's keyword arguments for one colour and one marker per label (variants of one
+    algorithm, such as its sample sizes, would share the style registry's colour)."""
+    import seaborn as sns
+
+    return {
+        "hue": "label",
+        "hue_order": labels,
+        "style": "label",
+        "style_order": labels,
+        "palette": dict(zip(labels, sns.color_palette(palette, len(labels)), strict=True)),
+        "markers": dict(zip(labels, MARKERS * 3, strict=False)),
+        "legend": False,
+    }
+
+
+def _per_label_legend(fig: plt.Figure, axes: list[plt.Axes], kw: dict[str, Any], line: str) -> None:
+    """The figure's legend of ``_per_label``'s styles (``line``: the entries' line style)."""
+    for lab in kw["hue_order"]:
+        axes[0].plot(
+            [], [], color=kw["palette"][lab], marker=kw["markers"][lab], linestyle=line, label=lab
+        )
+    _legend(fig, axes, band=False)
+
+
 def regret_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     """The trade of inexact search against an exact oracle: per panel, each algorithm's mean
     regret against its mean nodes searched, one point per depth (exact and inexact rows
@@ -785,27 +813,17 @@ def regret_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     s = s.merge(d.groupby(by, dropna=False)["nodes_f"].mean().rename("mean_nodes").reset_index())
     panels = _panels(s, facets)
     fig, axes = _grid(len(panels), width, titles=[t for t, _ in panels])
-    labels = sorted(s["label"].astype(str).unique())
-    # one colour and marker per label (variants of one algorithm, such as its sample sizes,
-    # would share the style registry's colour)
-    colours = dict(zip(labels, sns.color_palette("tab10", len(labels)), strict=True))
-    marks = dict(zip(labels, ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"] * 3, strict=False))
+    kw = _per_label(sorted(s["label"].astype(str).unique()), "tab10")
     for ax, (title, g) in zip(axes, panels, strict=True):
         sns.lineplot(
             data=g.assign(label=g["label"].astype(str)),
             x="mean_nodes",
             y="mean",
-            hue="label",
-            hue_order=labels,
-            style="label",
-            style_order=labels,
-            palette=colours,
-            markers=marks,
             dashes=False,
             estimator=None,
             sort=True,
-            legend=False,
             ax=ax,
+            **kw,
         )
         ax.set_xscale("log")
         ax.set_xlabel("mean nodes searched (one point per depth)")
@@ -813,9 +831,7 @@ def regret_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
         ax.set_ylim(bottom=0)
         panel_title(ax, title)
     share_y(axes)
-    for lab in labels:
-        axes[0].plot([], [], color=colours[lab], marker=marks[lab], label=lab)
-    _legend(fig, axes, band=False)
+    _per_label_legend(fig, axes, kw, "-")
     return Drawn(fig, s, "mean regret")
 
 
@@ -844,42 +860,27 @@ def error_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     s = s.merge(d.groupby(by, dropna=False)["nodes"].mean().rename("mean_nodes").reset_index())
     panels = _panels(s, facets)
     fig, axes = _grid(2 * len(panels), width, cols=2, titles=[t for t, _ in panels for _ in "ab"])
-    labels = sorted(s["label"].astype(str).unique())
-    colours = dict(zip(labels, sns.color_palette("tab20", len(labels)), strict=True))
-    marks = dict(zip(labels, ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"] * 3, strict=False))
+    kw = _per_label(sorted(s["label"].astype(str).unique()), "tab20")
+    positive = s.loc[s["mean"] > 0, "mean"]
+    threshold = float(positive.min()) if len(positive) else 1.0
     for i, (title, g) in enumerate(panels):
         a, b = axes[2 * i : 2 * i + 2]
         g = g.assign(label=g["label"].astype(str))
         for ax, y, ylabel in (
             (a, "mean", "mean |value error|"),
-            (b, "same_move_pct", "% moves among expectimax's best"),
+            (b, "same_move_pct", "% best moves (expectimax's)"),
         ):
-            sns.scatterplot(
-                data=g,
-                x="mean_nodes",
-                y=y,
-                hue="label",
-                hue_order=labels,
-                style="label",
-                style_order=labels,
-                palette=colours,
-                markers=marks,
-                legend=False,
-                ax=ax,
-            )
+            sns.scatterplot(data=g, x="mean_nodes", y=y, ax=ax, **kw)
             ax.set_xscale("log")
             ax.set_xlabel("mean nodes searched")
             ax.set_ylabel(ylabel)
-        positive = g.loc[g["mean"] > 0, "mean"]
-        # symlog: the exact rows' 0 beside errors that span decades
-        a.set_yscale("symlog", linthresh=float(positive.min()) if len(positive) else 1.0)
+        # symlog, one scale for every panel: the exact rows' 0 beside errors spanning decades
+        a.set_yscale("symlog", linthresh=threshold)
         a.set_ylim(bottom=0)
         panel_title(a, title)
     share_y(axes[0::2])
     share_y(axes[1::2])
-    for lab in labels:
-        axes[0].plot([], [], color=colours[lab], marker=marks[lab], linestyle="", label=lab)
-    _legend(fig, axes, band=False)
+    _per_label_legend(fig, axes, kw, "")
     return Drawn(fig, s, "mean |value error|")
 
 
