@@ -43,7 +43,7 @@ class Difference:
 def _settings(cell: dict[str, Any], row: dict[str, Any]) -> Any:
     from starbench.experiment.settings import RunSettings, algorithm_spec
     from starbench.games.spec import GameSpec
-    from starbench.search.registry import KEY_PARAMS, key_values
+    from starbench.search.registry import KEY_PARAMS, key_values, parse_spec
     from starbench.trees.regular import RegularTreeSpec
 
     ident = cell["identity"]
@@ -53,6 +53,14 @@ def _settings(cell: dict[str, Any], row: dict[str, Any]) -> Any:
         tree = RegularTreeSpec(**ident["tree"]).normalised()
     params = {p: v for p, v in zip(KEY_PARAMS, key_values(row), strict=True) if v is not None}
     spec = algorithm_spec(str(row["algorithm"]), params)
+    # a parameter no column keys (ChanceProbCut's cal) is in the cell's own labels
+    for text in cell.get("algorithms") or []:
+        name, given = parse_spec(str(text))
+        if name == spec.name and given.keys() - set(KEY_PARAMS):
+            full = algorithm_spec(name, given)
+            if full.key == spec.key:
+                spec = full
+                break
     budget = row.get("node_budget")
     return RunSettings(
         tree=tree,
