@@ -189,3 +189,37 @@ def test_the_study_s_calibrations_are_the_ones_its_algorithm_files_name():
     for p in made:
         assert p.read_bytes() == (root / "conf" / "calibrations" / p.name).read_bytes()
         assert calibration.from_json(json.loads(p.read_text())).digest == p.stem
+
+
+def test_on_a_game_calibrate_cut_and_refuse(tmp_path, capsys, monkeypatch):
+    """pig: a calibration from the game's own positions (its heuristic as the static value),
+    t=inf is Star2 on the game tree, a finite t runs as approx rows; the game's other keys
+    are checked."""
+    pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
+    from starbench.games.spec import GameSpec
+
+    game = "pig(winscore=10)"  # its exact oracle, which the run scores decisions with, is cheap
+    spec = GameSpec(game=game, depth=3)
+    c = calibration.calibrate(spec, calibration.SEED_OFFSET, 30, 1)
+    assert sorted(c.fits) == [1, 2] and c.model["game"] == game
+    calibration.save(c, tmp_path / "cals")
+    monkeypatch.setenv(calibration.ENV, str(tmp_path / "cals"))
+    for i in range(3):
+        tree = spec.source(0, i, False).tree
+        _same_as_star2(tree, False)
+        r = search(spec.source(0, i, False).tree, "chanceprobcut", t=0.0, cal=c.digest)
+        assert r.stats.shallow_nodes > 0
+    with pytest.raises(InputError, match="tree.heuristic"):
+        c.check_spec(GameSpec(game=game, depth=3, heuristic="zero"), 0, 1)
+    with pytest.raises(InputError, match="depth 3"):
+        c.check_spec(GameSpec(game=game, depth=4), 0, 1)
+    cell = tmp_path / "cell"
+    code = cli.main(
+        ["run", "tree=game", f"tree.game='{game}'", "tree.depth=3", "trees=3", "progress=false",
+         f"hydra.run.dir={cell}", f"algorithms=[expectimax,chanceprobcut:t=0,cal={c.digest}]"]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    import pandas as pd
+
+    t = pd.read_parquet(cell / "table.parquet")
+    assert set(t[t["algorithm"] == "chanceprobcut"]["status"]) == {"approx"}

@@ -98,8 +98,15 @@ class Calibration:
         """Refuse (InputError naming the first difference) unless this calibration serves
         ``tree`` searched with ``r``."""
         spec = getattr(tree, "spec", None)
-        if spec is None or not hasattr(spec, "normalised"):
-            raise InputError(f"cal={self.digest}: calibrations serve random regular trees only")
+        if spec is None:
+            raise InputError(
+                f"cal={self.digest}: calibrations serve random regular trees and game cells"
+            )
+        self.check_spec(spec, getattr(tree, "seed", None), r)
+
+    def check_spec(self, spec: Any, seed: Any, r: int) -> None:
+        """``check`` for a cell's tree parameters (a ``RegularTreeSpec`` or ``GameSpec``) and
+        seed."""
         mine = model_of(spec)
         for key in sorted(set(mine) | set(self.model)):
             if mine.get(key) != self.model.get(key):
@@ -109,7 +116,7 @@ class Calibration:
                 )
         if self.r != r:
             raise InputError(f"cal={self.digest}: fitted for r={self.r}, the search has r={r}")
-        if getattr(tree, "seed", None) == self.seed:
+        if seed == self.seed:
             raise InputError(
                 f"cal={self.digest}: drawn with seed {self.seed}, the cell's own seed: calibrate "
                 f"on other positions (starbench calibrate's default seed is the run's + "
@@ -124,8 +131,19 @@ class Calibration:
 
 
 def model_of(spec: Any) -> dict[str, Any]:
-    """The tree parameters a calibration must match: all but ``depth``."""
-    d = spec.normalised().as_dict()
+    """The tree parameters a calibration must match: all but ``depth`` (a game's: its
+    identity, the game string, heuristic (the game's default named), sampler and the rest, but
+    ``depth``, ``iterative`` and the game library's version)."""
+    if hasattr(spec, "normalised"):
+        d = spec.normalised().as_dict()
+    else:
+        from starbench.games.heuristics import DEFAULT_HEURISTIC
+
+        d = spec.identity()
+        for key in ("iterative", "version"):  # the game library's version is not compared
+            d.pop(key, None)
+        short = str(d["game"]).split("(")[0]
+        d["heuristic"] = d.get("heuristic") or DEFAULT_HEURISTIC.get(short, "zero")
     d.pop("depth", None)
     return {
         k: (v if isinstance(v, (int, float, str, bool)) or v is None else str(v))
@@ -134,7 +152,10 @@ def model_of(spec: Any) -> dict[str, Any]:
 
 
 def chance_depths(spec: Any) -> list[int]:
-    """D (decision plies below) of every chance level of the spec's trees."""
+    """D (decision plies below) of every chance level of the spec's trees; a game's chance
+    nodes below its root's move may come at every depth below the root's (1 .. depth - 1)."""
+    if not hasattr(spec, "level_kinds"):
+        return list(range(1, spec.depth))
     kinds = spec.level_kinds
     out = []
     for level, kind in enumerate(kinds):
@@ -192,9 +213,12 @@ def load(digest: str) -> Calibration:
 
 def resolve(cal: Any, tree: Any, r: int) -> Calibration:
     """The checked calibration of a search: ``cal`` a Calibration or a digest."""
+    return resolve_spec(cal, getattr(tree, "spec", None), getattr(tree, "seed", 0), r)
+
+
+def resolve_spec(cal: Any, spec: Any, seed: Any, r: int) -> Calibration:
+    """``resolve`` for a cell's tree parameters and seed."""
     if cal is None or cal == "":
-        spec = getattr(tree, "spec", None)
-        seed = getattr(tree, "seed", 0)
         hint = (
             " ".join(
                 [
@@ -204,7 +228,7 @@ def resolve(cal: Any, tree: Any, r: int) -> Calibration:
                     *([f"seed={seed}"] if seed else []),
                 ]
             )
-            if spec is not None and hasattr(spec, "normalised")
+            if spec is not None
             else "starbench calibrate"
         )
         raise InputError(
@@ -212,7 +236,9 @@ def resolve(cal: Any, tree: Any, r: int) -> Calibration:
             f"{hint}"
         )
     c = cal if isinstance(cal, Calibration) else load(cal)
-    c.check(tree, r)
+    if spec is None:
+        raise InputError(f"cal={c.digest}: calibrations serve random regular trees and game cells")
+    c.check_spec(spec, seed, r)
     return c
 
 
@@ -220,6 +246,9 @@ def overrides_of(spec: Any) -> list[str]:
     """``tree.KEY=VALUE`` overrides of the spec's non-default parameters (for printed hints)."""
     from starbench.trees.regular import RegularTreeSpec
 
+    if not hasattr(spec, "normalised"):  # a game
+        keys = {k: v for k, v in spec.identity().items() if v is not None and k != "version"}
+        return ["tree=game", *(f"tree.{k}={v}" for k, v in keys.items())]
     default = RegularTreeSpec().as_dict()
     always = ("branching", "chance_arity", "depth")
     return [
@@ -245,7 +274,10 @@ def _pairs(
 
     out: dict[int, list[tuple[Any, Any]]] = {}
     for i in range(positions):
-        tree = RegularTree(spec, seed, i)
+        if hasattr(spec, "normalised"):
+            tree = RegularTree(spec, seed, i)
+        else:  # a game: the cell's sampler draws the position
+            tree = spec.source(seed, i, exact).tree
         rng = random.Random(f"{seed}-{i}")
         node = tree.root
         while tree.kind(node) != Kind.LEAF:
@@ -254,7 +286,7 @@ def _pairs(
                 depth = tree.plies_below(node)
                 if depth >= r:
                     for child in kids:
-                        deep = value(tree.shallow(child, depth + 1))
+                        deep = value(tree.shallow(child, depth))
                         shallow = value(tree.shallow(child, depth - r))
                         out.setdefault(depth, []).append((shallow, deep))
             node = kids[rng.randrange(len(kids))]
@@ -284,7 +316,7 @@ def calibrate(spec: Any, seed: int, positions: int, r: int) -> Calibration:
     drawn with ``seed`` (InputError when a pair has fewer than ``MIN_PAIRS`` points)."""
     from starbench import __version__
 
-    if not getattr(spec, "value_model", None) == "incremental":
+    if hasattr(spec, "value_model") and spec.value_model != "incremental":
         raise InputError(
             f"tree.value_model: chanceprobcut's shallow searches need static values at interior "
             f"nodes (incremental), got {spec.value_model}"

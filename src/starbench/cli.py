@@ -240,8 +240,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     _multirun, cells, _sweep, _launch = plan([*cd, *overrides])
     settings = cells[0][1]
     spec = settings.tree
-    if not isinstance(spec, RegularTreeSpec):
-        return fail("calibrate: tree: only random regular trees are calibrated in this version")
+    if not isinstance(spec, RegularTreeSpec) and spec.iterative:
+        return fail("calibrate: tree.iterative: calibrate the game at its depth, without it")
     seed = settings.seed + calibration.SEED_OFFSET if args.seed is None else args.seed
     if seed == settings.seed:
         return fail(f"--seed: {seed} is the run's own seed; calibrate on other positions")

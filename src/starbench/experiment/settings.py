@@ -598,19 +598,15 @@ def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
 
 
 def _check_chanceprobcut(where: str, params: dict[str, Any], tree: Any, seed: int) -> None:
-    """ChanceProbCut's request against the cell's tree, before anything runs: a tree with
-    static values, ``r`` below the deepest chance node's depth and, with a finite ``t``, a
-    calibration that matches (``starbench.calibration``)."""
+    """ChanceProbCut's request against the cell's tree (random or game), before anything runs:
+    static values (a random tree's incremental model; a game's heuristic), ``r`` at most the
+    deepest chance node's depth and, with a finite ``t``, a calibration that matches
+    (``starbench.calibration``)."""
     import math
 
     from starbench import calibration
-    from starbench.trees.regular import RegularTree, RegularTreeSpec
+    from starbench.trees.regular import RegularTreeSpec
 
-    if not isinstance(tree, RegularTreeSpec):
-        raise ConfigError(
-            f"{where}: chanceprobcut runs on random regular trees in this version (games: their "
-            f"shallow searches are not wired yet)"
-        )
     r, t = int(params["r"]), float(params["t"])
     depths = calibration.chance_depths(tree)
     if not depths or r > max(depths):
@@ -621,9 +617,9 @@ def _check_chanceprobcut(where: str, params: dict[str, Any], tree: Any, seed: in
         )
     if not math.isfinite(t):
         return
-    if tree.value_model != "incremental":
+    if isinstance(tree, RegularTreeSpec) and tree.value_model != "incremental":
         raise ConfigError(
             f"{where}: chanceprobcut with a finite t needs tree.value_model=incremental (its "
             f"shallow searches value their horizon by the path sum), got {tree.value_model}"
         )
-    calibration.resolve(params.get("cal") or None, RegularTree(tree, seed, 0), r)
+    calibration.resolve_spec(params.get("cal") or None, tree, seed, r)

@@ -164,6 +164,28 @@ class GameTree:
             return GameExpectimax
         return cls
 
+    # ------------------------------------------------------------------ shallow views
+    @property
+    def static_values(self) -> bool:
+        """Does every node have a value of its own (the heuristic; ChanceProbCut's shallow
+        searches, ``starbench.trees.horizon``)?"""
+        return self.heuristic is not None
+
+    def plies_below(self, node: tuple[GameState, int | None]) -> int:
+        """The decision plies left below ``node`` (a chance node's outcomes keep its plies)."""
+        if node[1] is None:
+            raise InputError(f"{self.describe(node)}: no horizon, so no depth to shallow searches")
+        return node[1]
+
+    def shallow(self, node: tuple[GameState, int | None], plies: int) -> GameTree:
+        """This tree from ``node``'s state with ``plies`` decision plies left (0: the state
+        itself is the leaf, valued by the heuristic)."""
+        import copy
+
+        view = copy.copy(self)
+        view.root = (node[0], plies)
+        return view
+
     def transposition(self, node: tuple[GameState, int | None]) -> tuple[int, int]:
         """(key, depth) for a transposition table: the game's key of the whole state
         (``starbench.games.keys``: equal keys are one subtree, whatever the moves that led

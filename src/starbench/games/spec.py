@@ -187,7 +187,11 @@ class GameSpec:
             dice = drawn_dice if dice == "drawn" else dice
 
         def at(depth: int) -> Any:
-            return replace(self, depth=depth)._source(position, dice, exact)
+            spec = replace(self, depth=depth)
+            src = spec._source(position, dice, exact)
+            # what a ChanceProbCut calibration is checked against (starbench.calibration)
+            src.tree.spec, src.tree.seed = spec, seed
+            return src
 
         return at
 

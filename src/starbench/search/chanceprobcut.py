@@ -4,8 +4,8 @@ At a chance node with outcomes 1..n, probabilities p_1..p_n, window (alpha, beta
 plies below it, where D >= r, each outcome i is first searched *shallow*: to D - r decision plies
 (0 plies: the outcome's own static value, as ProbCut's shallow search of depth 0 is the
 evaluation), its horizon valued by the static value of the nodes there (the random trees'
-incremental path sum; ``starbench.trees.horizon``), giving v'_i.  A linear model fitted
-beforehand on positions of the same tree model (``starbench calibrate``;
+incremental path sum, a game's heuristic; ``starbench.trees.horizon``), giving v'_i.  A linear
+model fitted beforehand on positions of the same tree model (``starbench calibrate``;
 ``starbench.calibration``) predicts the deep value from it, v_i ~ a v'_i + b, with residual
 standard deviation s for the depth pair (D, D - r).
 The prediction gives the outcome estimated bounds
@@ -77,7 +77,8 @@ class ChanceProbCut(Star2):
                 raise InputError(
                     f"chanceprobcut: {getattr(tree, 'source', 'this tree')} has no static "
                     f"values at interior nodes for its shallow searches (random trees need "
-                    f"tree.value_model=incremental; JSON trees have none); t=inf runs Star2"
+                    f"tree.value_model=incremental, games a heuristic; JSON trees have none); "
+                    f"t=inf runs Star2"
                 )
             self.calibration = resolve(cal, tree, self.r)
             self._fits = self.calibration.fits_for(self.r)
@@ -95,7 +96,13 @@ class ChanceProbCut(Star2):
         if depth < self.r or not (alpha > self.L or beta < self.U):
             # searched exactly: too shallow, or the full window (no cut is possible)
             return super()._chance(node, alpha, beta)
-        a, b, s = self._fits[depth]
+        fit = self._fits.get(depth)
+        if fit is None:  # a game's chance root, deeper than the calibration's depths
+            raise InputError(
+                f"chanceprobcut: cal={self.calibration.digest} has no line for chance nodes with "
+                f"{depth} plies below (it covers {sorted(self._fits)}): calibrate deeper"
+            )
+        a, b, s = fit
         kids = tree.children(node)
         probs = self._probs(node)
         n = len(kids)
