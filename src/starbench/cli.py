@@ -265,6 +265,43 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_conform(args: argparse.Namespace) -> int:
+    """``starbench conform`` (``starbench.conform``)."""
+    from starbench import conform
+    from starbench.experiment.cellfolder import check_writable
+    from starbench.search.registry import parse_spec
+
+    if args.trees < 0:
+        return fail(f"--trees: must be an integer >= 0, got {args.trees}")
+    if not args.time_limit > 0:
+        return fail(f"--time-limit: must be a number of seconds > 0, got {args.time_limit}")
+    if args.memory_limit < 2**24:
+        return fail(f"--memory-limit: must be at least 16 MB (16777216), got {args.memory_limit}")
+    from starbench.run import import_plugin
+
+    for module in args.plugin or []:
+        import_plugin(module, "--plugin")
+    parse_spec(args.algorithm)  # a malformed label is one line
+    check_writable(Path(args.out), "--out")
+    try:
+        report = conform.conform(
+            args.engine,
+            args.algorithm,
+            args.trees,
+            args.seed,
+            args.time_limit,
+            args.memory_limit,
+            Path(args.out),
+        )
+    except conform.EngineFailed as e:
+        sys.stderr.write(f"starbench: {e}\n")
+        return 1
+    print(conform.table(report))
+    if report.first_unsupported:
+        print(f"(first unsupported: {report.first_unsupported})")
+    return 0 if report.disagree == 0 and report.agree > 0 else 1
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     from starbench.experiment.cellfolder import check_writable
     from starbench.experiment.export import export
@@ -622,6 +659,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="the run's overrides (tree.*, experiment=...)",
     )
     p.set_defaults(func=_cmd_calibrate)
+    p = sub.add_parser(
+        "conform", help="check an engine in any language through the JSON-lines protocol"
+    )
+    p.add_argument("--engine", required=True, metavar="'COMMAND ARGS'", help="the engine's command")
+    p.add_argument(
+        "--algorithm", required=True, metavar="LABEL", help="e.g. star2:after_probe=resume"
+    )
+    p.add_argument("--plugin", action="append", metavar="MODULE", help="import a module first")
+    p.add_argument("--trees", type=int, default=200, help="generated trees after the corpus (200)")
+    p.add_argument("--seed", type=int, default=0, help="their seed (default 0)")
+    p.add_argument("--time-limit", type=float, default=10.0, help="seconds per tree (default 10)")
+    p.add_argument(
+        "--memory-limit", type=int, default=2 * 2**30, help="bytes of address space (2 GB)"
+    )
+    p.add_argument("--out", metavar="DIR", default="conform", help="the shrunk trees (conform/)")
+    p.set_defaults(func=_cmd_conform)
     p = sub.add_parser("corpus", help="the reference corpus of small trees with their answers")
     corpus_sub = p.add_subparsers(dest="corpus_command", required=True, parser_class=_Parser)
     c = corpus_sub.add_parser("export", help="write trees.json and manifest.json into DIR")

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""A conform-protocol engine that is not starbench: exact expectimax over the JSON tree format,
+reading one request a line on stdin and answering one line on stdout (docs/reference/protocol.md).
+
+    expectimax_engine.py [correct|skip-last-outcome|crash|hang|garbage|unsupported|hog]
+
+correct answers exactly (value as "a/b", the first best move, nodes and leaves as every node
+visited); skip-last-outcome ignores the last outcome of every chance node (a wrong engine);
+crash exits at its third request; hang stops answering at its third; garbage prints a line that
+is not JSON at its third; unsupported declines every tree; hog allocates far more memory than a
+limit allows at its third.
+"""
+
+import json
+import sys
+import time
+from fractions import Fraction
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "correct"
+
+
+def solve(node, counts):
+    counts["nodes"] += 1
+    if not isinstance(node, dict):
+        counts["leaves"] += 1
+        return Fraction(str(node))
+    ((kind, children),) = node.items()
+    if kind == "chance":
+        outcomes = children[:-1] if MODE == "skip-last-outcome" and len(children) > 1 else children
+        weights = [Fraction(str(p)) for p, _ in outcomes]
+        total = sum(weights)
+        return sum(
+            w / total * solve(c, counts) for w, (_, c) in zip(weights, outcomes, strict=True)
+        )
+    values = [solve(c, counts) for c in children]
+    return max(values) if kind == "max" else min(values)
+
+
+def answer(request):
+    root = request["tree"]["root"]
+    counts = {"nodes": 0, "leaves": 0}
+    value = solve(root, counts)
+    best = None
+    if isinstance(root, dict) and "chance" not in root:
+        ((kind, children),) = root.items()
+        sub = {"nodes": 0, "leaves": 0}
+        values = [solve(c, sub) for c in children]
+        best = values.index(max(values) if kind == "max" else min(values))
+    text = (
+        str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    )
+    return {"value": text, "best_move": best, **counts}
+
+
+for n, line in enumerate(sys.stdin):
+    request = json.loads(line)
+    if n == 2 and MODE == "crash":
+        sys.exit("engine: something broke")
+    if n == 2 and MODE == "hang":
+        time.sleep(3600)
+    if n == 2 and MODE == "garbage":
+        print("value=7 move=0", flush=True)
+        continue
+    if n == 2 and MODE == "hog":
+        hog = bytearray(4 * 2**30)
+    if MODE == "unsupported":
+        print(json.dumps({"unsupported": "this engine declines every tree"}), flush=True)
+        continue
+    print(json.dumps(answer(request)), flush=True)
