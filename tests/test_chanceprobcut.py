@@ -223,3 +223,30 @@ def test_on_a_game_calibrate_cut_and_refuse(tmp_path, capsys, monkeypatch):
 
     t = pd.read_parquet(cell / "table.parquet")
     assert set(t[t["algorithm"] == "chanceprobcut"]["status"]) == {"approx"}
+
+
+def test_a_chanceprobcut_player_plays_matches_with_its_calibration(tmp_path, capsys, monkeypatch):
+    """starbench match: a ChanceProbCut player at a fixed depth and under a node budget (its
+    calibration checked against the match's game and the player's heuristic and depth)."""
+    pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
+    from starbench.games.spec import GameSpec
+
+    game = "pig(winscore=10)"
+    c = calibration.calibrate(GameSpec(game=game, depth=3), calibration.SEED_OFFSET, 30, 1)
+    calibration.save(c, tmp_path / "cals")
+    monkeypatch.setenv(calibration.ENV, str(tmp_path / "cals"))
+    cpc = f"chanceprobcut:depth=3,t=0,cal={c.digest}"
+    for extra in ("", ",node_budget=200"):
+        code = cli.main(
+            ["match", game, "--player", f"star2:depth=3{extra}", "--player", cpc + extra,
+             "--games", "4", "--out", str(tmp_path / f"m{extra}")]
+        )  # fmt: skip
+        assert code == 0, capsys.readouterr().err
+    capsys.readouterr()
+    deeper = f"chanceprobcut:depth=4,t=0,cal={c.digest}"
+    code = cli.main(
+        ["match", game, "--player", "star2:depth=3", "--player", deeper, "--out", str(tmp_path / "x")]
+    )  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "covers depths [1, 2]" in err[0], err
+    assert not (tmp_path / "x").exists()

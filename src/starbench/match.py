@@ -72,6 +72,8 @@ class Player:
     node_budget: int | None = None
     heuristic: str | None = None
     oracle: Any = field(default=None, compare=False)
+    #: the match's game string (a ChanceProbCut player's calibration is checked against it)
+    game: str | None = None
 
 
 def parse_player(text: str, game: str, key: str, memory_limit: int | None = None) -> Player:
@@ -111,7 +113,34 @@ def parse_player(text: str, game: str, key: str, memory_limit: int | None = None
         raise InputError(
             f"{key}: {e} (players: random, oracle, or ALGORITHM[:KEY=VALUE,...])"
         ) from None
-    return Player(text, "search", algorithm, **own)
+    player = Player(text, "search", algorithm, game=game, **own)
+    if algorithm.name == "chanceprobcut":
+        _check_calibration(player, key)
+    return player
+
+
+def _game_spec(player: Player, depth: int) -> Any:
+    """The game keys of ``player``'s searches to ``depth`` (what a calibration matches: the game
+    string, the heuristic; a match's positions come from its own play, not a sampler)."""
+    from starbench.games.spec import GameSpec
+
+    return GameSpec(game=str(player.game), depth=depth, heuristic=player.heuristic)
+
+
+def _check_calibration(player: Player, key: str) -> None:
+    """A ChanceProbCut player's calibration, checked before the first game (one line)."""
+    import math
+
+    from starbench import calibration
+
+    own = player.algorithm.own
+    if not math.isfinite(float(own["t"])):
+        return
+    try:
+        calibration.resolve_spec(own.get("cal") or None, _game_spec(player, player.depth), None,
+                                 int(own["r"]))  # fmt: skip
+    except InputError as e:
+        raise InputError(f"{key}: {e}") from None
 
 
 @dataclass(frozen=True)
@@ -192,7 +221,10 @@ def _choose(player: Player, state: Any, rng: np.random.Generator) -> tuple[int, 
     from starbench.games.source import openspiel_tree
 
     def tree_at(depth: int) -> Any:
-        return openspiel_tree(state, depth, player.heuristic, exact=False)
+        tree = openspiel_tree(state, depth, player.heuristic, exact=False)
+        if player.algorithm.name == "chanceprobcut":  # its calibration's check needs the keys
+            tree.spec, tree.seed = _game_spec(player, depth), None
+        return tree
 
     if player.node_budget is None:
         tree = tree_at(player.depth)
