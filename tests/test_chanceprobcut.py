@@ -245,7 +245,8 @@ def test_a_chanceprobcut_player_plays_matches_with_its_calibration(tmp_path, cap
     capsys.readouterr()
     deeper = f"chanceprobcut:depth=4,t=0,cal={c.digest}"
     code = cli.main(
-        ["match", game, "--player", "star2:depth=3", "--player", deeper, "--out", str(tmp_path / "x")]
+        ["match", game, "--player", "star2:depth=3", "--player", deeper,
+         "--out", str(tmp_path / "x")]
     )  # fmt: skip
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "covers depths [1, 2]" in err[0], err
