@@ -126,6 +126,21 @@ STUDIES: dict[str, list[list[str]]] = {
         ],
         ["run", "experiment=chanceprobcut"],
     ],
+    "chanceprobcut-pig": [
+        [
+            "calibrate",
+            "tree=game",
+            "tree.game='pig(winscore=50)'",
+            "tree.heuristic=score_share",
+            "tree.sampler=optimal",
+            "tree.depth=5",
+            "--positions",
+            "100",
+            "--out",
+            "{out}/calibrations",
+        ],
+        ["run", "experiment=chanceprobcut-pig"],
+    ],
     "pig-inexact": [
         ["run", "experiment=pig-inexact"],
         [

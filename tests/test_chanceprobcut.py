@@ -173,16 +173,20 @@ def test_two_requests_that_differ_only_in_the_calibration_are_refused(tmp_path, 
     assert code == 2 and len(err) == 1 and "listed twice" in err[0], err
 
 
-def test_the_study_s_calibrations_are_the_ones_its_algorithm_files_name():
-    """The chanceprobcut study's run used conf/calibrations; its regeneration wrote them again
+@pytest.mark.parametrize(
+    ("study", "files"),
+    [("chanceprobcut", ("ballard", "dice")), ("chanceprobcut-pig", ("pig",))],
+)
+def test_the_study_s_calibrations_are_the_ones_its_algorithm_files_name(study, files):
+    """A chanceprobcut study's run used conf/calibrations; its regeneration wrote them again
     beside its results: the same bytes, and the digests the algorithm files name."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    made = sorted((root / "results" / "chanceprobcut" / "calibrations").glob("*.json"))
-    assert len(made) == 2
+    made = sorted((root / "results" / study / "calibrations").glob("*.json"))
+    assert len(made) == len(files)
     named = set()
-    for shape in ("ballard", "dice"):
+    for shape in files:
         text = (root / "conf" / "algorithms" / f"chanceprobcut-{shape}.yaml").read_text()
         named |= set(re.findall(r"cal: ([0-9a-f]{12})", text))
     assert {p.stem for p in made} == named

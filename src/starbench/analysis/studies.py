@@ -402,6 +402,7 @@ STUDY_TABLES = {
         ("matches.md", decisions.match_table),
     ],
     "chanceprobcut": [("by-shape.md", inexact.error_table)],
+    "chanceprobcut-pig": [("by-depth.md", decisions.inexact_table)],
     "pig-inexact": [
         ("by-depth.md", decisions.inexact_table),
         ("matches.md", decisions.match_table),
