@@ -105,7 +105,7 @@ def labels(df: pd.DataFrame) -> pd.Series:
     """``star2.5-cyclic k=2``, ``star2 research``: the algorithm with its non-default params
     (``k`` where set, ``research``, ``no-full-probe``, ``tt=N``, ``tt-chance``, ``tt-probe`` and
     ``tt-deeper`` where on; sparse sampling's ``c=``, MCTS's ``iterations=`` and a seed other
-    than 0; ChanceProbCut's ``t=`` and ``r=`` where not 1)."""
+    than 0, its ``exploration=`` where not 1.4; ChanceProbCut's ``t=`` and ``r=`` where not 1)."""
     if not len(df):
         return pd.Series(dtype=str)
     missing = pd.Series(None, index=df.index, dtype=object)
@@ -131,6 +131,9 @@ def labels(df: pd.DataFrame) -> pd.Series:
         if name == "mcts_seed":  # the seed only where it is not the default
             v = v.where(v != 0)
         out = out.where(v.isna(), out + f" {short}=" + v.fillna(0).astype(int).astype(str))
+    c = pd.to_numeric(column("exploration"))  # MCTS's constant where not its default 1.4
+    text_c = c.map(lambda x: "" if pd.isna(x) else f"{x:g}")
+    out = out.where(c.isna() | (c == 1.4), out + " exploration=" + text_c)
     r = pd.to_numeric(column("r"))  # ChanceProbCut: r where not 1, t always (inf as "inf")
     out = out.where(r.isna() | (r == 1), out + " r=" + r.fillna(0).astype(int).astype(str))
     t = pd.to_numeric(column("t"))
