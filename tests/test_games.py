@@ -504,3 +504,36 @@ def test_openspiels_backgammon_is_searched_with_its_own_heuristics(capsys):
         ["solve", "--game", "openspiel:backgammon", "--depth", "1", "--heuristic", "equity"]
     )
     assert code == 2 and "not to openspiel:backgammon" in capsys.readouterr().err
+
+
+def test_einstein_progress_reads_the_race_and_the_cubes():
+    """einstein_progress from OpenSpiel's board text: black (player 0) runs to the bottom right,
+    white (player 1) to the top left; (d_w - d_b) / 8 + (n_b - n_w) / 12 for black."""
+    from fractions import Fraction
+
+    from starbench.games.heuristics import einstein_progress
+
+    class Board:
+        def __init__(self, *rows):
+            self.text = "\n".join(rows) + "\n"
+
+        def __str__(self):
+            return self.text
+
+    start = Board(
+        "|b1||b2||b3||__||__|",
+        "|b4||b5||__||__||__|",
+        "|b6||__||__||__||w1|",
+        "|__||__||__||w2||w3|",
+        "|__||__||w4||w5||w6|",
+    )
+    assert einstein_progress(start, 0) == einstein_progress(start, 1) == 0
+    race = Board(
+        "|__||__||__||__||__|",
+        "|__||__||__||__||__|",
+        "|__||__||__||b1||__|",  # black 2 from its corner
+        "|__||__||__||w2||__|",  # white 3 from its corner
+        "|__||__||__||__||w6|",
+    )
+    assert einstein_progress(race, 0) == Fraction(1, 8) - Fraction(1, 12)
+    assert einstein_progress(race, 1) == -einstein_progress(race, 0)

@@ -56,6 +56,29 @@ def _pig_bounds(game: Any) -> tuple[int, int]:
     return -w, w
 
 
+def einstein_progress(state: Any, root_player: int) -> Fraction:
+    """Einstein wurfelt nicht: the race to the far corner and the cube count, from OpenSpiel's
+    board text (``|b1||__|...``, black, player 0, runs to the bottom right, white, player 1, to
+    the top left; a cube moves one square a move, so a cube's distance to its corner is the
+    larger of its row and column distances).  With d_b, d_w the distances of each side's
+    nearest cube and n_b, n_w the cubes left, black's value is
+    (d_w - d_b) / 8 + (n_b - n_w) / 12, in (-1, 1); white's is its negative."""
+    rows = [line for line in str(state).splitlines() if line.startswith("|")]
+    best = {"b": 4, "w": 4}
+    count = {"b": 0, "w": 0}
+    for r, line in enumerate(rows):
+        for c, cell in enumerate(line.strip("|").split("||")):
+            side = cell[:1]
+            if side in best:
+                count[side] += 1
+                far = max(4 - r, 4 - c) if side == "b" else max(r, c)
+                best[side] = min(best[side], far)
+    if len(rows) != 5:  # pragma: no cover - OpenSpiel changed the game's text
+        raise InputError(f"einstein_progress: cannot read the board of {str(state)!r}")
+    black = Fraction(best["w"] - best["b"], 8) + Fraction(count["b"] - count["w"], 12)
+    return black if root_player == 0 else -black
+
+
 def _utility_bounds(game: Any) -> tuple[Any, Any]:
     return game.min_utility(), game.max_utility()
 
@@ -82,6 +105,14 @@ HEURISTICS: dict[str, Heuristic] = {
         lambda game: (-3, 3),
         ("backgammon",),
         "backgammon: GNU Backgammon's 0-ply cubeless money equity, in [-3, 3]",
+    ),
+    "einstein_progress": Heuristic(
+        "einstein_progress",
+        einstein_progress,
+        lambda game: (-1, 1),
+        ("einstein_wurfelt_nicht",),
+        "Einstein wurfelt nicht: the nearest cube's distance to its corner against the "
+        "opponent's, /8, plus the difference in cubes left, /12, in (-1, 1)",
     ),
     "zero": Heuristic(
         "zero",
