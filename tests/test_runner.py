@@ -75,9 +75,10 @@ def test_every_tree_and_algorithm_file_composes(tree, algorithms):
     extra = ["tree.pattern='max,min'"] if algorithms == "minimax" else []
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose("config", overrides=[f"tree={tree}", f"algorithms={algorithms}", *extra])
-    # a ChanceProbCut file names a calibration of one tree model: any other is refused
+    # a ChanceProbCut file names a calibration of one tree model: any other is refused (pig's
+    # is pig to 50 with its experiment's sampler, which no tree file alone composes)
     own = {"chanceprobcut-ballard": "ballard", "chanceprobcut-dice": "backgammon"}
-    if algorithms in own and tree != own[algorithms]:
+    if algorithms.startswith("chanceprobcut") and tree != own.get(algorithms):
         with pytest.raises(InputError, match="chanceprobcut|cal="):
             run_mod.settings_of(cfg)
         return
