@@ -255,3 +255,17 @@ def test_a_chanceprobcut_player_plays_matches_with_its_calibration(tmp_path, cap
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "covers depths [1, 2]" in err[0], err
     assert not (tmp_path / "x").exists()
+
+
+def test_a_game_s_set_up_gives_no_calibration_pairs():
+    """Einstein wurfelt nicht: some playout positions sit at the set-up chance node (720
+    placements); it gives no pairs, so calibrating stays cheap."""
+    pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
+    from starbench.games.spec import GameSpec
+
+    spec = GameSpec(game="einstein_wurfelt_nicht", depth=2, heuristic="einstein_progress")
+    trees = [spec.source(calibration.SEED_OFFSET, i, False).tree for i in range(3)]
+    sizes = [len(t.children(t.root)) for t in trees]
+    assert max(sizes) > calibration.MAX_OUTCOMES  # a set-up position is among them
+    c = calibration.calibrate(spec, calibration.SEED_OFFSET, 12, 1)
+    assert sorted(c.fits) == [1] and c.fits[1].n >= calibration.MIN_PAIRS

@@ -10,7 +10,8 @@ s (n - 2 degrees of freedom; 0 when every point lies on the line, stored and sai
 
 A position: instance i of the model under the calibration's seed; its path starts at the root
 and goes to a child drawn by a generator seeded with (seed, i) at every node, so every chance
-level contributes one chance node per position.
+level contributes one chance node per position (a chance node of more than ``MAX_OUTCOMES``
+outcomes, a game's set-up, none).
 
 The file, ``<digest>.json`` (``FORMAT``): the model (the tree's parameters without ``depth``:
 what a cell must match), the depth it was drawn at, ``r``, the sampler, seed, positions,
@@ -46,6 +47,9 @@ SEED_OFFSET = 10**6
 #: Fewest (shallow, deep) pairs per depth pair.
 MIN_PAIRS = 10
 SAMPLER = "random path (one chance node per chance level and position)"
+#: A chance node with more outcomes gives no pairs (its path goes on through one of them): a
+#: game's set-up (Einstein wurfelt nicht's 720 placements) would cost as many deep searches.
+MAX_OUTCOMES = 64
 
 
 @dataclass(frozen=True)
@@ -284,7 +288,7 @@ def _pairs(
             kids = tree.children(node)
             if tree.kind(node) == Kind.CHANCE:
                 depth = tree.plies_below(node)
-                if depth >= r:
+                if depth >= r and len(kids) <= MAX_OUTCOMES:
                     for child in kids:
                         deep = value(tree.shallow(child, depth))
                         shallow = value(tree.shallow(child, depth - r))
