@@ -21,7 +21,7 @@ finds it in ``$STARBENCH_CALIBRATIONS``, in ``calibrations/`` beside the experim
 run's ``-cd`` folder, then starbench's ``conf/``) or in ``calibrations/`` of the working folder
 (``folders``).  A calibration matches a tree when the model's parameters
 equal the tree's except depth, its seed is not the tree's, it was fitted with the search's ``r``
-and it covers every depth D > r of the tree's chance nodes; otherwise the search is refused,
+and it covers every depth D >= r of the tree's chance nodes; otherwise the search is refused,
 naming the first difference.
 """
 
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import random
 from dataclasses import dataclass
@@ -93,9 +94,9 @@ class Calibration:
         text = json.dumps(self.body(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
-    def fits_for(self, r: int) -> dict[int, tuple[float, float, float]]:
-        """(a, b, s) by depth D, for a search with ``r`` (``check`` first)."""
-        assert r == self.r
+    @property
+    def lines(self) -> dict[int, tuple[float, float, float]]:
+        """(a, b, s) by depth D."""
         return {d: (f.a, f.b, f.s) for d, f in self.fits.items()}
 
     def check(self, tree: Any, r: int) -> None:
@@ -196,12 +197,25 @@ def folders() -> list[Path]:
     return out
 
 
+#: Calibrations read, by (digest, the folders searched): a file is named by its content's
+#: digest, so a search made per tree or per move reads it once.
+_LOADED: dict[tuple[str, tuple[str, ...]], Calibration] = {}
+
+
 def load(digest: str) -> Calibration:
     """The calibration ``digest`` from the first folder that holds it."""
     text = str(digest).strip()
     if len(text) != 12 or any(c not in "0123456789abcdef" for c in text):
         raise InputError(f"chanceprobcut: cal must be a 12-hex-digit digest, got {digest!r}")
-    for folder in folders():
+    where = folders()
+    key = (text, tuple(map(str, where)))
+    if key not in _LOADED:
+        _LOADED[key] = _read(text, where)
+    return _LOADED[key]
+
+
+def _read(text: str, where: list[Path]) -> Calibration:
+    for folder in where:
         path = folder / f"{text}.json"
         if path.is_file():
             try:
@@ -211,8 +225,32 @@ def load(digest: str) -> Calibration:
             if cal.digest != text:
                 raise InputError(f"{path}: its content's digest is {cal.digest}, not {text}")
             return cal
-    where = " or ".join(str(f) for f in folders())
-    raise InputError(f"chanceprobcut: cal={text}: no {text}.json in {where}")
+    raise InputError(f"chanceprobcut: cal={text}: no {text}.json in {' or '.join(map(str, where))}")
+
+
+def check_request(params: dict[str, Any], spec: Any, seed: Any) -> None:
+    """A ChanceProbCut request (its resolved ``r``, ``t``, ``cal``) against the tree parameters
+    of a cell or a match player (a ``RegularTreeSpec`` or ``GameSpec``) and their seed, before
+    anything runs: ``r`` at most the deepest chance node's depth and, with a finite ``t``,
+    static values (a random tree's incremental model; a game's heuristic) and a calibration
+    that matches (InputError naming what is wrong)."""
+    r, t = int(params["r"]), float(params["t"])
+    depths = chance_depths(spec)
+    if not depths or r > max(depths):
+        raise InputError(
+            f"chanceprobcut: r must be at most the deepest chance node's depth "
+            f"{max(depths or [0])} (decision plies below it; below tree.depth={spec.depth}), got "
+            f"r={r}"
+        )
+    if not math.isfinite(t):
+        return
+    model = getattr(spec, "value_model", "incremental")
+    if model != "incremental":
+        raise InputError(
+            f"chanceprobcut with a finite t needs tree.value_model=incremental (its shallow "
+            f"searches value their horizon by the path sum), got {model}"
+        )
+    resolve_spec(params.get("cal") or None, spec, seed, r)
 
 
 def resolve(cal: Any, tree: Any, r: int) -> Calibration:
@@ -265,16 +303,12 @@ def overrides_of(spec: Any) -> list[str]:
 def _pairs(
     spec: Any, seed: int, positions: int, r: int, exact: bool
 ) -> dict[int, list[tuple[Any, Any]]]:
-    from starbench.search.star2 import Star2
+    from starbench.search.chanceprobcut import shallow_value
     from starbench.trees.protocol import Kind
     from starbench.trees.regular import RegularTree
 
     def value(view: Any) -> Any:
-        if view.kind(view.root) == Kind.LEAF:
-            return view.evaluate(view.root)
-        s = Star2(view, k=1, probing="cyclic", after_probe="resume", exact=exact)
-        lo, hi = view.bounds
-        return s._search(view.root, s.num(lo) - 1, s.num(hi) + 1)
+        return shallow_value(view, exact)[0]
 
     out: dict[int, list[tuple[Any, Any]]] = {}
     for i in range(positions):

@@ -166,11 +166,7 @@ def trees(count: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
     ``seed``."""
     from starbench import corpus
 
-    out = []
-    for family, make in corpus.FAMILIES.items():
-        rng = random.Random(f"starbench-corpus-{corpus.VERSION}-{family}")
-        for i in range(corpus.PER_FAMILY):
-            out.append((f"corpus {family} #{i}", make(rng)))
+    out = [(f"corpus {family} #{i}", tree) for family, i, tree in corpus.trees()]
     rng = random.Random(f"starbench-conform-{seed}")
     make = corpus.FAMILIES["mixed"]
     for i in range(count):
@@ -200,14 +196,15 @@ class Report:
 
 def judge(
     engine: Engine, label: str, params: dict[str, Any], tree: Any, what: str
-) -> tuple[str, Any]:
-    """("agree" | "unsupported" | "disagree", the engine's answer) on a ``shrink.Tree``."""
+) -> tuple[str, Any, Any]:
+    """("agree" | "unsupported" | "disagree", the engine's answer, the ``shrink.Disagreement``
+    or None) on a ``shrink.Tree``."""
     from starbench import shrink
-    from starbench.search.arith import agree, tolerance
+    from starbench.search.arith import agree
 
     answer = engine.ask({"tree": tree.json(), "algorithm": label, "params": params}, what)
     if "unsupported" in answer:
-        return "unsupported", answer
+        return "unsupported", answer, None
     expected = shrink.value(tree.root)
     try:
         got = _number(answer["value"])
@@ -216,19 +213,16 @@ def judge(
             f"the engine answered a value that is not a number on {what}: {answer['value']!r}"
         ) from None
     L, U = tree.bounds
-    if isinstance(got, Fraction):
-        same = got == expected
-    else:
-        same = agree(got, float(expected), float(L), float(U), False) or abs(
-            got - float(expected)
-        ) <= tolerance(float(L), float(U))
-    root = tree.root
+    # an "a/b" (or integer) answer exactly, a float within the tolerance
+    same = agree(got, expected, L, U, isinstance(got, Fraction))
+    tied = shrink.tied_moves(tree.root, expected)
     move = answer.get("best_move")
-    if same and isinstance(root, dict) and "chance" not in root:
-        ((_kind, children),) = root.items()
-        tied = [i for i, c in enumerate(children) if shrink.value(c) == expected]
+    if same and tied:
         same = isinstance(move, int) and not isinstance(move, bool) and move in tied
-    return ("agree" if same else "disagree"), answer
+    if same:
+        return "agree", answer, None
+    who = f"the engine's {label}"
+    return "disagree", answer, shrink.Disagreement(who, expected, got, move, tied)
 
 
 def _own_counts(tree: Any, label: str) -> dict[str, int] | None:
@@ -268,7 +262,7 @@ def conform(
     try:
         for what, obj in trees(count, seed):
             tree = shrink.Tree.of(obj)
-            verdict, answer = judge(engine, label, params, tree, what)
+            verdict, answer, _found = judge(engine, label, params, tree, what)
             report.trees += 1
             if verdict == "unsupported":
                 report.unsupported += 1
@@ -307,22 +301,8 @@ def _shrink(
     from starbench import shrink
 
     def check(candidate: Any, _spec: str) -> shrink.Disagreement | None:
-        verdict, answer = judge(engine, label, params, candidate, f"{what}, shrunk step")
-        if verdict != "disagree":
-            return None
-        root = candidate.root
-        tied: tuple[int, ...] = ()
-        expected = shrink.value(root)
-        if isinstance(root, dict) and "chance" not in root:
-            ((_kind, children),) = root.items()
-            tied = tuple(i for i, c in enumerate(children) if shrink.value(c) == expected)
-        try:
-            value: Any = _number(answer["value"])
-        except (ValueError, ZeroDivisionError):
-            value = None
-        return shrink.Disagreement(who, expected, value, answer.get("best_move"), tied)
+        return judge(engine, label, params, candidate, f"{what}, shrunk step")[2]
 
-    who = f"the engine's {label}"
     done = shrink.shrink(tree, label, SHRINK_EVALUATIONS, check)
     if done is None:  # it agreed when asked again: an engine whose answers are not a function
         raise EngineFailed(f"the engine answered {what} differently when asked again")

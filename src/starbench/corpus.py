@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -200,18 +200,21 @@ def entry(index: int, family: str, tree: dict[str, Any]) -> dict[str, Any]:
     """One tree's record: its exact answer and each applicable exact algorithm's."""
     from starbench.search import search, search_window
     from starbench.search.registry import get_algorithm, parse_spec
+    from starbench.shrink import exact_node, tied_moves
     from starbench.trees.explicit import parse_tree
 
     root = tree["root"]
     exact = value(root)
-    ((kind, children),) = root.items()
-    best = [] if kind == "chance" else [i for i, c in enumerate(children) if value(c) == exact]
+    best = list(tied_moves(exact_node(root), exact))
     parsed = parse_tree(tree)
+    chance = _has_chance(root)
+    applies = [
+        (spec, *parse_spec(spec))
+        for spec in ALGORITHMS
+        if not chance or get_algorithm(parse_spec(spec)[0]).chance
+    ]
     answers = []
-    for spec in ALGORITHMS:
-        name, params = parse_spec(spec)
-        if _has_chance(root) and not get_algorithm(name).chance:
-            continue
+    for spec, name, params in applies:
         r = search(parsed, name, exact=True, **params)
         answers.append(
             {
@@ -228,9 +231,8 @@ def entry(index: int, family: str, tree: dict[str, Any]) -> dict[str, Any]:
         alpha, beta = exact + lo * d, exact + hi * d
         what, low, high = expected(exact, alpha, beta)
         results = []
-        for spec in ALGORITHMS:
-            name, params = parse_spec(spec)
-            if name == "expectimax" or (_has_chance(root) and not get_algorithm(name).chance):
+        for spec, name, params in applies:
+            if name == "expectimax":  # it ignores windows
                 continue
             v, stats = search_window(parsed, name, alpha, beta, exact=True, **params)
             if not low <= v <= high:  # never committed: the corpus would teach a wrong answer
@@ -265,14 +267,18 @@ def entry(index: int, family: str, tree: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def build() -> list[dict[str, Any]]:
-    """Every family's trees, seeded by the family's name (the same trees on every machine)."""
-    out = []
+def trees() -> Iterator[tuple[str, int, dict[str, Any]]]:
+    """(family, its i-th tree, the tree) of every family, seeded by the family's name (the same
+    trees on every machine; ``starbench conform`` feeds them to engines)."""
     for family, make in FAMILIES.items():
         rng = random.Random(f"starbench-corpus-{VERSION}-{family}")
-        for _ in range(PER_FAMILY):
-            out.append(entry(len(out), family, make(rng)))
-    return out
+        for i in range(PER_FAMILY):
+            yield family, i, make(rng)
+
+
+def build() -> list[dict[str, Any]]:
+    """Every family's trees with their answers."""
+    return [entry(n, family, tree) for n, (family, _i, tree) in enumerate(trees())]
 
 
 def dumps(obj: Any) -> str:

@@ -128,17 +128,12 @@ def _game_spec(player: Player, depth: int) -> Any:
 
 
 def _check_calibration(player: Player, key: str) -> None:
-    """A ChanceProbCut player's calibration, checked before the first game (one line)."""
-    import math
+    """A ChanceProbCut player's request and calibration, checked before the first game (one
+    line; a match's positions come from its play, not from a seed: no seed is compared)."""
+    from starbench.calibration import check_request
 
-    from starbench import calibration
-
-    own = player.algorithm.own
-    if not math.isfinite(float(own["t"])):
-        return
     try:
-        calibration.resolve_spec(own.get("cal") or None, _game_spec(player, player.depth), None,
-                                 int(own["r"]))  # fmt: skip
+        check_request(player.algorithm.own, _game_spec(player, player.depth), None)
     except InputError as e:
         raise InputError(f"{key}: {e}") from None
 

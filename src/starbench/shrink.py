@@ -158,6 +158,15 @@ class Disagreement:
         }
 
 
+def tied_moves(root: Node, expected: Fraction) -> tuple[int, ...]:
+    """A decision root's children whose expectimax value is the root's ``expected`` (empty at
+    a chance root or a leaf)."""
+    if not isinstance(root, dict) or "chance" in root:
+        return ()
+    ((_kind, children),) = root.items()
+    return tuple(i for i, c in enumerate(children) if value(c) == expected)
+
+
 def disagreement(tree: Tree, spec: str) -> Disagreement | None:
     """How ``spec`` (``NAME[:PARAM=VALUE,...]``) disagrees with expectimax on ``tree`` in
     exact arithmetic, or None when it agrees."""
@@ -167,11 +176,7 @@ def disagreement(tree: Tree, spec: str) -> Disagreement | None:
 
     name, params = parse_spec(spec)
     expected = value(tree.root)
-    root = tree.root
-    tied: tuple[int, ...] = ()
-    if isinstance(root, dict) and "chance" not in root:
-        ((_kind, children),) = root.items()
-        tied = tuple(i for i, c in enumerate(children) if value(c) == expected)
+    tied = tied_moves(tree.root, expected)
     try:
         got = search(parse_tree(tree.json()), name, exact=True, **params)
     except Exception as e:  # noqa: BLE001 - a search that raises disagrees

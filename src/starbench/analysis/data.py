@@ -131,14 +131,13 @@ def labels(df: pd.DataFrame) -> pd.Series:
         if name == "mcts_seed":  # the seed only where it is not the default
             v = v.where(v != 0)
         out = out.where(v.isna(), out + f" {short}=" + v.fillna(0).astype(int).astype(str))
-    c = pd.to_numeric(column("exploration"))  # MCTS's constant where not its default 1.4
-    text_c = c.map(lambda x: "" if pd.isna(x) else f"{x:g}")
-    out = out.where(c.isna() | (c == 1.4), out + " exploration=" + text_c)
-    r = pd.to_numeric(column("r"))  # ChanceProbCut: r where not 1, t always (inf as "inf")
-    out = out.where(r.isna() | (r == 1), out + " r=" + r.fillna(0).astype(int).astype(str))
-    t = pd.to_numeric(column("t"))
-    text = t.map(lambda x: "" if pd.isna(x) else f"{x:g}")
-    return out.where(t.isna(), out + " t=" + text)
+    # MCTS's exploration constant where not its default 1.4; ChanceProbCut's r where not 1,
+    # its t always (inf as "inf")
+    for name, default in (("exploration", 1.4), ("r", 1), ("t", None)):
+        v = pd.to_numeric(column(name))
+        text = v.map(lambda x: "" if pd.isna(x) else f"{x:g}")
+        out = out.where(v.isna() | (v == default), out + f" {name}=" + text)
+    return out
 
 
 def require(df: pd.DataFrame, *columns: str) -> None:

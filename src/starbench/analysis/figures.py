@@ -27,6 +27,7 @@ from starbench.analysis.data import (
     summarise,
 )
 from starbench.analysis.decisions import scored_rows
+from starbench.analysis.inexact import abs_error
 from starbench.analysis.style import HEIGHT_RATIO, distinct, style_of
 
 #: The columns that define a condition, in the order they become panels.  ``levels`` stands
@@ -849,8 +850,7 @@ def error_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
         raise PlotError("no inexact (approx) rows: nothing is traded")
     if "game" in d.columns and d["game"].notna().any():
         raise PlotError("value errors are against a random tree's expectimax (games: regret)")
-    approx = d["status"] == "approx"
-    d["abs_error"] = d["value_error"].astype(float).abs().where(approx, 0.0)
+    d["abs_error"] = abs_error(d)
     d["same_move_pct"] = 100.0 * d["decision_optimal"].astype(float)
     facets = _facets(d, ())
     by = [*facets, "label"]

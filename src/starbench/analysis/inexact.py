@@ -19,11 +19,15 @@ from starbench.oracles.decisions import binomial_interval, mean_interval
 SHAPE = ("branching", "chance_arity", "distribution", "depth")
 
 
+def abs_error(d: pd.DataFrame) -> pd.Series:
+    """|value_error| of the inexact (``approx``) rows; an exact row's error is 0."""
+    return d["value_error"].astype(float).abs().where(d["status"] == "approx", 0.0)
+
+
 def error_table(df: pd.DataFrame) -> str:
     """Markdown, one row per shape, depth and algorithm (see the module docstring)."""
     d = scored_rows(df)
-    approx = d["status"] == "approx"
-    d = d.assign(abs_error=d["value_error"].astype(float).abs().where(approx, 0.0))
+    d = d.assign(abs_error=abs_error(d))
     d = d.assign(rel_error=100 * d["abs_error"] / (d["U"].astype(float) - d["L"].astype(float)))
     star2 = d[d["label"] == "star2"].groupby([*SHAPE])["nodes"].mean()
     lines = [

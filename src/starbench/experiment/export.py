@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from starbench.errors import InputError, short
+from starbench.experiment.rows import present
 from starbench.experiment.storage import TABLE
 from starbench.limits import EXPORT_MAX_NODES
 from starbench.trees.explicit import tree_to_json
@@ -101,8 +102,7 @@ def tree_of_row(r: dict[str, Any]) -> RegularTree:
 
 
 def is_game(r: dict[str, Any]) -> bool:
-    g = r.get("game")
-    return g is not None and str(g) not in ("", "<NA>", "nan", "None")
+    return present(r.get("game")) and str(r["game"]) != ""
 
 
 def game_tree_of_row(path: Path, r: dict[str, Any]) -> Any:
@@ -128,7 +128,7 @@ def game_tree_of_row(path: Path, r: dict[str, Any]) -> Any:
 
 
 def _plain(v: Any) -> Any:
-    if v is None or str(v) in ("<NA>", "nan", "None"):
+    if not present(v):
         return None
     return v.item() if hasattr(v, "item") else v
 

@@ -228,7 +228,12 @@ class RunSettings:
             seen.add(s.key)
         for i, s in enumerate(specs):
             if s.name == "chanceprobcut":
-                _check_chanceprobcut(f"algorithms[{i}]", s.own, spec, self.seed)
+                from starbench.calibration import check_request
+
+                try:
+                    check_request(s.own, spec, self.seed)
+                except InputError as e:
+                    raise ConfigError(f"algorithms[{i}]: {e}") from None
         _check_int("trees", self.trees, 1, COUNT_LIMIT)
         _check_int("seed", self.seed, 0, UINT64_MAX)
         _check_int("n_jobs", self.n_jobs, 1, 1024)
@@ -595,31 +600,3 @@ def cell_name(tree: dict[str, Any], seed: int, exact: bool) -> str:
         digest,
     ]
     return "_".join(parts)
-
-
-def _check_chanceprobcut(where: str, params: dict[str, Any], tree: Any, seed: int) -> None:
-    """ChanceProbCut's request against the cell's tree (random or game), before anything runs:
-    static values (a random tree's incremental model; a game's heuristic), ``r`` at most the
-    deepest chance node's depth and, with a finite ``t``, a calibration that matches
-    (``starbench.calibration``)."""
-    import math
-
-    from starbench import calibration
-    from starbench.trees.regular import RegularTreeSpec
-
-    r, t = int(params["r"]), float(params["t"])
-    depths = calibration.chance_depths(tree)
-    if not depths or r > max(depths):
-        raise ConfigError(
-            f"{where}: chanceprobcut: r must be at most the deepest chance node's depth "
-            f"{max(depths or [0])} (decision plies below it; below tree.depth={tree.depth}), got "
-            f"r={r}"
-        )
-    if not math.isfinite(t):
-        return
-    if isinstance(tree, RegularTreeSpec) and tree.value_model != "incremental":
-        raise ConfigError(
-            f"{where}: chanceprobcut with a finite t needs tree.value_model=incremental (its "
-            f"shallow searches value their horizon by the path sum), got {tree.value_model}"
-        )
-    calibration.resolve_spec(params.get("cal") or None, tree, seed, r)

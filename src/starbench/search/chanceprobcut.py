@@ -56,6 +56,21 @@ from starbench.errors import InputError
 from starbench.search.star2 import Star2
 from starbench.trees.protocol import Kind
 
+#: The counters a shallow search adds to the search that runs it (and ``shallow_nodes``).
+KIND_COUNTERS = ("nodes", "leaves", "max_nodes", "min_nodes", "chance_nodes")
+
+
+def shallow_value(view: Any, exact: bool) -> tuple[Any, dict[str, int]]:
+    """A shallow view's value by Star2 with a window past its bounds (exact at its depth), and
+    the search's ``KIND_COUNTERS``; a view that is one leaf is evaluated (one node, one leaf).
+    ChanceProbCut's shallow searches and its calibration's (``starbench.calibration``)."""
+    if view.kind(view.root) == Kind.LEAF:  # a leaf, or the horizon at the view's root itself
+        return view.evaluate(view.root), {"nodes": 1, "leaves": 1}
+    s = Star2(view, k=1, probing="cyclic", after_probe="resume", exact=exact)
+    lo, hi = view.bounds
+    v = s._search(view.root, s.num(lo) - 1, s.num(hi) + 1)
+    return v, {f: getattr(s, f) for f in KIND_COUNTERS}
+
 
 class ChanceProbCut(Star2):
     name = "chanceprobcut"
@@ -67,6 +82,8 @@ class ChanceProbCut(Star2):
         self.r = int(r)
         self.t = float(t)
         self.calibration = None
+        #: the estimated bounds of the chance node being entered, for ``_initial_bounds``
+        self._estimates: tuple[list[Any], list[Any]] | None = None
         self.cuts_on = math.isfinite(self.t)
         if self.cuts_on:
             from starbench.calibration import resolve
@@ -81,7 +98,7 @@ class ChanceProbCut(Star2):
                     f"t=inf runs Star2"
                 )
             self.calibration = resolve(cal, tree, self.r)
-            self._fits = self.calibration.fits_for(self.r)
+            self._fits = self.calibration.lines
 
     @property
     def params(self) -> dict[str, Any]:
@@ -137,30 +154,17 @@ class ChanceProbCut(Star2):
         return super()._chance(node, alpha, beta)
 
     def _initial_bounds(self, kids: Any) -> tuple[list[Any], list[Any]]:
-        est = getattr(self, "_estimates", None)
+        est = self._estimates
         if est is None:
             return super()._initial_bounds(kids)
         self._estimates = None
-        return list(est[0]), list(est[1])
+        return est
 
     def _shallow(self, child: Any, plies: int) -> Any:
-        """The child's shallow value: Star2 with the full window on its shallow view; its
-        counters added to this search's (and to ``shallow_nodes``)."""
-        view = self.tree.shallow(child, plies)
-        if view.kind(view.root) == Kind.LEAF:  # a leaf, or the horizon at the child itself
-            self.nodes += 1
-            self.leaves += 1
-            self.shallow_nodes += 1
-            return self.num(view.evaluate(view.root))
-        s = Star2(
-            view,
-            k=1,
-            probing="cyclic",
-            after_probe="resume",
-            exact=self.arith.exact,
-        )
-        v = s._search(view.root, self.num(view.bounds[0]) - 1, self.num(view.bounds[1]) + 1)
-        for f in ("nodes", "leaves", "max_nodes", "min_nodes", "chance_nodes"):
-            setattr(self, f, getattr(self, f) + getattr(s, f))
-        self.shallow_nodes += s.nodes
-        return v
+        """The child's shallow value (``shallow_value``); its counters added to this search's
+        and to ``shallow_nodes``."""
+        v, counts = shallow_value(self.tree.shallow(child, plies), self.arith.exact)
+        for f, c in counts.items():
+            setattr(self, f, getattr(self, f) + c)
+        self.shallow_nodes += counts["nodes"]
+        return self.num(v)
