@@ -255,6 +255,21 @@ def test_a_chanceprobcut_player_plays_matches_with_its_calibration(tmp_path, cap
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "covers depths [1, 2]" in err[0], err
     assert not (tmp_path / "x").exists()
+    # a match's positions come from its play: a calibration drawn with another sampler serves
+    # its players (a cell's sampler must match)
+    opt = calibration.calibrate(
+        GameSpec(game=game, depth=3, sampler="optimal"), calibration.SEED_OFFSET, 30, 1
+    )
+    calibration.save(opt, tmp_path / "cals")
+    opt.check_spec(GameSpec(game=game, depth=3), None, 1)
+    with pytest.raises(InputError, match="tree.sampler"):
+        opt.check_spec(GameSpec(game=game, depth=3), 0, 1)
+    player = f"chanceprobcut:depth=3,t=0,cal={opt.digest}"
+    code = cli.main(
+        ["match", game, "--player", "star2:depth=3", "--player", player, "--games", "2",
+         "--out", str(tmp_path / "opt")]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
 
 
 def test_a_game_s_set_up_gives_no_calibration_pairs():
@@ -269,3 +284,30 @@ def test_a_game_s_set_up_gives_no_calibration_pairs():
     assert max(sizes) > calibration.MAX_OUTCOMES  # a set-up position is among them
     c = calibration.calibrate(spec, calibration.SEED_OFFSET, 12, 1)
     assert sorted(c.fits) == [1] and c.fits[1].n >= calibration.MIN_PAIRS
+
+
+def test_a_node_budget_holds_its_shallow_searches_too(cal, monkeypatch):
+    """The shallow searches share the search's node budget: past it the search stops with at
+    most one node over, shallow nodes included (a match at equal node_budget is fair)."""
+    from starbench.errors import BudgetExceeded
+    from starbench.search.registry import get_algorithm
+
+    c, folder = cal
+    monkeypatch.setenv(calibration.ENV, str(folder))
+    tree = RegularTree(SPEC, 0, 0)
+    full = search(tree, "chanceprobcut", t=0.0, cal=c.digest).stats
+    ran_shallow = 0
+    for budget in range(1, full.nodes, 7):
+        s = get_algorithm("chanceprobcut").make(
+            tree,
+            {"t": 0.0, "cal": c.digest},
+            exact=False,
+            debug=False,
+            node_budget=budget,
+            time_budget=None,
+        )
+        with pytest.raises(BudgetExceeded, match=f"node budget of {budget} nodes"):
+            s.run()
+        assert s.nodes == budget + 1, budget
+        ran_shallow += s.shallow_nodes > 0
+    assert ran_shallow > 0

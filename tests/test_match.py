@@ -14,7 +14,14 @@ from starbench.games.source import GAMES_INSTALL
 
 pyspiel = pytest.importorskip("pyspiel", reason=f"OpenSpiel is not installed: {GAMES_INSTALL}")
 
-from starbench.match import COLUMNS, Match, parse_player, run_match, summary  # noqa: E402
+from starbench.match import (  # noqa: E402
+    COLUMNS,
+    Match,
+    nodes_per_move,
+    parse_player,
+    run_match,
+    summary,
+)
 from starbench.oracles import oracle_for  # noqa: E402
 
 EXE = str(Path(sys.executable).parent / "starbench")
@@ -57,7 +64,10 @@ def test_the_table_and_its_seeds(tmp_path):
     # the search counts its nodes (0 in a game the oracle won before it moved), the oracle none
     assert (df["nodes0"] > 0).sum() >= 10 and (df["nodes1"] == 0).all()
     assert df["cpu_seconds0"].sum() > 0 and (df["cpu_seconds0"] >= 0).all()
-    assert (df["moves"] > 0).all()
+    assert (df["moves"] > 0).all() and (df["moves"] == df["moves0"] + df["moves1"]).all()
+    # a side's nodes per move is over its own decisions (pig's sides make unequal numbers)
+    assert (df["moves0"] != df["moves1"]).any()
+    assert nodes_per_move(df, 0) == df["nodes0"].sum() / df["moves0"].sum()
     assert df["seed"].nunique() == 12
     again = run_match(
         _match("star2:depth=2,heuristic=score_share", "oracle", 12),

@@ -98,7 +98,8 @@ def test_the_current_code_replays_the_first_games_of_every_committed_match(table
         for c in ("cpu_seconds0", "cpu_seconds1"):
             row.pop(c), want.pop(c)
         want = {k: (None if pd.isna(v) else v) for k, v in want.items()}
-        assert row == want, (table, g)
+        # a match stored before the columns moves0 and moves1 lacks them; its others replay
+        assert {k: row[k] for k in want} == want, (table, g)
 
 
 def test_every_results_folder_the_project_names_is_tracked_by_git():

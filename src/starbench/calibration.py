@@ -111,9 +111,12 @@ class Calibration:
 
     def check_spec(self, spec: Any, seed: Any, r: int) -> None:
         """``check`` for a cell's tree parameters (a ``RegularTreeSpec`` or ``GameSpec``) and
-        seed."""
+        seed; ``seed`` None for a match's searches, whose positions come from its play: then
+        neither the seed nor where the calibration's positions were drawn (``DRAWN_FROM``) is
+        compared."""
         mine = model_of(spec)
-        for key in sorted(set(mine) | set(self.model)):
+        skip = set(DRAWN_FROM) if seed is None else set()
+        for key in sorted((set(mine) | set(self.model)) - skip):
             if mine.get(key) != self.model.get(key):
                 raise InputError(
                     f"cal={self.digest}: made for tree.{key}={self.model.get(key)!r}, the tree "
@@ -133,6 +136,11 @@ class Calibration:
                 f"cal={self.digest}: covers depths {sorted(self.fits)}, the tree has chance "
                 f"nodes at depth {missing[0]} (calibrate at tree.depth={spec.depth})"
             )
+
+
+#: the tree parameters that say where a calibration's positions were drawn, not what is
+#: searched: compared for a cell (its positions come from the same sampler), not for a match
+DRAWN_FROM = ("sampler",)
 
 
 def model_of(spec: Any) -> dict[str, Any]:

@@ -15,13 +15,15 @@ Players (``parse_player``):
 Game ``g`` of a match with seed ``s`` draws its chance outcomes from numpy's PCG64 seeded by
 ``(s, g)`` (the ``seed`` column), in the order the game asks for them, and a random player's
 moves from a stream of its own; seats alternate: in game ``g`` the configured player ``g % 2``
-moves first (``first_player``).  A match is thus reproducible, and the same dice fall in games
-``2m`` and ``2m + 1`` as long as both games ask for them in the same order.
+moves first (``first_player``).  A match is thus reproducible; each game has dice of its own
+(games ``2m`` and ``2m + 1`` are not dealt the same dice).
 
 The table (``match.parquet``, one row per game): ``game_index``, ``seed``, ``first_player``,
 ``player0``, ``player1`` (the two players' specs), ``winner`` (0 or 1, the configured player;
 empty for a game without a winner, e.g. one OpenSpiel ended at its ``horizon``), ``moves``
-(decisions in the game), ``nodes0``, ``nodes1`` (nodes each player's searches visited; 0 for
+(decisions in the game), ``moves0``, ``moves1`` (each player's decisions: in a game like pig
+one side may make more than the other), ``nodes0``, ``nodes1`` (nodes each player's searches
+visited; 0 for
 the oracle and random players) and ``cpu_seconds0``, ``cpu_seconds1`` (CPU time of each
 player's move choices).  The folder also holds ``match.json`` (the request, and under
 ``meta`` the starbench version and git commit that first played it) and ``games.jsonl`` (one
@@ -51,6 +53,8 @@ COLUMNS = (
     "player1",
     "winner",
     "moves",
+    "moves0",
+    "moves1",
     "nodes0",
     "nodes1",
     "cpu_seconds0",
@@ -264,7 +268,7 @@ def play(match: Match, index: int) -> dict[str, Any]:
     moves_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([gseed, 1])))
     first = index % 2
     state = load_openspiel(match.game, "GAME").new_initial_state()
-    nodes, cpu = [0, 0], [0.0, 0.0]
+    nodes, cpu, own = [0, 0], [0.0, 0.0], [0, 0]
     moves = 0
     while not state.is_terminal():
         if state.is_chance_node():
@@ -276,6 +280,7 @@ def play(match: Match, index: int) -> dict[str, Any]:
         action, n = _choose(match.players[who], state, moves_rng)
         cpu[who] += time.process_time() - c0
         nodes[who] += n
+        own[who] += 1
         state.apply_action(action)
         moves += 1
     returns = state.returns()
@@ -291,6 +296,8 @@ def play(match: Match, index: int) -> dict[str, Any]:
         "player1": match.players[1].spec,
         "winner": winner,
         "moves": moves,
+        "moves0": own[0],
+        "moves1": own[1],
         "nodes0": nodes[0],
         "nodes1": nodes[1],
         "cpu_seconds0": cpu[0],
@@ -402,6 +409,15 @@ def run_match(match: Match, folder: Path, out: Any = print) -> Any:
     return df
 
 
+def nodes_per_move(df: Any, who: int) -> float:
+    """Player ``who``'s mean nodes per move over the games of ``df``: its nodes over its
+    decisions (``moves{who}``; a table written before those columns, as pig-decisions' and
+    pig-inexact's committed matches, has only ``moves``, the decisions of both, and half of
+    them stands in for each side's)."""
+    own = df[f"moves{who}"].sum() if f"moves{who}" in df else df["moves"].sum() / 2
+    return float(df[f"nodes{who}"].sum() / own) if own else 0.0
+
+
 def summary(df: Any) -> str:
     """Each side's wins, win rate and 95 % Wilson interval, overall and as first player."""
     from starbench.oracles.decisions import binomial_interval
@@ -421,7 +437,6 @@ def summary(df: Any) -> str:
             a, b = binomial_interval(w, len(sub))
             return f"{w / len(sub):.3f} [{a:.3f}, {b:.3f}]"
 
-        moves = df["moves"].sum() / 2 or 1
         lines.append(
             (
                 str(who),
@@ -430,7 +445,7 @@ def summary(df: Any) -> str:
                 f"{wins / n:.3f} [{lo:.3f}, {hi:.3f}]",
                 rate(True),
                 rate(False),
-                f"{df[f'nodes{who}'].sum() / moves:.0f}",
+                f"{nodes_per_move(df, who):.0f}",
             )
         )
     draws = int(df["winner"].isna().sum())

@@ -108,6 +108,8 @@ def match_table(df: pd.DataFrame) -> str:
     """Markdown: each match stored beside a study's cells (the folder ``df`` was loaded from),
     each side's wins and win rate with its 95 % Wilson interval, overall and by seat, and its
     nodes per move."""
+    from starbench.match import nodes_per_move
+
     folder = Path(df.attrs["path"])
     lines = [
         "| game | player | games | wins | win rate [95% CI] | as first player | as second "
@@ -126,11 +128,10 @@ def match_table(df: pd.DataFrame) -> str:
                 w = int((sub["winner"] == who).sum())
                 a, b = binomial_interval(w, len(sub))
                 seats.append(f"{w / len(sub):.3f} [{a:.3f}, {b:.3f}]")
-            moves = max(df["moves"].sum() / 2, 1)
             lines.append(
                 f"| {game} | `{df[f'player{who}'].iloc[0]}` | {n} | {wins} | "
                 f"{wins / n:.3f} [{lo:.3f}, {hi:.3f}] | {seats[0]} | {seats[1]} | "
-                f"{df[f'nodes{who}'].sum() / moves:.0f} |"
+                f"{nodes_per_move(df, who):.0f} |"
             )
     return "\n".join(lines) + "\n"
 

@@ -52,7 +52,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from starbench.errors import InputError
+from starbench.errors import BudgetExceeded, InputError
 from starbench.search.star2 import Star2
 from starbench.trees.protocol import Kind
 
@@ -60,16 +60,45 @@ from starbench.trees.protocol import Kind
 KIND_COUNTERS = ("nodes", "leaves", "max_nodes", "min_nodes", "chance_nodes")
 
 
-def shallow_value(view: Any, exact: bool) -> tuple[Any, dict[str, int]]:
+def shallow_value(view: Any, exact: bool, within: Any = None) -> tuple[Any, dict[str, int]]:
     """A shallow view's value by Star2 with a window past its bounds (exact at its depth), and
     the search's ``KIND_COUNTERS``; a view that is one leaf is evaluated (one node, one leaf).
-    ChanceProbCut's shallow searches and its calibration's (``starbench.calibration``)."""
+    ChanceProbCut's shallow searches and its calibration's (``starbench.calibration``).
+
+    ``within``: the search that runs it, which gets its counters (and ``shallow_nodes``) and
+    whose node and time budgets it shares: past either it raises ``BudgetExceeded`` with the
+    nodes it visited counted in ``within``'s."""
     if view.kind(view.root) == Kind.LEAF:  # a leaf, or the horizon at the view's root itself
-        return view.evaluate(view.root), {"nodes": 1, "leaves": 1}
-    s = Star2(view, k=1, probing="cyclic", after_probe="resume", exact=exact)
+        counts = {"nodes": 1, "leaves": 1}
+        _count(within, counts)
+        if within is not None and within.nodes > within._check_at:
+            within._over_budget()
+        return view.evaluate(view.root), counts
+    left = None
+    if within is not None and within.node_budget is not None:
+        left = within.node_budget - within.nodes
+    s = Star2(view, k=1, probing="cyclic", after_probe="resume", exact=exact, node_budget=left)
+    if within is not None and within._deadline is not None:  # looked at every 1,024 nodes
+        s._deadline, s._check_at = within._deadline, min(s._check_at, 1023)
     lo, hi = view.bounds
-    v = s._search(view.root, s.num(lo) - 1, s.num(hi) + 1)
-    return v, {f: getattr(s, f) for f in KIND_COUNTERS}
+    try:
+        v = s._search(view.root, s.num(lo) - 1, s.num(hi) + 1)
+    except BudgetExceeded:
+        _count(within, {f: getattr(s, f) for f in KIND_COUNTERS})
+        within._over_budget()  # the node budget's own message
+        raise
+    counts = {f: getattr(s, f) for f in KIND_COUNTERS}
+    _count(within, counts)
+    return v, counts
+
+
+def _count(within: Any, counts: dict[str, int]) -> None:
+    """Add a shallow search's counters to the search that ran it."""
+    if within is None:
+        return
+    for f, c in counts.items():
+        setattr(within, f, getattr(within, f) + c)
+    within.shallow_nodes += counts["nodes"]
 
 
 class ChanceProbCut(Star2):
@@ -162,9 +191,6 @@ class ChanceProbCut(Star2):
 
     def _shallow(self, child: Any, plies: int) -> Any:
         """The child's shallow value (``shallow_value``); its counters added to this search's
-        and to ``shallow_nodes``."""
-        v, counts = shallow_value(self.tree.shallow(child, plies), self.arith.exact)
-        for f, c in counts.items():
-            setattr(self, f, getattr(self, f) + c)
-        self.shallow_nodes += counts["nodes"]
+        and to ``shallow_nodes``, within this search's budgets."""
+        v, _ = shallow_value(self.tree.shallow(child, plies), self.arith.exact, within=self)
         return self.num(v)
