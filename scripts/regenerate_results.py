@@ -193,6 +193,8 @@ def _argv(step: list[str], n_jobs: int, study: str) -> tuple[list[str], str]:
         return [sys.executable, *(place(a, True) for a in step[1:])], shown
     exe = str(Path(sys.executable).parent / "starbench")
     if step[0] in ("match", "calibrate"):  # their own --out, no Hydra keys
+        if step[0] == "match":  # its games in n_jobs processes
+            step = [*step, "--n-jobs", str(n_jobs)]
         shown = "starbench " + " ".join(shlex.quote(place(a, False)) for a in step)
         return [exe, *(place(a, True) for a in step)], shown
     args = [*step, f"n_jobs={n_jobs}"]

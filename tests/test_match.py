@@ -69,10 +69,11 @@ def test_the_table_and_its_seeds(tmp_path):
     assert (df["moves0"] != df["moves1"]).any()
     assert nodes_per_move(df, 0) == df["nodes0"].sum() / df["moves0"].sum()
     assert df["seed"].nunique() == 12
-    again = run_match(
+    again = run_match(  # in two worker processes: the same rows
         _match("star2:depth=2,heuristic=score_share", "oracle", 12),
         tmp_path / "b",
         out=lambda _: None,
+        n_jobs=2,
     )
     timing = ["cpu_seconds0", "cpu_seconds1"]
     pd.testing.assert_frame_equal(df.drop(columns=timing), again.drop(columns=timing))
@@ -113,6 +114,7 @@ def test_bad_requests_are_one_line(tmp_path):
         (("tic_tac_toe", "--player", "oracle", "--player", "random"), "no exact oracle"),
         ((GAME, "--player", "random", "--player", "random", "--out", "m"), "holds another match"),
         ((GAME, "--player", "random", "--player", "random", "--games", "0"), "--games"),
+        ((GAME, "--player", "random", "--player", "random", "--n-jobs", "0"), "--n-jobs"),
     ):
         bad = cli(*args)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1, (args, bad.stderr)

@@ -470,6 +470,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
         return fail("--player: give exactly two players (--player A --player B)")
     if args.games < 1:
         return fail(f"--games: must be an integer >= 1, got {args.games}")
+    if args.n_jobs < 1:
+        return fail(f"--n-jobs: must be an integer >= 1, got {args.n_jobs}")
     game = load_openspiel(args.game.removeprefix("openspiel:"), "GAME")
     if game.num_players() != 2:
         return fail(f"GAME: {args.game}: a match needs a two-player game")
@@ -482,7 +484,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
     )
     match = Match(args.game, players, args.games, args.seed)  # type: ignore[arg-type]
     out = Path(args.out) if args.out else Path("results") / "match" / slug(match)
-    df = run_match(match, out, out=lambda line: print(line, file=sys.stderr))
+    df = run_match(match, out, out=lambda line: print(line, file=sys.stderr), n_jobs=args.n_jobs)
     print(summary(df))
     print(f"table: {out / 'match.parquet'} ({len(df)} games)")
     return 0
@@ -609,6 +611,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     p.add_argument("--seed", type=int, default=0, help="the match's seed (default 0)")
     p.add_argument("--out", metavar="DIR", help="folder (default results/match/<game>_<players>)")
+    p.add_argument(
+        "--n-jobs", type=int, default=1, help="games played at a time, in processes (default 1)"
+    )
     _memory_flag(p)
     p.set_defaults(func=_cmd_match)
     p = sub.add_parser("collect", help="concatenate the cells of a sweep into one table")

@@ -29,12 +29,14 @@ player's move choices).  The folder also holds ``match.json`` (the request, and 
 ``meta`` the starbench version and git commit that first played it) and ``games.jsonl`` (one
 line per finished game, flushed as it ends): a rerun of the same command, or with more
 ``--games``, continues where it stopped; a different request in the same folder is refused.
+``--n-jobs N`` plays N games at a time in worker processes: the same rows but for the CPU times.
 The summary gives each side's win rate with its 95 % Wilson interval
 (``scipy.stats.binomtest``), overall and by seat.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from dataclasses import dataclass, field, replace
@@ -357,8 +359,40 @@ def _not_a_game(match: Match, row: Any) -> str | None:
     return None
 
 
-def run_match(match: Match, folder: Path, out: Any = print) -> Any:
-    """Play the games ``folder`` does not hold yet; write the table; return it (a DataFrame)."""
+@functools.lru_cache(maxsize=2)
+def _worker_match(game: str, players: tuple[tuple[str, str | None], ...], seed: int) -> Match:
+    """The match a worker process plays: its players parsed again from their specs, with the
+    heuristics the match plays them with (an oracle is read from its cache, as the parent
+    process made sure it is there)."""
+    parsed = tuple(
+        replace(parse_player(spec, game, "--player"), heuristic=h) for spec, h in players
+    )
+    return Match(game, parsed, 0, seed)  # type: ignore[arg-type]
+
+
+def _play_in_worker(
+    game: str, players: tuple[tuple[str, str | None], ...], seed: int, index: int
+) -> dict[str, Any]:
+    return play(_worker_match(game, players, seed), index)
+
+
+def _played(match: Match, todo: list[int], n_jobs: int) -> Any:
+    """The rows of the games ``todo``, in order: played here, or by ``n_jobs`` worker
+    processes (joblib) when ``n_jobs > 1`` (each game is seeded by its index, so the rows are
+    the same but for the CPU times)."""
+    if n_jobs <= 1 or len(todo) <= 1:
+        return (play(match, g) for g in todo)
+    from joblib import Parallel, delayed
+
+    players = tuple((p.spec, p.heuristic) for p in match.players)
+    return Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_play_in_worker)(match.game, players, match.seed, g) for g in todo
+    )
+
+
+def run_match(match: Match, folder: Path, out: Any = print, n_jobs: int = 1) -> Any:
+    """Play the games ``folder`` does not hold yet (in ``n_jobs`` processes); write the table;
+    return it (a DataFrame)."""
     import pandas as pd
 
     from starbench.experiment.integrity import read_document, sign, write_document
@@ -391,8 +425,7 @@ def run_match(match: Match, folder: Path, out: Any = print) -> Any:
     if done:
         out(f"starbench: {len(done)} games already played in {folder}; {len(todo)} to play")
     with open(folder / JOURNAL, "a", encoding="utf-8") as journal:
-        for n, g in enumerate(todo, 1):
-            row = play(match, g)
+        for n, (g, row) in enumerate(zip(todo, _played(match, todo, n_jobs), strict=True), 1):
             journal.write(sign(json.dumps(row)) + "\n")
             journal.flush()
             done[g] = row
