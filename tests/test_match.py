@@ -17,8 +17,8 @@ pyspiel = pytest.importorskip("pyspiel", reason=f"OpenSpiel is not installed: {G
 from starbench.match import (  # noqa: E402
     COLUMNS,
     Match,
-    nodes_per_move,
     parse_player,
+    per_move,
     run_match,
     summary,
 )
@@ -67,7 +67,8 @@ def test_the_table_and_its_seeds(tmp_path):
     assert (df["moves"] > 0).all() and (df["moves"] == df["moves0"] + df["moves1"]).all()
     # a side's nodes per move is over its own decisions (pig's sides make unequal numbers)
     assert (df["moves0"] != df["moves1"]).any()
-    assert nodes_per_move(df, 0) == df["nodes0"].sum() / df["moves0"].sum()
+    assert per_move(df, 0) == df["nodes0"].sum() / df["moves0"].sum()
+    assert per_move(df, 0, "depth") == 2.0 and (df["depth1"] == 0).all()  # the oracle: none
     assert df["seed"].nunique() == 12
     again = run_match(  # in two worker processes: the same rows
         _match("star2:depth=2,heuristic=score_share", "oracle", 12),

@@ -23,15 +23,18 @@ The table (``match.parquet``, one row per game): ``game_index``, ``seed``, ``fir
 empty for a game without a winner, e.g. one OpenSpiel ended at its ``horizon``), ``moves``
 (decisions in the game), ``moves0``, ``moves1`` (each player's decisions: in a game like pig
 one side may make more than the other), ``nodes0``, ``nodes1`` (nodes each player's searches
-visited; 0 for
-the oracle and random players) and ``cpu_seconds0``, ``cpu_seconds1`` (CPU time of each
-player's move choices).  The folder also holds ``match.json`` (the request, and under
-``meta`` the starbench version and git commit that first played it) and ``games.jsonl`` (one
-line per finished game, flushed as it ends): a rerun of the same command, or with more
-``--games``, continues where it stopped; a different request in the same folder is refused.
-``--n-jobs N`` plays N games at a time in worker processes: the same rows but for the CPU times.
-The summary gives each side's win rate with its 95 % Wilson interval
-(``scipy.stats.binomtest``), overall and by seat.
+visited; 0 for the oracle and random players), ``depth0``, ``depth1`` (the sum over each
+player's decisions of the depth of the search its move came from: its ``depth``, or under a
+``node_budget`` the deepest search that finished; 0 for the oracle and random players) and
+``cpu_seconds0``, ``cpu_seconds1`` (CPU time of each player's move choices).  The folder also
+holds ``match.json`` (the request, and under ``meta`` the starbench version and git commit that
+first played it) and ``games.jsonl`` (one line per finished game, flushed as it ends): a rerun
+of the same command, or with more ``--games``, continues where it stopped; a different request
+in the same folder is refused.  ``--n-jobs N`` plays N games at a time in worker processes: the
+same rows but for the CPU times.  The summary gives each side's win rate with its 95 % Wilson
+interval (``scipy.stats.binomtest``), overall and by seat, its nodes per move and its mean
+depth per move (``per_move``; a table stored before the columns ``moves0``, ``moves1``,
+``depth0`` and ``depth1`` shows nodes over half the decisions and no depth).
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ COLUMNS = (
     "moves1",
     "nodes0",
     "nodes1",
+    "depth0",
+    "depth1",
     "cpu_seconds0",
     "cpu_seconds1",
 )
@@ -211,13 +216,15 @@ def slug(match: Match) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "-" for c in text)
 
 
-def _choose(player: Player, state: Any, rng: np.random.Generator) -> tuple[int, int]:
-    """(action, nodes) of ``player`` at a decision state."""
+def _choose(player: Player, state: Any, rng: np.random.Generator) -> tuple[int, int, int]:
+    """(action, nodes, depth) of ``player`` at a decision state: the depth of the search its
+    move came from (0 for the oracle and random players, and under a node budget that let no
+    search finish)."""
     legal = state.legal_actions()
     if player.kind == "random":
-        return int(legal[int(rng.integers(len(legal)))]), 0
+        return int(legal[int(rng.integers(len(legal)))]), 0, 0
     if player.kind == "oracle":
-        return player.oracle.optimal_actions(state)[0], 0
+        return player.oracle.optimal_actions(state)[0], 0, 0
     from starbench.engines import run
     from starbench.games.source import openspiel_tree
 
@@ -233,7 +240,7 @@ def _choose(player: Player, state: Any, rng: np.random.Generator) -> tuple[int, 
         if outcome.status != "done":
             raise InputError(f"{player.spec}: the search failed: {outcome.message}")
         r = outcome.result
-        return int(tree.actions(tree.root)[r.best_move]), r.stats.nodes
+        return int(tree.actions(tree.root)[r.best_move]), r.stats.nodes, player.depth
     from starbench.search.deepening import deepen
 
     trees: list[Any] = []
@@ -250,9 +257,9 @@ def _choose(player: Player, state: Any, rng: np.random.Generator) -> tuple[int, 
         node_budget=player.node_budget,
     )
     if d.result is None:  # not even depth 1 within the budget: the first legal move
-        return int(legal[0]), d.stats.nodes
+        return int(legal[0]), d.stats.nodes, 0
     tree = trees[d.depth_completed - 1]
-    return int(tree.actions(tree.root)[d.result.best_move]), d.stats.nodes
+    return int(tree.actions(tree.root)[d.result.best_move]), d.stats.nodes, d.depth_completed
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -270,7 +277,7 @@ def play(match: Match, index: int) -> dict[str, Any]:
     moves_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([gseed, 1])))
     first = index % 2
     state = load_openspiel(match.game, "GAME").new_initial_state()
-    nodes, cpu, own = [0, 0], [0.0, 0.0], [0, 0]
+    nodes, cpu, own, depths = [0, 0], [0.0, 0.0], [0, 0], [0, 0]
     moves = 0
     while not state.is_terminal():
         if state.is_chance_node():
@@ -279,10 +286,11 @@ def play(match: Match, index: int) -> dict[str, Any]:
         seat = state.current_player()
         who = first if seat == 0 else 1 - first
         c0 = time.process_time()
-        action, n = _choose(match.players[who], state, moves_rng)
+        action, n, depth = _choose(match.players[who], state, moves_rng)
         cpu[who] += time.process_time() - c0
         nodes[who] += n
         own[who] += 1
+        depths[who] += depth
         state.apply_action(action)
         moves += 1
     returns = state.returns()
@@ -302,6 +310,8 @@ def play(match: Match, index: int) -> dict[str, Any]:
         "moves1": own[1],
         "nodes0": nodes[0],
         "nodes1": nodes[1],
+        "depth0": depths[0],
+        "depth1": depths[1],
         "cpu_seconds0": cpu[0],
         "cpu_seconds1": cpu[1],
     }
@@ -442,13 +452,19 @@ def run_match(match: Match, folder: Path, out: Any = print, n_jobs: int = 1) -> 
     return df
 
 
-def nodes_per_move(df: Any, who: int) -> float:
-    """Player ``who``'s mean nodes per move over the games of ``df``: its nodes over its
-    decisions (``moves{who}``; a table written before those columns, as pig-decisions' and
-    pig-inexact's committed matches, has only ``moves``, the decisions of both, and half of
-    them stands in for each side's)."""
+def per_move(df: Any, who: int, column: str = "nodes") -> float | None:
+    """Player ``who``'s mean ``nodes`` (or ``depth``) per move over the games of ``df``: the
+    column's sum over its own decisions (``moves{who}``).  A table stored before those columns
+    (pig-decisions' and pig-inexact's committed matches) has only ``moves``, the decisions of
+    both: half of them stands in for each side's, and its depth is None."""
+    if f"{column}{who}" not in df:
+        return None
     own = df[f"moves{who}"].sum() if f"moves{who}" in df else df["moves"].sum() / 2
-    return float(df[f"nodes{who}"].sum() / own) if own else 0.0
+    return float(df[f"{column}{who}"].sum() / own) if own else 0.0
+
+
+def depth_text(depth: float | None) -> str:
+    return "-" if depth is None else f"{depth:.2f}"
 
 
 def summary(df: Any) -> str:
@@ -457,7 +473,18 @@ def summary(df: Any) -> str:
     from starbench.textable import text_table
 
     n = len(df)
-    lines = [("player", "spec", "wins", "win rate [95% CI]", "as first", "as second", "nodes/move")]
+    lines = [
+        (
+            "player",
+            "spec",
+            "wins",
+            "win rate [95% CI]",
+            "as first",
+            "as second",
+            "nodes/move",
+            "depth/move",
+        )
+    ]
     for who in (0, 1):
         wins = int((df["winner"] == who).sum())
         lo, hi = binomial_interval(wins, n)
@@ -478,7 +505,8 @@ def summary(df: Any) -> str:
                 f"{wins / n:.3f} [{lo:.3f}, {hi:.3f}]",
                 rate(True),
                 rate(False),
-                f"{nodes_per_move(df, who):.0f}",
+                f"{per_move(df, who):.0f}",
+                depth_text(per_move(df, who, "depth")),
             )
         )
     draws = int(df["winner"].isna().sum())

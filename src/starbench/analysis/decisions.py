@@ -107,14 +107,14 @@ def matches(folder: Path) -> list[pd.DataFrame]:
 def match_table(df: pd.DataFrame) -> str:
     """Markdown: each match stored beside a study's cells (the folder ``df`` was loaded from),
     each side's wins and win rate with its 95 % Wilson interval, overall and by seat, and its
-    nodes per move."""
-    from starbench.match import nodes_per_move
+    nodes and depth per move (``starbench.match.per_move``)."""
+    from starbench.match import depth_text, per_move
 
     folder = Path(df.attrs["path"])
     lines = [
         "| game | player | games | wins | win rate [95% CI] | as first player | as second "
-        "player | nodes per move |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "player | nodes per move | depth per move |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for df in matches(folder):  # noqa: PLR1704 - each match's own table
         n = len(df)
@@ -131,7 +131,7 @@ def match_table(df: pd.DataFrame) -> str:
             lines.append(
                 f"| {game} | `{df[f'player{who}'].iloc[0]}` | {n} | {wins} | "
                 f"{wins / n:.3f} [{lo:.3f}, {hi:.3f}] | {seats[0]} | {seats[1]} | "
-                f"{nodes_per_move(df, who):.0f} |"
+                f"{per_move(df, who):.0f} | {depth_text(per_move(df, who, 'depth'))} |"
             )
     return "\n".join(lines) + "\n"
 
