@@ -27,7 +27,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 from starbench.analysis import PlotError, load_results, plot  # noqa: E402
 from starbench.analysis.figures import FIGURES  # noqa: E402
 from starbench.analysis.plotting import RC, WIDTHS, save  # noqa: E402
-from starbench.analysis.studies import STUDY_FIGURES, STUDY_TABLES  # noqa: E402
+from starbench.analysis.studies import (  # noqa: E402
+    MATCH_FIGURES,
+    MATCH_TABLES,
+    STUDY_FIGURES,
+    STUDY_TABLES,
+)
 from starbench.experiment.storage import atomic_write_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +63,23 @@ def fill_blocks(readme: Path, root: Path) -> bool:
     return new != text
 
 
+def match_study(study: Path, out: Path) -> None:
+    """A study of matches only (``MATCH_TABLES``, ``MATCH_FIGURES``): its tables and figures
+    from the matches stored under ``study``."""
+    for name, table in MATCH_TABLES[study.name]:
+        atomic_write_text(out / name, table(study))
+        print(f"{study.name}: {name}")
+    for name, draw in MATCH_FIGURES.get(study.name, []):
+        with plt.rc_context(RC):
+            for width_name, width in WIDTHS.items():
+                fig, table = draw(study, width)
+                for ext in ("pdf", "png"):
+                    save(fig, out / "figures" / f"{name}-{width_name}.{ext}")
+                plt.close(fig)
+        atomic_write_text(out / "figures" / f"{name}.md", table)
+        print(f"{study.name}: figures/{name}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=str(ROOT / "results"))
@@ -67,7 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     results, experiments = Path(args.results), Path(args.experiments)
-    studies = sorted(p for p in results.iterdir() if p.is_dir() and any(p.rglob("table.parquet")))
+    studies = sorted(
+        p
+        for p in results.iterdir()
+        if p.is_dir() and (any(p.rglob("table.parquet")) or p.name in MATCH_TABLES)
+    )
     if args.only:
         unknown = set(args.only) - {s.name for s in studies}
         if unknown:
@@ -79,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for study in studies:
         out = experiments / study.name
+        if study.name in MATCH_TABLES:  # a study of matches only: its own tables and figures
+            match_study(study, out)
+            continue
         try:
             written = plot(study, out / "figures", warn=lambda line: None)
             print(f"{study.name}: {len(written)} figure files")

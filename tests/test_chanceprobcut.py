@@ -311,3 +311,23 @@ def test_a_node_budget_holds_its_shallow_searches_too(cal, monkeypatch):
         assert s.nodes == budget + 1, budget
         ran_shallow += s.shallow_nodes > 0
     assert ran_shallow > 0
+
+
+def test_every_committed_match_s_calibration_is_one_a_study_regenerates():
+    """A ChanceProbCut player of a committed match names a calibration in conf/calibrations
+    that a study's regeneration writes again (the same bytes) under results/<study>/calibrations."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    named = set()
+    for p in (root / "results").glob("*/*/match.json"):
+        req = json.loads(p.read_text())
+        for who in ("player0", "player1"):
+            named |= set(re.findall(r"cal=([0-9a-f]{12})", req[who]))
+    if not named:
+        pytest.skip("no committed match has a ChanceProbCut player")
+    made = {p.stem: p for p in (root / "results").glob("*/calibrations/*.json")}
+    for digest in sorted(named):
+        assert digest in made, digest
+        conf = root / "conf" / "calibrations" / f"{digest}.json"
+        assert made[digest].read_bytes() == conf.read_bytes(), digest

@@ -14,6 +14,7 @@ from starbench.games.source import GAMES_INSTALL
 
 pyspiel = pytest.importorskip("pyspiel", reason=f"OpenSpiel is not installed: {GAMES_INSTALL}")
 
+from starbench.analysis.data import PlotError  # noqa: E402
 from starbench.match import (  # noqa: E402
     COLUMNS,
     Match,
@@ -152,3 +153,33 @@ def test_players_heuristics_are_recorded_and_a_former_default_is_kept(tmp_path):
     timing = ["cpu_seconds0", "cpu_seconds1", "player0"]
     pd.testing.assert_frame_equal(more.drop(columns=timing), again.drop(columns=timing))
     assert len(first) == 2
+
+
+def test_a_folder_of_matches_is_tabulated_and_drawn(tmp_path):
+    """``starbench.analysis.matches``: each side's wins, Wilson interval, nodes and depth per
+    move over its own decisions, from the stored tables; a figure of the second players' win
+    rates."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from starbench.analysis import matches
+    from starbench.oracles.decisions import binomial_interval
+
+    run_match(_match("oracle", "random", 10), tmp_path / "a", out=lambda _: None)
+    b = run_match(_match("random", "star2:depth=1", 8), tmp_path / "b", out=lambda _: None)
+    s = matches.sides(tmp_path)
+    assert list(s["match"]) == ["a", "a", "b", "b"] and list(s["who"]) == [0, 1, 0, 1]
+    star = s.iloc[3]
+    wins = int((b["winner"] == 1).sum())
+    assert (star["wins"], star["games"]) == (wins, 8)
+    assert (star["lo"], star["hi"]) == binomial_interval(wins, 8)
+    assert star["nodes"] == b["nodes1"].sum() / b["moves1"].sum() and star["depth"] == 1.0
+    text = matches.matches_table(tmp_path, name_column=True)
+    assert text.count("\n") == 6 and "| b | pig(winscore=20) | `star2:depth=1` | 8 |" in text
+    fig, table = matches.win_rate_figure(tmp_path, 3.3)
+    plt.close(fig)
+    assert table.splitlines()[3].startswith(f"| b | `star2:depth=1` | {wins / 8:.3f} |")
+    with pytest.raises(PlotError, match="no match"):
+        matches.sides(tmp_path / "a")

@@ -105,35 +105,11 @@ def matches(folder: Path) -> list[pd.DataFrame]:
 
 
 def match_table(df: pd.DataFrame) -> str:
-    """Markdown: each match stored beside a study's cells (the folder ``df`` was loaded from),
-    each side's wins and win rate with its 95 % Wilson interval, overall and by seat, and its
-    nodes and depth per move (``starbench.match.per_move``)."""
-    from starbench.match import depth_text, per_move
+    """Markdown: each match stored beside a study's cells (the folder ``df`` was loaded from;
+    ``starbench.analysis.matches.matches_table``)."""
+    from starbench.analysis.matches import matches_table
 
-    folder = Path(df.attrs["path"])
-    lines = [
-        "| game | player | games | wins | win rate [95% CI] | as first player | as second "
-        "player | nodes per move | depth per move |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for df in matches(folder):  # noqa: PLR1704 - each match's own table
-        n = len(df)
-        game = json_game(folder, df)
-        for who in (0, 1):
-            wins = int((df["winner"] == who).sum())
-            lo, hi = binomial_interval(wins, n)
-            seats = []
-            for first in (True, False):
-                sub = df[(df["first_player"] == who) == first]
-                w = int((sub["winner"] == who).sum())
-                a, b = binomial_interval(w, len(sub))
-                seats.append(f"{w / len(sub):.3f} [{a:.3f}, {b:.3f}]")
-            lines.append(
-                f"| {game} | `{df[f'player{who}'].iloc[0]}` | {n} | {wins} | "
-                f"{wins / n:.3f} [{lo:.3f}, {hi:.3f}] | {seats[0]} | {seats[1]} | "
-                f"{per_move(df, who):.0f} | {depth_text(per_move(df, who, 'depth'))} |"
-            )
-    return "\n".join(lines) + "\n"
+    return matches_table(Path(df.attrs["path"]))
 
 
 def json_game(folder: Path, df: pd.DataFrame) -> str:

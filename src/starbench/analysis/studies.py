@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from starbench.analysis import backgammon, decisions, inexact, transposition
+from starbench.analysis import backgammon, decisions, inexact, matches, transposition
 from starbench.analysis.data import PlotError, percent_leaves, summarise
 from starbench.analysis.figures import _prepare
 from starbench.trees.regular import RegularTreeSpec
@@ -417,3 +417,15 @@ STUDY_FIGURES = {
     "hauk2004-deepening": [("depth-completed", transposition.deepening_figure)],
     "hauk2004-deepening-pig": [("depth-completed", transposition.deepening_figure)],
 }
+
+
+#: study folder -> [(table file name, function(folder))]: a study of matches only (no cells;
+#: ``starbench.analysis.matches``), its tables written to experiments/<folder>/.
+MATCH_TABLES = {
+    "chanceprobcut-matches": [
+        ("matches.md", lambda folder: matches.matches_table(folder, name_column=True))
+    ],
+}
+
+#: study folder -> [(figure name, function(folder, width) -> (figure, Markdown table))]
+MATCH_FIGURES = {"chanceprobcut-matches": [("win-rates", matches.win_rate_figure)]}
