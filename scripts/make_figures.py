@@ -63,21 +63,28 @@ def fill_blocks(readme: Path, root: Path) -> bool:
     return new != text
 
 
-def match_study(study: Path, out: Path) -> None:
-    """A study of matches only (``MATCH_TABLES``, ``MATCH_FIGURES``): its tables and figures
-    from the matches stored under ``study``."""
-    for name, table in MATCH_TABLES[study.name]:
-        atomic_write_text(out / name, table(study))
-        print(f"{study.name}: {name}")
-    for name, draw in MATCH_FIGURES.get(study.name, []):
-        with plt.rc_context(RC):
-            for width_name, width in WIDTHS.items():
-                fig, table = draw(study, width)
-                for ext in ("pdf", "png"):
-                    save(fig, out / "figures" / f"{name}-{width_name}.{ext}")
-                plt.close(fig)
-        atomic_write_text(out / "figures" / f"{name}.md", table)
-        print(f"{study.name}: figures/{name}")
+def own_outputs(study: str, data: object, tables: list, figures: list, out: Path) -> None:
+    """A study's own tables (``function(data)``) and figures (``function(data, width)`` ->
+    (figure, its Markdown table)), from ``data``: its rows, or for a study of matches only its
+    folder; one that the data does not support is skipped with one line."""
+    for name, table in tables:
+        try:
+            atomic_write_text(out / name, table(data))
+            print(f"{study}: {name}")
+        except PlotError as e:
+            print(f"{study}: skipped {name}: {e}", file=sys.stderr)
+    for name, draw in figures:
+        try:
+            with plt.rc_context(RC):
+                for width_name, width in WIDTHS.items():
+                    fig, table = draw(data, width)
+                    for ext in ("pdf", "png"):
+                        save(fig, out / "figures" / f"{name}-{width_name}.{ext}")
+                    plt.close(fig)
+            atomic_write_text(out / "figures" / f"{name}.md", table)
+            print(f"{study}: figures/{name}")
+        except PlotError as e:
+            print(f"{study}: skipped {name}: {e}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     for study in studies:
         out = experiments / study.name
         if study.name in MATCH_TABLES:  # a study of matches only: its own tables and figures
-            match_study(study, out)
+            figures = MATCH_FIGURES.get(study.name, [])
+            own_outputs(study.name, study, MATCH_TABLES[study.name], figures, out)
             continue
         try:
             written = plot(study, out / "figures", warn=lambda line: None)
@@ -121,24 +129,8 @@ def main(argv: list[str] | None = None) -> int:
                     stale.unlink()
                     print(f"{study.name}: removed stale figures/{stale.name}")
         df = load_results(study)
-        for name, table in STUDY_TABLES.get(study.name, []):
-            try:
-                atomic_write_text(out / name, table(df))
-                print(f"{study.name}: {name}")
-            except PlotError as e:
-                print(f"{study.name}: skipped {name}: {e}", file=sys.stderr)
-        for name, draw in STUDY_FIGURES.get(study.name, []):
-            try:
-                with plt.rc_context(RC):
-                    for width_name, width in WIDTHS.items():
-                        fig, table = draw(df, width)
-                        for ext in ("pdf", "png"):
-                            save(fig, out / "figures" / f"{name}-{width_name}.{ext}")
-                        plt.close(fig)
-                atomic_write_text(out / "figures" / f"{name}.md", table)
-                print(f"{study.name}: figures/{name}")
-            except PlotError as e:
-                print(f"{study.name}: skipped {name}: {e}", file=sys.stderr)
+        tables, figures = STUDY_TABLES.get(study.name, []), STUDY_FIGURES.get(study.name, [])
+        own_outputs(study.name, df, tables, figures, out)
     if experiments.resolve() == (ROOT / "experiments").resolve():
         docs = sorted((ROOT / "docs").rglob("*.md"))
         for readme in [ROOT / "README.md", *docs, *sorted(experiments.glob("*/README.md"))]:
