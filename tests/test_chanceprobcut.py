@@ -297,7 +297,7 @@ def test_a_node_budget_holds_its_shallow_searches_too(cal, monkeypatch):
     tree = RegularTree(SPEC, 0, 0)
     full = search(tree, "chanceprobcut", t=0.0, cal=c.digest).stats
     ran_shallow = 0
-    for budget in range(1, full.nodes, 7):
+    for budget in sorted({1 + (full.nodes - 2) * i // 24 for i in range(25)}):
         s = get_algorithm("chanceprobcut").make(
             tree,
             {"t": 0.0, "cal": c.digest},

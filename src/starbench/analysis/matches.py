@@ -95,7 +95,7 @@ def matches_table(folder: Path, name_column: bool = False) -> str:
 
 
 def win_rate_figure(folder: Path, width: float) -> tuple[Any, str]:
-    """Two panels, one line per match (its folder name): the second player's win rate with its
+    """Two panels, one line per match (its folder name): player 1's win rate with its
     95 % Wilson interval (a dashed line at one half), and both sides' mean nodes per move
     (logarithmic).  Returns (figure, Markdown table of the plotted values)."""
     import matplotlib.pyplot as plt
@@ -112,12 +112,12 @@ def win_rate_figure(folder: Path, width: float) -> tuple[Any, str]:
     left.errorbar(second["rate"], y, xerr=err, fmt="o", color="C1", capsize=2, ms=4)
     left.axvline(0.5, color="0.5", ls="--", lw=0.8)
     left.set_yticks(y, names)
-    left.set_xlabel("second player's win rate (95% CI)")
+    left.set_xlabel("player 1 wins (95% CI)")
     right.scatter(first["nodes"], y, marker="s", color="C0", s=16, label="player 0")
     right.scatter(second["nodes"], y, marker="o", color="C1", s=16, label="player 1")
     right.set_xscale("log")
     right.set_xlabel("nodes per move")
-    right.legend(fontsize="small", loc="lower right")
+    fig.legend(fontsize="small", loc="outside lower center", ncol=2)
     lines = [
         "| match | player 1 | win rate | 95% CI | player 0 nodes/move | player 1 nodes/move |",
         "|---|---|---:|---:|---:|---:|",
