@@ -245,10 +245,17 @@ def test_committed_figure_tables_regenerate_from_committed_results(study, tmp_pa
 
 @pytest.mark.slow
 def test_make_figures_script(tmp_path):
-    """The script on one study (every study's figure tables are checked above)."""
+    """The script on two small studies (every study's figure tables are checked above): a
+    study of cells (a generic figure and its own table) and a study of matches only (its own
+    table and figure), each output as committed."""
     results = tmp_path / "results"
     results.mkdir()
-    (results / "hauk2004").symlink_to(ROOT / "results" / "hauk2004")
+    studies = {
+        "transposition-pig": ("seconds_vs_nodes", "by-table.md"),
+        "chanceprobcut-matches": ("win-rates", "matches.md"),
+    }
+    for study in studies:
+        (results / study).symlink_to(ROOT / "results" / study)
     p = subprocess.run(
         [
             sys.executable,
@@ -262,11 +269,13 @@ def test_make_figures_script(tmp_path):
         text=True,
     )
     assert p.returncode == 0, p.stderr
-    figures = tmp_path / "experiments" / "hauk2004" / "figures"
-    assert (figures / "ordering_effect-double.pdf").exists()
-    for md in (ROOT / "experiments" / "hauk2004" / "figures").glob("*.md"):
-        assert (figures / md.name).read_text() == md.read_text()
-    assert "hauk2004: depth-under-budget.md" in p.stdout
+    for study, (figure, table) in studies.items():
+        out, committed = tmp_path / "experiments" / study, ROOT / "experiments" / study
+        assert (out / "figures" / f"{figure}-double.pdf").exists()
+        for md in (committed / "figures").glob("*.md"):
+            assert (out / "figures" / md.name).read_text() == md.read_text(), md
+        assert (out / table).read_text() == (committed / table).read_text()
+        assert f"{study}: {table}" in p.stdout
 
 
 def test_readme_tables_are_the_generated_files():
