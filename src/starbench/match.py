@@ -467,9 +467,43 @@ def depth_text(depth: float | None) -> str:
     return "-" if depth is None else f"{depth:.2f}"
 
 
-def summary(df: Any) -> str:
-    """Each side's wins, win rate and 95 % Wilson interval, overall and as first player."""
+def side(df: Any, who: int) -> dict[str, Any]:
+    """Player ``who``'s record over the games of ``df``: ``player`` (its spec), ``games``,
+    ``wins``, ``rate`` with its 95 % Wilson interval ``lo``, ``hi``; the same as the first and
+    as the second player (``first_rate``, ``first_lo``, ... ``second_hi``; None without a game
+    in that seat); ``nodes`` and ``depth`` per move (``per_move``)."""
     from starbench.oracles.decisions import binomial_interval
+
+    def record(games: Any, prefix: str = "") -> dict[str, Any]:
+        if not len(games):
+            return {f"{prefix}rate": None, f"{prefix}lo": None, f"{prefix}hi": None}
+        w = int((games["winner"] == who).sum())
+        lo, hi = binomial_interval(w, len(games))
+        return {f"{prefix}rate": w / len(games), f"{prefix}lo": lo, f"{prefix}hi": hi}
+
+    first = df["first_player"] == who
+    return {
+        "player": str(df[f"player{who}"].iloc[0]),
+        "games": len(df),
+        "wins": int((df["winner"] == who).sum()),
+        **record(df),
+        **record(df[first], "first_"),
+        **record(df[~first], "second_"),
+        "nodes": per_move(df, who),
+        "depth": per_move(df, who, "depth"),
+    }
+
+
+def rate_text(r: dict[str, Any], prefix: str = "") -> str:
+    """``0.517 [0.486, 0.548]``: a ``side`` record's rate and interval (``-`` for none)."""
+    if r[f"{prefix}rate"] is None:
+        return "-"
+    return f"{r[prefix + 'rate']:.3f} [{r[prefix + 'lo']:.3f}, {r[prefix + 'hi']:.3f}]"
+
+
+def summary(df: Any) -> str:
+    """Each side's wins, win rate and 95 % Wilson interval, overall and by seat, and its nodes
+    and depth per move (``side``)."""
     from starbench.textable import text_table
 
     n = len(df)
@@ -486,27 +520,17 @@ def summary(df: Any) -> str:
         )
     ]
     for who in (0, 1):
-        wins = int((df["winner"] == who).sum())
-        lo, hi = binomial_interval(wins, n)
-
-        def rate(first: bool, who: int = who) -> str:
-            sub = df[(df["first_player"] == who) == first]
-            if not len(sub):
-                return "-"
-            w = int((sub["winner"] == who).sum())
-            a, b = binomial_interval(w, len(sub))
-            return f"{w / len(sub):.3f} [{a:.3f}, {b:.3f}]"
-
+        r = side(df, who)
         lines.append(
             (
                 str(who),
-                str(df[f"player{who}"].iloc[0]),
-                str(wins),
-                f"{wins / n:.3f} [{lo:.3f}, {hi:.3f}]",
-                rate(True),
-                rate(False),
-                f"{per_move(df, who):.0f}",
-                depth_text(per_move(df, who, "depth")),
+                r["player"],
+                str(r["wins"]),
+                rate_text(r),
+                rate_text(r, "first_"),
+                rate_text(r, "second_"),
+                f"{r['nodes']:.0f}",
+                depth_text(r["depth"]),
             )
         )
     draws = int(df["winner"].isna().sum())

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from starbench.errors import InputError
 from starbench.oracles.decisions import binomial_interval, mean_interval
 
 CONDITION = ["game", "heuristic", "sampler", "depth"]
@@ -94,37 +93,12 @@ def decisions_table(df: pd.DataFrame) -> str:
     return "\n".join(lines) + f"\n\n{note}\n"
 
 
-def matches(folder: Path) -> list[pd.DataFrame]:
-    """The match tables stored under a study folder (``*/match.parquet``), in name order."""
-    from starbench.experiment import tablefile
-
-    try:
-        return [tablefile.read(p) for p in sorted(Path(folder).glob("*/match.parquet"))]
-    except tablefile.CorruptTable as e:  # a damaged match table is refused, never tabulated
-        raise InputError(str(e)) from None
-
-
 def match_table(df: pd.DataFrame) -> str:
     """Markdown: each match stored beside a study's cells (the folder ``df`` was loaded from;
     ``starbench.analysis.matches.matches_table``)."""
     from starbench.analysis.matches import matches_table
 
     return matches_table(Path(df.attrs["path"]))
-
-
-def json_game(folder: Path, df: pd.DataFrame) -> str:
-    """The game of a stored match (its ``match.json``)."""
-    from starbench.experiment.storage import read_json
-
-    for p in sorted(Path(folder).glob("*/match.json")):
-        req = read_json(p)
-        if (
-            req is not None
-            and req["player0"] == df["player0"].iloc[0]
-            and req["player1"] == df["player1"].iloc[0]
-        ):
-            return str(req["game"])
-    return "?"
 
 
 def inexact_table(df: pd.DataFrame) -> str:

@@ -17,50 +17,37 @@ import pandas as pd
 from starbench.analysis.data import PlotError
 
 
-def stored(folder: Path) -> list[tuple[str, pd.DataFrame]]:
-    """(folder name, table) of each match stored under ``folder``, in name order (a damaged
-    table is refused, never tabulated)."""
-    from starbench.analysis.decisions import matches
+def stored(folder: Path) -> list[tuple[str, str, pd.DataFrame]]:
+    """(folder name, game, table) of each match stored under ``folder``, in name order: the
+    game from the match's own ``match.json`` (``?`` when it cannot be read); a damaged table is
+    refused (InputError), never tabulated."""
+    from starbench.errors import InputError
+    from starbench.experiment import tablefile
+    from starbench.experiment.storage import read_json
 
-    paths = sorted(Path(folder).glob("*/match.parquet"))
-    return [(p.parent.name, t) for p, t in zip(paths, matches(folder), strict=True)]
+    out = []
+    for p in sorted(Path(folder).glob("*/match.parquet")):
+        try:
+            table = tablefile.read(p)
+        except tablefile.CorruptTable as e:
+            raise InputError(str(e)) from None
+        request = read_json(p.parent / "match.json")
+        out.append((p.parent.name, str(request["game"]) if request else "?", table))
+    return out
 
 
 def sides(folder: Path) -> pd.DataFrame:
     """One row per side of every match under ``folder``: ``match`` (its folder), ``game``,
-    ``who`` (0 or 1), ``player`` (the spec), ``games``, ``wins``, ``rate``, ``lo``, ``hi``,
-    ``first_rate``, ``first_lo``, ``first_hi``, ``second_rate``, ``second_lo``,
-    ``second_hi``, ``nodes`` and ``depth`` per move (``depth`` None for a table stored before
-    the column)."""
-    from starbench.analysis.decisions import json_game
-    from starbench.match import per_move
-    from starbench.oracles.decisions import binomial_interval
+    ``who`` (0 or 1) and the side's record (``starbench.match.side``: ``player``, ``games``,
+    ``wins``, ``rate``, ``lo``, ``hi``, the same by seat, ``nodes`` and ``depth`` per move;
+    ``depth`` None for a table stored before the column)."""
+    from starbench.match import side
 
-    rows: list[dict[str, Any]] = []
-    for name, df in stored(folder):
-        n = len(df)
-        for who in (0, 1):
-            wins = int((df["winner"] == who).sum())
-            lo, hi = binomial_interval(wins, n)
-            row = {
-                "match": name,
-                "game": json_game(folder, df),
-                "who": who,
-                "player": str(df[f"player{who}"].iloc[0]),
-                "games": n,
-                "wins": wins,
-                "rate": wins / n,
-                "lo": lo,
-                "hi": hi,
-                "nodes": per_move(df, who),
-                "depth": per_move(df, who, "depth"),
-            }
-            for seat, first in (("first", True), ("second", False)):
-                sub = df[(df["first_player"] == who) == first]
-                w = int((sub["winner"] == who).sum())
-                a, b = binomial_interval(w, len(sub))
-                row |= {f"{seat}_rate": w / len(sub), f"{seat}_lo": a, f"{seat}_hi": b}
-            rows.append(row)
+    rows = [
+        {"match": name, "game": game, "who": who, **side(df, who)}
+        for name, game, df in stored(folder)
+        for who in (0, 1)
+    ]
     if not rows:
         raise PlotError(f"no match under {folder}")
     return pd.DataFrame(rows)
@@ -69,9 +56,8 @@ def sides(folder: Path) -> pd.DataFrame:
 def matches_table(folder: Path, name_column: bool = False) -> str:
     """Markdown: each side of each match under ``folder`` (``sides``); ``name_column`` adds the
     match's folder name as the first column."""
-    from starbench.match import depth_text
+    from starbench.match import depth_text, rate_text
 
-    s = sides(folder)
     head = (
         "| game | player | games | wins | win rate [95% CI] | as first player | as second "
         "player | nodes per move | depth per move |"
@@ -80,15 +66,11 @@ def matches_table(folder: Path, name_column: bool = False) -> str:
     if name_column:
         head, rule = "| match " + head, "|---" + rule
     lines = [head, rule]
-
-    def rate(r: Any, prefix: str = "") -> str:
-        return f"{r[prefix + 'rate']:.3f} [{r[prefix + 'lo']:.3f}, {r[prefix + 'hi']:.3f}]"
-
-    for _, r in s.iterrows():
+    for r in sides(folder).to_dict("records"):
         lines.append(
             ("| " + r["match"] + " " if name_column else "")
-            + f"| {r['game']} | `{r['player']}` | {r['games']} | {r['wins']} | {rate(r)} | "
-            f"{rate(r, 'first_')} | {rate(r, 'second_')} | {r['nodes']:.0f} | "
+            + f"| {r['game']} | `{r['player']}` | {r['games']} | {r['wins']} | {rate_text(r)} | "
+            f"{rate_text(r, 'first_')} | {rate_text(r, 'second_')} | {r['nodes']:.0f} | "
             f"{depth_text(r['depth'])} |"
         )
     return "\n".join(lines) + "\n"
