@@ -209,7 +209,8 @@ def mean_se(v: pd.Series, digits: int = 1, se_digits: int | None = None) -> str:
 def summarise(m: pd.DataFrame, by: list[str], value: str = "pct_leaves") -> pd.DataFrame:
     """Mean, standard error, n and bootstrap interval of ``value`` per group."""
     rows = []
-    for key, g in m.groupby(by, sort=True, dropna=False):
+    # only the grouping columns and the value are sliced per group (a results table has ~80)
+    for key, g in m[[*dict.fromkeys([*by, value])]].groupby(by, sort=True, dropna=False):
         v = g[value].astype(float).to_numpy()
         se = float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")
         lo, hi = bootstrap_ci(v)

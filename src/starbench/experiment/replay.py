@@ -1,12 +1,12 @@
 """Replay a sample of a stored table's rows at the current code.
 
 A committed study keeps its tables from the commit it was computed at (its rows' ``git_commit``);
-the code moves on.  ``replay`` recomputes the cheapest few instances of each cell (by the nodes
-their rows recorded), every row of them, each on the engine its row records and with its budget,
-and returns every difference in the value, the best move, the run status or a counter.  A change
-that alters committed results is then seen at once (``tests/test_provenance.py`` replays every
-committed study), and a study is regenerated only when its own code changed.  Rows of a time
-budget are not deterministic and are not replayed.
+the code moves on. ``replay`` recomputes the cheapest few instances of each cell (by the nodes
+their rows recorded), every row of them or a sample within a CPU time, each on the engine its row
+records and with its budget, and returns every difference in the value, the best move, the run
+status or a counter. A change that alters committed results is then seen at once
+(``tests/test_provenance.py`` replays every committed study), and a study is regenerated only when
+its own code changed. Rows of a time budget are not deterministic and are not replayed.
 """
 
 from __future__ import annotations
@@ -81,9 +81,18 @@ def _plain(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else v
 
 
-def replay(folder: Path, instances: int = 1) -> tuple[int, list[Difference]]:
+def replay(
+    folder: Path, instances: int = 1, cpu: float | None = None
+) -> tuple[int, list[Difference]]:
     """Recompute the ``instances`` cheapest instances of the cell in ``folder``; returns (rows
-    replayed, differences)."""
+    replayed, differences).
+
+    ``cpu`` (seconds) samples the rows of each instance: the cheapest by their stored CPU time
+    first (a row stored without one last), as long as the stored times replayed stay within
+    ``cpu``, and always the cheapest one.  The comparison is per row, so a sample of rows
+    checks what it replays exactly as all would."""
+    import pandas as pd
+
     from starbench.experiment import tablefile
     from starbench.experiment.compute import compute_instance
     from starbench.experiment.rows import label
@@ -102,7 +111,16 @@ def replay(folder: Path, instances: int = 1) -> tuple[int, list[Difference]]:
     out: list[Difference] = []
     done = 0
     for instance in cost.index[:instances]:
-        for rec in df[df["instance"] == instance].to_dict("records"):
+        rows = df[df["instance"] == instance]
+        if cpu is not None:
+            times = (
+                rows["cpu_seconds"] if "cpu_seconds" in rows else pd.Series(math.nan, rows.index)
+            )
+            stored = times.astype(float).fillna(math.inf)
+            rows = rows.iloc[stored.to_numpy().argsort(kind="stable")]
+            spent = stored.loc[rows.index].cumsum().to_numpy()
+            rows = rows.iloc[: max(1, int((spent <= cpu).sum()))]
+        for rec in rows.to_dict("records"):
             row = {k: _plain(v) for k, v in rec.items()}
             settings, spec = _settings(cell, row)
             now = compute_instance(settings, int(instance), (spec,))[0]
