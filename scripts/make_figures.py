@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from starbench.analysis import PlotError, load_results, plot  # noqa: E402
 from starbench.analysis.figures import FIGURES  # noqa: E402
-from starbench.analysis.plotting import RC, WIDTHS, save  # noqa: E402
+from starbench.analysis.plotting import RC, WIDTHS, lay_out, save  # noqa: E402
 from starbench.analysis.studies import (  # noqa: E402
     MATCH_FIGURES,
     MATCH_TABLES,
@@ -78,6 +78,7 @@ def own_outputs(study: str, data: object, tables: list, figures: list, out: Path
             with plt.rc_context(RC):
                 for width_name, width in WIDTHS.items():
                     fig, table = draw(data, width)
+                    lay_out(fig)
                     for ext in ("pdf", "png"):
                         save(fig, out / "figures" / f"{name}-{width_name}.{ext}")
                     plt.close(fig)

@@ -124,7 +124,9 @@ def test_every_study_readme_follows_the_template(readme):
 
 @pytest.mark.slow
 def test_the_readme_own_study_runs_as_written(tmp_path):
-    """The README's experiment file and its four commands, as written (fewer trees)."""
+    """The README's experiment file and its four commands, as written (fewer trees, and the
+    figures as single-column PNGs: every format and size of every figure is
+    ``test_plot.test_every_figure_is_written``'s)."""
     (tmp_path / "my_configs" / "experiment").mkdir(parents=True)
     (tmp_path / "my_configs" / "experiment" / "skew.yaml").write_text(_fences(README, "yaml")[0])
     commands = [c for c in _fences(README, "bash")[-1].splitlines() if c.strip()]
@@ -134,6 +136,8 @@ def test_the_readme_own_study_runs_as_written(tmp_path):
     for command in commands:
         if command.startswith("starbench run"):
             command += " trees=3 n_jobs=1 progress=false"
+        if command.startswith("starbench plot"):
+            command += " --format png --size single"
         if command.startswith("python "):
             command = f"{sys.executable} " + command.removeprefix("python ")
         else:

@@ -86,6 +86,30 @@ def test_every_figure_is_written(results, tmp_path):
     assert len(written) == len(drawn) * 7
 
 
+@pytest.mark.parametrize("name", ["leaves_by_algorithm", "seconds_vs_nodes"])
+def test_every_panel_title_is_inside_a_single_column_figure(results, name):
+    """A narrow panel's title wraps (one condition per line, a long one at its spaces), so no
+    title runs past the figure's edge: the seaborn grid and a hand-built one."""
+    import matplotlib.pyplot as plt
+
+    from starbench.analysis.figures import narrow_title
+
+    assert narrow_title("skew 1/2, ordering random (as generated)", 1.75) == (
+        "skew 1/2\nordering random\n(as generated)"
+    )
+    fig = FIGURES[name](load_results(results), 3.5).figure
+    try:
+        fig.get_layout_engine().execute(fig)
+        box = fig.bbox
+        titles = [ax.title for ax in fig.axes if ax.get_visible() and ax.get_title()]
+        assert titles
+        for t in titles:
+            extent = t.get_window_extent()
+            assert box.x0 - 0.5 <= extent.x0 and extent.x1 <= box.x1 + 0.5, t.get_text()
+    finally:
+        plt.close(fig)
+
+
 EXACT_ONLY = "starbench: skipped figure error_vs_nodes: no inexact (approx) rows: nothing is traded"
 
 
@@ -365,9 +389,14 @@ def test_every_plotted_value_is_the_mean_of_its_own_condition(sweep, tmp_path):
     drawn = leaves_by_k(df, 7.16)
     panels = [ax for ax in drawn.figure.axes if ax.get_visible() and ax.get_title()]
     assert len(panels) == 4
+    # a narrow panel's title is wrapped (a condition a line, a long one at its spaces)
+    titles = {
+        " ".join(f"skew {s} ordering {o}".split()): (s, o)
+        for s in truth.index.get_level_values("skew").unique()
+        for o in order_name
+    }
     for ax in panels:
-        parts = ax.get_title().replace("\n", ", ").split(", ")  # one condition per line if narrow
-        skew, ordering = (part.split(" ", 1)[1] for part in parts)
+        skew, ordering = titles[" ".join(ax.get_title().split())]
         want = truth.xs((skew, order_name[ordering]), level=("skew", "ordering"))
         lines = [ln for ln in ax.get_lines() if len(ln.get_ydata())]
         got = sorted(round(float(y), 9) for ln in lines for y in ln.get_ydata())
@@ -445,10 +474,15 @@ def test_format_and_size_narrow_the_images_and_never_the_tables(results, tmp_pat
         "leaves_by_algorithm.md",
         "leaves_by_algorithm.tex",
     ]
-    both = ["--format", "pdf", "--format", "png", "--size", "double"]
+    both = ["--format", "pdf", "--format", "png", "--size", "double", "--size", "single"]
     assert cli.main([*base, str(tmp_path / "b"), *both]) == 0
     images = sorted(f.name for f in (tmp_path / "b").iterdir() if f.suffix in (".png", ".pdf"))
-    assert images == ["leaves_by_algorithm-double.pdf", "leaves_by_algorithm-double.png"]
+    assert images == [
+        f"leaves_by_algorithm-{s}.{e}" for s in ("double", "single") for e in ("pdf", "png")
+    ]
+    # a figure is laid out once for every format: its PNG is the same with or without its PDF
+    png = "leaves_by_algorithm-single.png"
+    assert (tmp_path / "a" / png).read_bytes() == (tmp_path / "b" / png).read_bytes()
     capsys.readouterr()
     for flag, value in (("--format", "jpg"), ("--size", "triple")):
         assert cli.main([*base, str(tmp_path / "c"), flag, value]) == 2

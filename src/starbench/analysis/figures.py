@@ -196,13 +196,30 @@ def columns(n: int, width: float) -> int:
     return 1 if n <= 2 else 2 if n <= 8 else 3
 
 
+#: Characters of a narrow panel's title line per inch of the panel's width (the titles' 7 pt
+#: font is about 4.7 pt a character; the axes are about two thirds of their panel).
+TITLE_CHARS_PER_INCH = 10
+
+
+def narrow_title(title: str, panel: float) -> str:
+    """A narrow panel's title: one condition per line, and a condition too long for the panel
+    (``panel`` inches wide) wrapped at its spaces (``ordering random`` / ``(as generated)``)."""
+    import textwrap
+
+    chars = max(12, int(TITLE_CHARS_PER_INCH * panel))
+    return "\n".join(
+        "\n".join(textwrap.wrap(part, chars, break_long_words=False)) or part
+        for part in title.split(", ")
+    )
+
+
 def title_lines(titles: list[str], width: float, cols: int) -> int:
-    """Lines of the longest panel title (one condition per line in a narrow panel)."""
+    """Lines of the longest panel title (``narrow_title`` in a narrow panel)."""
     if not titles or not any(titles):
         return 0
     if width / cols >= 3:
         return 1
-    return max(t.count(", ") + 1 for t in titles)
+    return max(narrow_title(t, width / cols).count("\n") + 1 for t in titles)
 
 
 def panel_height(rows: int, cols: int, width: float, lines: int = 1) -> float:
@@ -317,7 +334,7 @@ def _facet(
     fig.set_layout_engine("constrained")
     axes = list(grid.axes.flat)
     for ax, title in zip(axes, titles, strict=True):
-        _set_title(ax, title, narrow=width / cols < 3)
+        _set_title(ax, title, width / cols < 3, width / cols)
         if share:  # seaborn hides shared tick labels inside the grid; a wrapped grid keeps them
             ax.tick_params(labelleft=True)
     return fig, axes
@@ -327,14 +344,17 @@ def _no_tight_layout(grid: Any, *args: Any, **kwargs: Any) -> Any:
     return grid
 
 
-def _set_title(ax: plt.Axes, title: str, narrow: bool) -> None:
-    """A panel's title, one condition per line in a narrow panel (under 3 in)."""
-    ax.set_title(title.replace(", ", "\n") if narrow else title, fontsize="small")
+def _set_title(ax: plt.Axes, title: str, narrow: bool, panel: float) -> None:
+    """A panel's title, ``narrow_title`` in a narrow panel (under 3 in) ``panel`` inches wide."""
+    ax.set_title(narrow_title(title, panel) if narrow else title, fontsize="small")
 
 
 def panel_title(ax: plt.Axes, title: str) -> None:
     """A panel's title on a hand-built grid (narrow: from the axes' own width)."""
-    _set_title(ax, title, narrow=ax.get_position().width * ax.figure.get_figwidth() < 3)
+    width = ax.figure.get_figwidth()
+    spec = ax.get_subplotspec()
+    panel = width / spec.get_gridspec().ncols if spec is not None else width
+    _set_title(ax, title, ax.get_position().width * width < 3, panel)
 
 
 def share_y(axes: list[plt.Axes]) -> None:

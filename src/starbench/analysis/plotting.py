@@ -29,6 +29,22 @@ def save(fig: plt.Figure, path: Path) -> None:
     atomic_write(path, lambda p: fig.savefig(p, format=ext, metadata=METADATA[ext]))
 
 
+def lay_out(fig: plt.Figure) -> None:
+    """The figure's layout, once for every format it is saved in: its layout engine (constrained)
+    runs here and is then switched off, so that each ``savefig`` draws without laying the figure
+    out again (a third of a save's time); a figure looks the same in every format asked."""
+    engine = fig.get_layout_engine()
+    if engine is None:
+        return
+    dpi, saved = fig.dpi, plt.rcParams["savefig.dpi"]
+    fig.dpi = dpi if saved == "figure" else saved  # as savefig lays out: at the saved dpi
+    try:
+        engine.execute(fig)
+    finally:
+        fig.dpi = dpi
+    fig.set_layout_engine("none")
+
+
 def plot(
     results: Path,
     out: Path,
@@ -104,6 +120,7 @@ def _figure(
         if not images:
             plt.close(drawn.figure)
             break  # the tables do not depend on the width
+        lay_out(drawn.figure)
         for ext in [f for f in FORMATS if f in formats]:
             path = out / f"{name}-{width_name}.{ext}"
             save(drawn.figure, path)
