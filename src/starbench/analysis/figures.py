@@ -112,7 +112,8 @@ def _prepare(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     if "ordering" in df.columns and "outcome_order" in df.columns:
         order = df["ordering"].fillna("").astype(str) + "/" + df["outcome_order"].fillna("")
-        df["order"] = order.map(lambda o: ORDERS.get(o, o.split("/")[0] if "pooled" in o else o))
+        names = {o: ORDERS.get(o, o.split("/")[0] if "pooled" in o else o) for o in order.unique()}
+        df["order"] = order.map(names)
     if "game" in df.columns and df["game"].notna().any():
         game = df["game"].notna()
         df["levels"] = df["levels"].astype("Float64")
@@ -165,7 +166,7 @@ def _informative(df: pd.DataFrame, x: str) -> tuple[pd.DataFrame, list[str]]:
     that still vary."""
     facets = _facets(df, (x,))
     if facets:
-        df = df.groupby(facets, sort=True).filter(lambda g: g[x].nunique() >= 2)
+        df = df[df.groupby(facets, sort=True)[x].transform("nunique") >= 2]
     if not len(df):
         raise PlotError(f"no condition in which {x!r} takes two values")
     return df, _facets(df, (x,))
