@@ -112,7 +112,12 @@ def _positions(n, seed=3):
 
 
 @pytest.mark.parametrize(
-    ("exact", "move_order", "count"), [(False, "none", 6), (False, "equity", 6), (True, "none", 2)]
+    ("exact", "move_order", "count"),
+    [
+        pytest.param(False, "none", 6, marks=pytest.mark.slow),
+        pytest.param(False, "equity", 6, marks=pytest.mark.slow),
+        (True, "none", 2),
+    ],
 )
 def test_every_algorithm_agrees_with_expectimax_on_backgammon(exact, move_order, count):
     """Self-play positions of every kind, depth 1 from the roll and depth 2 with the dice

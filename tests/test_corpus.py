@@ -8,11 +8,14 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
+
 from starbench import cli
 
 COMMITTED = Path(__file__).resolve().parents[1] / "results" / "corpus"
 
 
+@pytest.mark.slow
 def test_corpus_export_reproduces_the_committed_corpus(tmp_path):
     assert cli.main(["corpus", "export", str(tmp_path / "corpus")]) == 0
     for name in ("trees.json", "manifest.json"):

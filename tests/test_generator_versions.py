@@ -44,6 +44,7 @@ def _pct(spec: RegularTreeSpec, algorithm: str, params: dict) -> tuple[float, fl
     return mean, math.sqrt(var / len(pcts))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("n", "ordering", "outcome_order"), CELLS)
 def test_ballards_cells_give_the_same_percentages_under_both_versions(n, ordering, outcome_order):
     """The mean percent of expectimax's leaves (Star1; Star2 as Ballard counts it, resuming

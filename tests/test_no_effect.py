@@ -272,6 +272,7 @@ def explained(spec: RegularTreeSpec) -> RegularTreeSpec:
     return RegularTreeSpec(**d).normalised()
 
 
+@pytest.mark.slow
 def test_identical_trees_that_no_rule_explains_are_in_the_allowlist():
     """Over the whole normalised grid (about 30,000 specs, 5 instances each): specs whose trees
     are identical are the same spec after the allowlist's explanations; and every entry of the

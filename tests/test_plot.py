@@ -157,6 +157,7 @@ def _sign(folder: Path) -> None:
     write_document(folder / "cell.json", {"tables": {"table.parquet": file_digest(table)}})
 
 
+@pytest.mark.slow
 def test_timing_figures_leave_out_timer_noise(results, tmp_path):
     df = load_results(results).drop(columns=["label", "_pair"])
     df["cpu_seconds"] = 5e-5  # CPU time is what the timing figure plots
@@ -239,6 +240,7 @@ def test_mismatched_values_are_refused(results, tmp_path, capsys):
     assert err.count("\n") == 1 and "1 rows have mismatched values" in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("study", sorted(STUDY_TABLES))
 def test_committed_study_tables_regenerate_from_committed_results(study):
     """A study's tables (the generated blocks its README quotes) are what its committed results
@@ -461,6 +463,7 @@ def test_the_bands_are_seaborns_bootstrap_to_the_last_bit():
             assert bootstrap_ci(x) == want, n
 
 
+@pytest.mark.slow
 def test_format_and_size_narrow_the_images_and_never_the_tables(results, tmp_path, capsys):
     """``--format`` and ``--size`` (repeatable) choose the images; the .md, .tex and .csv
     tables are written whatever they are; a bad value is one line, exit 2."""

@@ -131,6 +131,7 @@ def test_each_committed_match_comes_from_a_clean_commit():
         assert meta["git_commit"] and meta["git_dirty"] is False, table
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "table", _matches(), ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}"
 )
