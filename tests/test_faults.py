@@ -877,8 +877,9 @@ def test_a_printed_rerun_command_completes_the_cell_as_printed(tmp_path, launche
     p = subprocess.run([EXE, "collect", str(copy)], capture_output=True, text=True, cwd="/")
     assert p.returncode == 1 and "rows from 2 cells of the 3 found" in p.stdout, p.stdout
     (line,) = [ln for ln in p.stdout.splitlines() if ln.startswith("  rerun: ")]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PATH"] = f"{Path(EXE).parent}:{env['PATH']}"
+    # the environment of the first run (a PYTHONPATH, as scripts/time_tests.py sets for its
+    # clone, stays: without it the rerun would be another checkout's starbench, at another commit)
+    env = {**os.environ, "PATH": f"{Path(EXE).parent}:{os.environ['PATH']}"}
     again = subprocess.run(
         line.removeprefix("  rerun: "), shell=True, cwd="/", capture_output=True, text=True,
         env=env,
