@@ -80,6 +80,7 @@ def run_deepening(tmp_path, *overrides):
     return pd.read_parquet(tmp_path / "h" / "table.parquet")
 
 
+@pytest.mark.slow
 def test_run_records_depth_completed(tmp_path):
     d = run_deepening(
         tmp_path,

@@ -839,7 +839,7 @@ def test_a_plugin_that_raises_is_named_in_one_line(tmp_path):
 @pytest.mark.parametrize(
     "launcher",
     [
-        [],
+        pytest.param([], marks=pytest.mark.slow),
         pytest.param(["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"], marks=pytest.mark.slow),
     ],
 )

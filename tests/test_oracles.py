@@ -410,6 +410,7 @@ def test_states_near_the_horizon_are_left_unscored_with_one_line(tmp_path, capsy
     assert df["oracle"].isna().all() and df["regret"].isna().all()
 
 
+@pytest.mark.slow
 def test_an_oracle_states_its_memory_and_is_refused_over_the_limit(tmp_path):
     """``oracle`` and ``match`` (--oracle-memory-limit) and ``run`` (oracle_memory_limit): one
     line before anything is allocated; under the limit, one line states the memory."""

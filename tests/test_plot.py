@@ -357,6 +357,7 @@ def sweep(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_every_plotted_value_is_the_mean_of_its_own_condition(sweep, tmp_path):
     plot(sweep, tmp_path, names=["leaves_by_k"], dpi=DPI)
     text = (tmp_path / "leaves_by_k.md").read_text()

@@ -127,6 +127,7 @@ def test_run_prints_the_shrink_command_under_the_first_mismatch(tmp_path):
     assert shrink.nodes(shrink.Tree.of(json.loads((tmp_path / "s.json").read_text())).root) <= 10
 
 
+@pytest.mark.slow
 def test_a_game_instance_is_exported_then_shrunk_and_one_over_the_limit_is_one_line(tmp_path):
     """A game cell's instance is exported first (its tree from the row's position to the cell's
     depth), then shrunk; a game tree over ``--max-nodes`` is refused in one line, exit 2."""
