@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-# exact oracles computed by the tests are cached in a folder of this session (and process: each
-# xdist worker has its own), never in the user's ~/.cache
+# exact oracles computed by the tests are cached in a folder of this session (the controller makes
+# it; its xdist workers inherit the variable and share it), never in the user's ~/.cache
 if "STARBENCH_ORACLE_CACHE" not in os.environ:
     import tempfile
 

@@ -210,7 +210,7 @@ def summarise(m: pd.DataFrame, by: list[str], value: str = "pct_leaves") -> pd.D
     """Mean, standard error, n and bootstrap interval of ``value`` per group."""
     rows = []
     # only the grouping columns and the value are sliced per group (a results table has ~80)
-    for key, g in m[[*dict.fromkeys([*by, value])]].groupby(by, sort=True, dropna=False):
+    for key, g in m[list(dict.fromkeys([*by, value]))].groupby(by, sort=True, dropna=False):
         v = g[value].astype(float).to_numpy()
         se = float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")
         lo, hi = bootstrap_ci(v)

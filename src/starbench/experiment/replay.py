@@ -113,13 +113,9 @@ def replay(
     for instance in cost.index[:instances]:
         rows = df[df["instance"] == instance]
         if cpu is not None:
-            times = (
-                rows["cpu_seconds"] if "cpu_seconds" in rows else pd.Series(math.nan, rows.index)
-            )
-            stored = times.astype(float).fillna(math.inf)
-            rows = rows.iloc[stored.to_numpy().argsort(kind="stable")]
-            spent = stored.loc[rows.index].cumsum().to_numpy()
-            rows = rows.iloc[: max(1, int((spent <= cpu).sum()))]
+            times = rows.get("cpu_seconds", pd.Series(math.nan, rows.index)).astype(float)
+            cheapest = times.fillna(math.inf).sort_values(kind="stable")
+            rows = rows.loc[cheapest.index[: max(1, int((cheapest.cumsum() <= cpu).sum()))]]
         for rec in rows.to_dict("records"):
             row = {k: _plain(v) for k, v in rec.items()}
             settings, spec = _settings(cell, row)
