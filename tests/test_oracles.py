@@ -384,6 +384,35 @@ def test_the_horizon_games_values_equal_a_brute_force_search(winscore, dice, hor
     assert 2 * layers[horizon - 1][0, 0, 0] - 1 == pytest.approx(value(()), abs=1e-12)
 
 
+@pytest.mark.parametrize(
+    ("winscore", "dice", "piglet"), [(20, 6, False), (10, 2, True), (7, 3, False)]
+)
+def test_the_compiled_horizon_layers_equal_the_reference_bit_for_bit(winscore, dice, piglet):
+    """``_layer`` (what ``exact_from`` runs) gives ``horizon_layers``' V_t to the last bit, layer
+    after layer until the gap closes, and ``horizon_gap_closes`` finds the same T as the
+    reference's layers (and None below it)."""
+    import itertools
+
+    P, _ = pig_oracle.solve(winscore, dice, piglet)
+    K = winscore + dice
+    V = np.full((winscore, winscore, K), 0.5)
+    new = np.empty_like(V)
+    t_ref = None
+    layers = pig_oracle.horizon_layers(winscore, dice, piglet)
+    for t, ref in enumerate(itertools.islice(layers, 400), 1):
+        pig_oracle._layer(
+            V, new, winscore, dice, piglet, np.empty(K + dice), np.empty(K + 1 + dice)
+        )
+        V, new = new, V
+        assert np.array_equal(V, ref), t
+        if t_ref is None and float(np.abs(ref - P).max()) < pig_oracle.HORIZON_EXACT:
+            t_ref = t
+    assert t_ref is not None
+    assert pig_oracle.horizon_gap_closes(P, winscore, dice, piglet, 1000) == t_ref
+    assert pig_oracle.horizon_gap_closes(P, winscore, dice, piglet, t_ref) == t_ref
+    assert pig_oracle.horizon_gap_closes(P, winscore, dice, piglet, t_ref - 1) is None
+
+
 def test_states_near_the_horizon_are_left_unscored_with_one_line(tmp_path, capsys):
     """pig to 20 is exact (to 1e-12) with at least T decisions left; closer to the horizon a
     state is not covered; a horizon that never allows it leaves every row unscored, said."""

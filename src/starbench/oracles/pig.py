@@ -160,13 +160,66 @@ def horizon_gap_closes(
 ) -> int | None:
     """The least t <= ``limit`` with sup |V_t - P| < ``HORIZON_EXACT`` (module docstring), in
     win-probability units, or None when the values with ``limit`` decisions left still differ
-    from the no-horizon values (P[i, j, k], 1 where i + k >= winscore)."""
-    for t, V in enumerate(horizon_layers(winscore, dice, piglet), 1):
-        if t > limit:
-            return None
-        if float(np.abs(V - P).max()) < HORIZON_EXACT:
+    from the no-horizon values (P[i, j, k], 1 where i + k >= winscore).  The layers are
+    ``horizon_layers``' (the readable reference), computed by ``_layer`` in one pass each with
+    the same operations in the same order (a test compares them bit for bit)."""
+    t = _gap_closes(np.ascontiguousarray(P), winscore, dice, piglet, limit, HORIZON_EXACT)
+    return None if t < 0 else int(t)
+
+
+@njit(cache=True)
+def _layer(V, out, W, D, piglet, Vpad, C):
+    """One step of ``horizon_layers``: V_{t+1} from V_t into ``out``, per (i, j) in one pass over
+    the turn totals k (``Vpad``, ``C``: scratch rows of K + D and K + D + 1).  Every value is
+    computed as ``horizon_layers`` computes it: the cumulative sum in order from 0, then
+    ``pig + (C[k + D + 1] - C[k + 2]) / D`` (piglet: ``pig + (D - 1) / D * (C[k + 2] - C[k +
+    1])``), the larger of roll and hold, 1 where i + k >= W."""
+    K = W + D
+    for i in range(W):
+        for j in range(W):
+            for m in range(K):
+                Vpad[m] = V[i, j, m]
+            for m in range(K, K + D):
+                Vpad[m] = V[i, j, K - 1]
+            C[0] = 0.0
+            acc = 0.0
+            for m in range(K + D):
+                acc = acc + Vpad[m]
+                C[m + 1] = acc
+            pig = (1.0 - V[j, i, 0]) / D
+            for k in range(K):
+                if i + k >= W:
+                    out[i, j, k] = 1.0
+                    continue
+                hold = 1.0 - V[j, i + k, 0]
+                if piglet:
+                    roll = pig + (D - 1) / D * (C[k + 2] - C[k + 1])
+                else:
+                    roll = pig + (C[k + D + 1] - C[k + 2]) / D
+                out[i, j, k] = roll if roll > hold else hold
+
+
+@njit(cache=True)
+def _gap_closes(P, W, D, piglet, limit, exact):
+    """``horizon_gap_closes`` compiled: the least t <= limit with max |V_t - P| < exact, or -1."""
+    K = W + D
+    V = np.full((W, W, K), 0.5)
+    new = np.empty((W, W, K))
+    Vpad = np.empty(K + D)
+    C = np.empty(K + D + 1)
+    for t in range(1, limit + 1):
+        _layer(V, new, W, D, piglet, Vpad, C)
+        V, new = new, V
+        gap = 0.0
+        for i in range(W):
+            for j in range(W):
+                for k in range(K):
+                    g = abs(V[i, j, k] - P[i, j, k])
+                    if g > gap:
+                        gap = g
+        if gap < exact:
             return t
-    return None  # pragma: no cover - the layers never end
+    return -1
 
 
 def decisions_made(state: Any) -> int:
