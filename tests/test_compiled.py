@@ -362,17 +362,29 @@ def test_runner_engines(tmp_path, capsys):
 
 
 @pytest.mark.slow  # a benchmark's smoke test: fresh processes and timing loops
-def test_bench_writes_markdown_and_json(tmp_path):
+def test_bench_writes_markdown_and_json(tmp_path, monkeypatch):
+    from starbench import bench as bench_module
     from starbench.bench import bench
 
+    monkeypatch.setattr(bench_module, "MIN_REPEAT_SECONDS", 0.01)  # what is written, not speed
     result = bench(
         tmp_path,
         instances=1,
         repeats=2,
         shapes=(("tiny", dict(branching=3, chance_arity=3, depth=2)),),
         compile_and_memory=False,
+        paired_repeats=3,
     )
     md = (tmp_path / "bench.md").read_text()
+    paired = [r for r in result["rows"] if "paired" in r]  # the user's way, paired
+    assert {(r["kind"], r["engine"], r["generator"]) for r in paired} == {
+        ("engine", "compiled", 1),
+        ("engine", "compiled", 2),
+    }
+    assert len(paired) == 10 and all(r["paired"]["repeats"] == 3 for r in paired)
+    for r in paired:
+        assert 0 < r["paired"]["ratio_min"] <= r["paired"]["ratio"] <= r["paired"]["ratio_max"]
+    assert "| tiny | 2 | star2 | " in md.split("% anchor, paired |")[1]
     for v in (1, 2):  # every shape under both generator versions
         assert f"| tiny | {v} | minimum-work kernel (anchor) |" in md
         assert f"| tiny | {v} | star2.5-cyclic:k=2 |" in md

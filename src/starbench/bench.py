@@ -29,7 +29,10 @@ and the report gives the median of those per-repeat ratios with their range.  Th
 engine is timed two ways: *per call* through ``starbench.search(RegularTree(spec, seed=0,
 instance=i), name, engine="compiled")`` (tree construction and the Python around the kernel
 included), and *kernel only* on prepared trees; a per-call section times one small search
-both ways and the runner per instance.  The machine's load average is recorded before and
+both ways and the runner per instance.  The per-call searches are also measured *paired*, the
+way a user checks a speed by hand (``paired``): in each of ``PAIRED_REPEATS`` repeats each
+search runs right after the anchor, for the same CPU time, and its share is taken against that
+anchor run alone.  The machine's load average is recorded before and
 after.  Compile time is measured apart, in CPU time, in fresh processes with an empty and then a
 warm numba cache, the kernel without a table and the table's specialization apart; the
 search's own memory (peak RSS growth) in a fresh process on a lazy tree of depth 12 under a
@@ -348,6 +351,43 @@ def interleaved(
     return out
 
 
+#: Repeats of the paired measure (``paired``): at least 15, as the engine-speed targets ask.
+PAIRED_REPEATS = 15
+
+
+def _rate(fn: Any, seconds: float) -> float:
+    """Nodes per CPU second of ``fn(j) -> nodes`` called with j = 0, 1, ... until ``seconds``
+    of CPU have passed."""
+    nodes, j = 0, 0
+    t0 = time.process_time()
+    while True:
+        nodes += fn(j)
+        j += 1
+        spent = time.process_time() - t0
+        if spent >= seconds:
+            return nodes / spent
+
+
+def paired(
+    anchor: Any, contenders: dict[str, Any], repeats: int = PAIRED_REPEATS
+) -> dict[str, dict[str, float]]:
+    """Each contender (``fn(j) -> nodes``) against ``anchor`` the way a user measures it by hand:
+    in every repeat, for each contender in an order rotated from repeat to repeat, the anchor
+    runs for ``MIN_REPEAT_SECONDS`` of CPU, then the contender for as long; the contender's
+    share is its rate over the anchor's just before.  Per contender: the median, minimum and
+    maximum of the shares over ``repeats``."""
+    names = list(contenders)
+    shares: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(repeats):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            a = _rate(anchor, MIN_REPEAT_SECONDS)
+            shares[name].append(_rate(contenders[name], MIN_REPEAT_SECONDS) / a)
+    return {
+        n: {"ratio": statistics.median(v), "ratio_min": min(v), "ratio_max": max(v)}
+        for n, v in shares.items()
+    }
+
+
 def measure_shape(
     label: str,
     params: dict[str, Any],
@@ -355,8 +395,10 @@ def measure_shape(
     repeats: int,
     python_budget: float,
     version: int = 1,
+    paired_repeats: int = PAIRED_REPEATS,
 ) -> list[dict[str, Any]]:
-    """Every contender on instances of one shape under generator ``version``."""
+    """Every contender on instances of one shape under generator ``version``; the per-call
+    searches also ``paired`` with the anchor (``paired_repeats``; 0: not)."""
     from starbench import RegularTree
     from starbench.compiled.engine import CompiledTree, run
     from starbench.engines import search
@@ -387,6 +429,20 @@ def measure_shape(
         )
         compiled[f"kernel {name}"] = lambda i, r=request: run(cts[i], r).stats.nodes
     fast = interleaved(compiled, instances, repeats, "anchor", "bare")
+    # the user's way: the anchor on roots 1, 2, ... (as the reference script runs it), each
+    # search through the public API on the instances in turn, paired with the anchor
+    one = np.zeros(1, np.int64)
+
+    def anchor_root(j: int) -> int:
+        one[0] = 0
+        _anchor(np.uint64(j + 1), plies, True, b, probs, one)
+        return int(one[0])
+
+    calls = {
+        name: lambda j, f=compiled[f"call {name}"]: f(j % instances)
+        for name in (a + (f":k={p['k']}" if "k" in p else "") for a, p in ALGOS)
+    }
+    by_hand = paired(anchor_root, calls, paired_repeats) if paired_repeats > 0 else {}
     # the Python engine: fewer repeats (about python_budget seconds per contender), against
     # its own bare kernel
     pts = [RegularTree(spec, 0, i) for i in range(instances)]
@@ -419,6 +475,8 @@ def measure_shape(
     for algo, p in ALGOS:
         name = algo + (f":k={p['k']}" if "k" in p else "")
         add("engine", name, "compiled", fast[f"call {name}"], timing="per call")
+        if name in by_hand:
+            rows[-1]["paired"] = {**by_hand[name], "repeats": paired_repeats}
         add("kernel", name, "compiled", fast[f"kernel {name}"], timing="kernel only")
         add("engine", name, "python", slow[name], repeats=py_reps)
     return rows
@@ -635,6 +693,7 @@ def bench(
     shapes: tuple[tuple[str, dict[str, Any]], ...] = SHAPES,
     compile_and_memory: bool = True,
     versions: tuple[int, ...] = VERSIONS,
+    paired_repeats: int = PAIRED_REPEATS,
 ) -> dict[str, Any]:
     pin = _pin_one_core()
     from starbench.compiled.engine import warm_up
@@ -644,7 +703,11 @@ def bench(
     rows = []
     for label, params in shapes:
         for version in versions:
-            rows.extend(measure_shape(label, params, instances, repeats, python_budget, version))
+            rows.extend(
+                measure_shape(
+                    label, params, instances, repeats, python_budget, version, paired_repeats
+                )
+            )
     per_call = measure_per_call(repeats)
     result = {
         "machine": {**machine(), "affinity": pin},
@@ -736,6 +799,23 @@ def markdown(result: dict[str, Any]) -> str:
                 f"{_pct(c['vs_bare'])} | {k['nodes_per_s'] / 1e6:.1f} | {_pct(k)} | "
                 f"{_pct(k['vs_bare'])} | {p['nodes_per_s'] / 1e6:.2f} | {_pct(p)} |"
             )
+    by_hand = [r for r in rows if "paired" in r]
+    if by_hand:  # the user's way, paired with the anchor (``paired``)
+        reps = by_hand[0]["paired"]["repeats"]
+        lines += [
+            "",
+            "Per node, the way a user measures it (`paired`): each search through "
+            '`starbench.search(RegularTree(spec, seed=0, instance=i), name, engine="compiled")`, '
+            "the tree built in the call, on the instances in turn, for "
+            f"{MIN_REPEAT_SECONDS:g} s of CPU right after the minimum-work kernel ran as long "
+            "on roots 1, 2, ...; `% anchor, paired`: the median over "
+            f"{reps} repeats of the search's rate over the kernel's just before (range):",
+            "",
+            "| tree | gen | algorithm | % anchor, paired |",
+            "|---|---:|---|---:|",
+        ]
+        for r in by_hand:
+            lines.append(f"| {r['tree']} | {gen(r)} | {r['algorithm']} | {_pct(r['paired'])} |")
     versions = sorted({v for _, v in groups})
     if len(versions) > 1:  # the versions side by side: per call, % of the anchor
         lines += [
