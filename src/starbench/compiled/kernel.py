@@ -416,7 +416,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     # progress in the round, number of probe targets); the transposition table
     # (``search/transposition.py``): key (the node's), hint (the table's best move searched
     # first, -1: none) and tt (stores its result when done)
-    frame_int = np.zeros((21, D), np.int64)
+    frame_int = np.zeros((22, D), np.int64)
     f_kind = borrow(frame_int[0])
     f_idx = borrow(frame_int[1])
     f_ps = borrow(frame_int[2])
@@ -438,6 +438,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     f_pre = borrow(frame_int[18])
     f_hint = borrow(frame_int[19])
     f_tt = borrow(frame_int[20])
+    f_ck = borrow(frame_int[21])  # the kind of every child (a lazy decision node), or -1
     frame_uint = np.zeros((2, D), np.uint64)
     f_id = borrow(frame_uint[0])
     f_key = borrow(frame_uint[1])
@@ -512,7 +513,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         m = f_owner[e]
         if f_hint[d] > 0 and f_kind[d] != CHANCE:
             m = by_hint(f_hint[d], m)  # the table's best move first
-        ckind = c_kind[d, m]
+        ckind = f_ck[d] if f_ck[d] >= 0 else c_kind[d, m]
         if lazy and f_pre[d] == 0:
             g = m
             if ordering == ORD_REVERSED and f_kind[d] != CHANCE:
@@ -580,6 +581,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         """The children of frame ``d``'s node into row ``d`` (kinds, probabilities, and what names
         them: array indices, or lazy ids when the order needs them all first); returns n."""
         kind = f_kind[d]
+        f_ck[d] = -1  # the children's kinds are in row d of c_kind
         if lazy:
             lv = f_level[d]
             if (kind == CHANCE and (dist_random or outcome != OUT_GENERATED)) or (
@@ -616,11 +618,12 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             f_pre[d] = 0
             n = level_arity[lv]
             ck = LEAF if lv + 1 == levels else level_kind[lv + 1]
+            if kind != CHANCE:  # one kind for all: not written per child (a cut-off may
+                f_ck[d] = ck  # leave most of them unvisited)
+                return n
             for j in range(n):
                 c_kind[d, j] = ck
-            if kind == CHANCE:
-                for j in range(n):
-                    c_prob[d, j] = const_probs[j]
+                c_prob[d, j] = const_probs[j]
             return n
         x0 = f_idx[d]
         n = a_nchild[x0]
