@@ -110,6 +110,11 @@ class CompiledTree:
     def levels(self) -> int:
         return self.tree.levels
 
+    @functools.cached_property
+    def bundles(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """The tree's two bundles as the plain tuples ``kernel.entry`` takes, made once."""
+        return tuple(self.tree), tuple(self.arrays)
+
     @classmethod
     def from_explicit(cls, tree: ExplicitTree) -> CompiledTree:
         from starbench.compiled.trees import explicit_arrays
@@ -215,15 +220,15 @@ def run(
     algo, probing, tt, chance, settings = _kernel_form(spec)
     if not chance and ct.has_chance:
         raise InputError(f"{spec.name} does not apply to trees with chance nodes")
-    table = _table(tt.bits) if tt.bits else None
-    out = Out(np.zeros(N_STATS, np.int64), np.zeros(ct.max_arity or 1))
-    opts = Options(
+    table = tuple(_table(tt.bits)) if tt.bits else None
+    stats, root_vals = np.zeros(N_STATS, np.int64), np.zeros(ct.max_arity or 1)
+    opts = (  # an ``Options``, as the plain tuple ``entry`` takes
         algo,
         ct.L,
         ct.U,
         -1 if node_budget is None else int(node_budget),
         ct.lazy,
-        ct.levels,
+        ct.tree.levels,
         ct.max_arity,
         ct.max_depth,
         tt.chance,
@@ -233,17 +238,11 @@ def run(
     )
     if (table is not None) not in _WARMED:  # its first use here: compiled outside the timing
         warm_up({table is not None})
+    tree, arrays = ct.bundles
     t0, c0 = time.perf_counter(), time.process_time()
-    status, value, best, bad = entry(
-        tuple(opts),
-        tuple(ct.tree),
-        tuple(ct.arrays),
-        tuple(probing),
-        None if table is None else tuple(table),
-        tuple(out),
-    )
+    status, value, best, bad = entry(opts, tree, arrays, probing, table, (stats, root_vals))
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    st = SearchStats.of(out.stats.tolist())
+    st = SearchStats.of(stats.tolist())
     if status == BUDGET:
         raise _Budget(f"node budget of {node_budget} nodes exceeded", st)
     if status == BAD_EVAL:
@@ -254,7 +253,7 @@ def run(
     best_move = None if best < 0 else int(best)
     tied = root_values = None
     if algo == EXHAUSTIVE and best_move is not None:  # as arith.agree, for every root move
-        values = out.root_vals[: ct.root_arity()]
+        values = root_vals[: ct.root_arity()]
         close = np.abs(values - value) <= tolerance(ct.L, ct.U)
         tied = tuple(int(m) for m in np.flatnonzero(close))
         root_values = tuple(float(v) for v in values)
@@ -284,7 +283,8 @@ def _kernel_form(spec: AlgorithmSpec) -> tuple[int, Any, Any, bool, dict[str, An
         probing = _NO_PROBE  # k = 0 (Star1, and the algorithms without probes): no probe phase
         if algo == PROBING and probe.k > 0:
             probing = Probe(int(probe.k), probe.sequential, probe.research, probe.skip_full)
-        form = (int(algo), probing, spec.table, spec.info.chance, spec.settings)
+        # the probe bundle as the plain tuple ``kernel.entry`` takes
+        form = (int(algo), tuple(probing), spec.table, spec.info.chance, spec.settings)
         object.__setattr__(spec, "_kernel", form)  # a cache on the frozen request itself
     return form
 

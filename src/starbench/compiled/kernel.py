@@ -503,6 +503,21 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         f_stop[e] = stop
         return PUSH, d, 0.0
 
+    def leaf(d, cid, cps, cidx, inprobe):
+        """A leaf child of frame ``d`` (``Search._child`` of a leaf): counted and evaluated in
+        place, returns (OK, d, its value), or BUDGET, or BAD_EVAL (the leaf's index in frame
+        d + 1)."""
+        if count(stats, LEAF, inprobe == 1, budget):
+            return BUDGET, d, np.nan
+        if lazy:
+            v = lazy_leaf_value(incremental, version, tseed, r1d, cid, cps)
+        else:
+            v = a_value[cidx]
+        if not (L <= v <= U):
+            f_idx[d + 1] = cidx
+            return BAD_EVAL, d + 1, v
+        return OK, d, v
+
     def push_child(d):
         """Search the child requested by frame ``d`` (``Search._child``).
 
@@ -525,16 +540,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         cidx = c_idx[d, m]
         inprobe = 1 if (f_inprobe[d] == 1 or f_mode[e] == PROBE) else 0
         if ckind == LEAF:
-            if count(stats, LEAF, inprobe == 1, budget):
-                return BUDGET, d, np.nan
-            if lazy:
-                v = lazy_leaf_value(incremental, version, tseed, r1d, cid, cps)
-            else:
-                v = a_value[cidx]
-            if not (L <= v <= U):
-                f_idx[e] = cidx
-                return BAD_EVAL, e, v
-            return OK, d, v
+            return leaf(d, cid, cps, cidx, inprobe)
         f_tt[e] = 0
         if table is not None and not (tt_decision_only and ckind == CHANCE):
             # ``Search._tt_search`` (NORMAL) and ``Star2._outcome`` (RESUME)
@@ -658,43 +664,57 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     def run_moves(d, ret):
         """``AlphaBeta._run_moves``: after move ``m`` returned, keep it if better; then the next
         move up to ``stop`` with alpha-beta (fail-soft), or done (a cut-off, or no moves left).
-        The exhaustive algorithms search every move with an infinite window."""
+        The exhaustive algorithms search every move with an infinite window.  The moves of a
+        lazy node whose children are all leaves are evaluated here, one after the other
+        (``leaf``, as ``push_child`` would, with no step of the main loop between them)."""
         kind = f_kind[d]
         exhaustive = algo == EXHAUSTIVE
-        if f_pc[d] == DEC_AFTER:
-            v = ret
-            m = f_m[d]
-            margin = 0.0
-            if d == 0:
-                if exhaustive:
-                    root_vals[m] = v
-                margin = root_margin  # see AlphaBeta._root
-            if kind == MAX:
-                if v > f_best[d] + margin:
-                    f_best[d] = v
-                    f_bm[d] = m
-            else:
-                if v < f_best[d] - margin:
-                    f_best[d] = v
-                    f_bm[d] = m
-        best = f_best[d]
-        m = f_next[d]
-        if m < f_stop[d]:
+        returned = f_pc[d] == DEC_AFTER
+        v = ret
+        while True:
+            if returned:
+                m = f_m[d]
+                margin = 0.0
+                if d == 0:
+                    if exhaustive:
+                        root_vals[m] = v
+                    margin = root_margin  # see AlphaBeta._root
+                if kind == MAX:
+                    if v > f_best[d] + margin:
+                        f_best[d] = v
+                        f_bm[d] = m
+                else:
+                    if v < f_best[d] - margin:
+                        f_best[d] = v
+                        f_bm[d] = m
+            best = f_best[d]
+            m = f_next[d]
+            if m >= f_stop[d]:
+                break
             if not exhaustive and (
                 (kind == MAX and best >= f_beta[d]) or (kind == MIN and best <= f_alpha[d])
             ):
                 stats[S_DCUT] += 1
-            else:
-                f_next[d] = m + 1
-                f_m[d] = m
-                f_pc[d] = DEC_AFTER
-                if exhaustive:
-                    return request(d, m, -np.inf, np.inf, NORMAL, 0)
-                if kind == MAX:
-                    return request(
-                        d, m, f_alpha[d] if f_alpha[d] > best else best, f_beta[d], NORMAL, 0
-                    )
-                return request(d, m, f_alpha[d], f_beta[d] if f_beta[d] < best else best, NORMAL, 0)
+                break
+            f_next[d] = m + 1
+            f_m[d] = m
+            f_pc[d] = DEC_AFTER
+            if f_ck[d] == LEAF:  # a lazy leaf, searched in place (its window is not used)
+                mm = by_hint(f_hint[d], m) if f_hint[d] > 0 else m
+                g = f_n[d] - 1 - mm if ordering == ORD_REVERSED else mm
+                cid, cps = lazy_child(f_id[d], f_ps[d], g, version, tseed, incremental, r1d)
+                status, top, v = leaf(d, cid, cps, c_idx[d, mm], f_inprobe[d])
+                if status != OK:
+                    return status, top, v
+                returned = True
+                continue
+            if exhaustive:
+                return request(d, m, -np.inf, np.inf, NORMAL, 0)
+            if kind == MAX:
+                return request(
+                    d, m, f_alpha[d] if f_alpha[d] > best else best, f_beta[d], NORMAL, 0
+                )
+            return request(d, m, f_alpha[d], f_beta[d] if f_beta[d] < best else best, NORMAL, 0)
         # done: every move up to stop, or a cut-off
         if f_mode[d] != NORMAL:  # a probed successor keeps its state (star2's states[i])
             o = f_owner[d]
