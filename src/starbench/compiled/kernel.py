@@ -416,7 +416,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     # progress in the round, number of probe targets); the transposition table
     # (``search/transposition.py``): key (the node's), hint (the table's best move searched
     # first, -1: none) and tt (stores its result when done)
-    frame_int = np.zeros((22, D), np.int64)
+    frame_int = np.zeros((23, D), np.int64)
     f_kind = borrow(frame_int[0])
     f_idx = borrow(frame_int[1])
     f_ps = borrow(frame_int[2])
@@ -439,6 +439,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     f_hint = borrow(frame_int[19])
     f_tt = borrow(frame_int[20])
     f_ck = borrow(frame_int[21])  # the kind of every child (a lazy decision node), or -1
+    f_summed = borrow(frame_int[22])  # f_tlo, f_thi hold the bounds' sums (start_chance)
     frame_uint = np.zeros((2, D), np.uint64)
     f_id = borrow(frame_uint[0])
     f_key = borrow(frame_uint[1])
@@ -746,12 +747,29 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             f_i[d] = 0
             f_pc[d] = EXP_STEP
             return
-        for j in range(n):
-            lo[d, j] = L
-            hi[d, j] = U
-            st_has[d, j] = 0
-        if table is not None and tt_chance:  # ``Star1._initial_bounds``: table bounds per outcome
-            cdepth = tt_depth(f_level[d] + 1)
+        nt = 0  # the probe targets (Star2), and the sums of the outcomes' bounds (both)
+        s_lo = 0.0  # Star2._initial_sums (and with probe_by_table Star2._bounds_decide), in
+        s_hi = 0.0  # the order Star1._search_phase sums them too: it starts from these
+        if table is None or not tt_chance:  # every bound L, U: one pass
+            for j in range(n):
+                lo[d, j] = L
+                hi[d, j] = U
+                st_has[d, j] = 0
+                p = c_prob[d, j]
+                s_lo += p * L
+                s_hi += p * U
+                if k > 0:
+                    if probe_by_table and L == U:
+                        st_has[d, j] = 2
+                    elif c_kind[d, j] == MAX or c_kind[d, j] == MIN:
+                        targets[d, nt] = j
+                        nt += 1
+        else:
+            for j in range(n):
+                lo[d, j] = L
+                hi[d, j] = U
+                st_has[d, j] = 0
+            cdepth = tt_depth(f_level[d] + 1)  # ``Star1._initial_bounds``: the table's bounds
             for j in range(n):
                 if c_kind[d, j] == LEAF:
                     continue
@@ -767,20 +785,18 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                         lo[d, j] = t_lo[s]
                     if t_hi[s] < U:
                         hi[d, j] = t_hi[s]
-        if k > 0:  # Star2 and Star2.5 (k = 0 is Star1: no probe phase)
-            nt = 0
-            for j in range(n):
-                if probe_by_table and lo[d, j] == hi[d, j]:
-                    st_has[d, j] = 2  # stored exactly (Star2's Stored): not probed, not searched
-                elif c_kind[d, j] == MAX or c_kind[d, j] == MIN:
-                    targets[d, nt] = j
-                    nt += 1
-            f_nt[d] = nt
-            s_lo = 0.0  # Star2._initial_sums (and with probe_by_table Star2._bounds_decide)
-            s_hi = 0.0
             for j in range(n):
                 s_lo += c_prob[d, j] * lo[d, j]
                 s_hi += c_prob[d, j] * hi[d, j]
+                if k > 0:
+                    if probe_by_table and lo[d, j] == hi[d, j]:
+                        st_has[d, j] = 2  # stored exactly (Star2's Stored): not probed
+                    elif c_kind[d, j] == MAX or c_kind[d, j] == MIN:
+                        targets[d, nt] = j
+                        nt += 1
+        f_summed[d] = 0
+        if k > 0:  # Star2 and Star2.5 (k = 0 is Star1: no probe phase)
+            f_nt[d] = nt
             if probe_by_table and (s_hi <= f_alpha[d] or s_lo >= f_beta[d]):
                 nt = 0  # decided by the stored bounds: the search phase's first test returns
             full = f_alpha[d] <= L and f_beta[d] >= U  # no cut-off possible but the value
@@ -793,6 +809,9 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                 f_prog[d] = 0
                 f_pc[d] = SEQ_STEP if sequential else CYC_STEP
                 return
+        f_summed[d] = 1  # the search phase starts from these sums (no probe changed a bound)
+        f_tlo[d] = s_lo
+        f_thi[d] = s_hi
         f_pc[d] = SEARCH_INIT
 
     def probe_phase(d, ret):
@@ -881,11 +900,15 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         n = f_n[d]
         pc = f_pc[d]
         if pc == SEARCH_INIT:
-            tlo = 0.0
-            thi = 0.0
-            for j in range(n):
-                tlo += c_prob[d, j] * lo[d, j]
-                thi += c_prob[d, j] * hi[d, j]
+            if f_summed[d] == 1:  # summed by start_chance, in this order
+                tlo = f_tlo[d]
+                thi = f_thi[d]
+            else:  # after probes: the bounds they changed, summed again
+                tlo = 0.0
+                thi = 0.0
+                for j in range(n):
+                    tlo += c_prob[d, j] * lo[d, j]
+                    thi += c_prob[d, j] * hi[d, j]
             # the bounds alone may decide (no outcome searched)
             if thi <= f_alpha[d]:
                 stats[S_CCUT] += 1
