@@ -20,12 +20,16 @@ nothing outside ``starbench.compiled`` calls the kernel.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
+from starbench.compiled.support import unsupported  # no numba: the kernel stays unloaded
 from starbench.errors import BudgetExceeded, EvaluationError, InputError, StarbenchError
 from starbench.search.registry import AlgorithmSpec
 from starbench.search.stats import SearchResult, SearchStats
+from starbench.trees.explicit import ExplicitTree
+from starbench.trees.regular import RegularTree
 
 ENGINES = ("auto", "compiled", "python")
 #: ``solve --engine auto`` uses the compiled engine on trees of more nodes than this.
@@ -80,8 +84,6 @@ def choose(
         raise InputError(f"{key}: must be one of {', '.join(ENGINES)}, got {requested!r}")
     if requested == "python":
         return Choice("python", "requested")
-    from starbench.compiled.support import unsupported  # no numba: the kernel stays unloaded
-
     why = unsupported(
         name, exact=exact, debug=debug, time_budget=time_budget, tree=tree, params=params
     )
@@ -124,16 +126,23 @@ def prepare(before: Any = None, after: Any = None, specs: Any = None) -> float:
     return seconds
 
 
+@functools.cache
+def _kernel() -> Any:
+    """The compiled engine's module, imported (with numba) the first time a search needs it."""
+    import starbench.compiled.engine
+
+    return starbench.compiled.engine
+
+
 def compiled_tree(tree: Any) -> Any:
     """``tree`` in the compiled kernel's form (generated trees stay lazy where they can)."""
-    from starbench.compiled.engine import CompiledTree
-    from starbench.trees.explicit import ExplicitTree
-    from starbench.trees.regular import RegularTree
-
+    CompiledTree = _kernel().CompiledTree  # noqa: N806
+    if isinstance(tree, RegularTree):
+        return CompiledTree.from_regular(
+            tree.spec, tree.seed, tree.instance, tree.tree_seed, rid=tree.root[1]
+        )
     if isinstance(tree, CompiledTree):
         return tree
-    if isinstance(tree, RegularTree):
-        return CompiledTree.from_regular(tree.spec, tree.seed, tree.instance, tree.tree_seed)
     if isinstance(tree, ExplicitTree):
         return CompiledTree.from_explicit(tree)
     raise InputError(f"the compiled engine cannot search trees of type {type(tree).__name__}")
@@ -189,10 +198,8 @@ def run(
     that several searches of one tree prepare it once.  Bad input (a request the search cannot
     be made with) raises ``InputError``; every end of a search is an ``Outcome``."""
     if engine == "compiled":
-        from starbench.compiled.engine import run as kernel_run
-
         try:
-            result = kernel_run(compiled or compiled_tree(tree), spec, node_budget=node_budget)
+            result = _kernel().run(compiled or compiled_tree(tree), spec, node_budget=node_budget)
         except BudgetExceeded as e:
             return Outcome("compiled", "budget_exceeded", None, e.stats, e)  # type: ignore[attr-defined]
         except EvaluationError as e:

@@ -142,23 +142,29 @@ class CompiledTree:
         instance: int,
         ts: int | None = None,
         materialise: bool = False,
+        rid: int | None = None,
     ) -> CompiledTree:
-        """Instance ``instance`` of ``spec`` under ``seed`` (``ts``: its tree seed, if known);
-        ``materialise``: in arrays even where the kernel would search it lazily (a whole tree to
-        compare, as ``tests/test_no_effect.py`` does)."""
-        from starbench.compiled.trees import materialize
-
+        """Instance ``instance`` of ``spec`` under ``seed`` (``ts``: its tree seed, and ``rid``
+        its root's id, if known); ``materialise``: in arrays even where the kernel would search
+        it lazily (a whole tree to compare, as ``tests/test_no_effect.py`` does)."""
         ts = tree_seed(seed, instance) if ts is None else ts
         cached = spec.__dict__.get("_compiled_form")
         if cached is None:  # once per spec object (the lru cache below: once per spec)
-            cached = _form_of(spec)
+            form, L, U = _form_of(spec)
+            f = form["tree"]
+            before = tuple(f[k] for k in LazyTree._fields[:3])  # the fields around the seeds
+            after = tuple(f[k] for k in LazyTree._fields[5:])
+            cached = (form, L, U, before, after)
             object.__setattr__(spec, "_compiled_form", cached)
-        form, L, U = cached
-        f = form["tree"]
-        tseed, rid = np.uint64(ts), np.uint64(root_id(ts))
-        lazy_tree = LazyTree(tseed=tseed, rid=rid, **f)
+        form, L, U, before, after = cached
+        tseed = np.uint64(ts)
+        rid = np.uint64(root_id(ts) if rid is None else rid)
+        lazy_tree = LazyTree._make((*before, tseed, rid, *after))
         arrays = _NO_ARRAYS
         if materialise or not form["lazy"]:
+            from starbench.compiled.trees import materialize
+
+            f = form["tree"]
             *made, lo, hi = materialize(
                 spec.levels,
                 f["level_kind"],
