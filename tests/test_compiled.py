@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -487,3 +488,52 @@ def test_bare_kernels_count_the_tree():
         assert n1 == n2 == spec.size
         assert v1 == pytest.approx(v2)
         assert v1 == pytest.approx(search(RegularTree(spec, 0, 1), "expectimax").value)
+
+
+@pytest.mark.slow  # a benchmark's smoke test
+def test_engine_speed_script_measures_shares_and_writes_both_codes_side_by_side(monkeypatch):
+    """``scripts/engine_speed.py``: a measuring process's shares (every shape and algorithm of
+    the bench, each against the anchor) and per-call time, the affinity given back; the report
+    puts before and after side by side with the Star variants' targets."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "engine_speed.py"
+    spec = importlib.util.spec_from_file_location("engine_speed", path)
+    es = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(es)
+    monkeypatch.setattr(es, "BLOCK", 0.002)  # what is measured, not how fast
+    cores = os.sched_getaffinity(0)
+    got = es.measure(2)
+    assert os.sched_getaffinity(0) == cores
+    from starbench.bench import ALGOS, SHAPES, machine
+
+    assert set(got["shares"]) == {label for label, _ in SHAPES}
+    for by_algo in got["shares"].values():
+        assert set(by_algo) == {a for a, _ in ALGOS}
+        assert all(len(v) == 2 and min(v) > 0 for v in by_algo.values())
+    assert got["per_call_us"] > 0
+    share = lambda v: {**es._pct(v), "n": len(v)}  # noqa: E731
+    both = {s: {a: share(v) for a, v in by.items()} for s, by in got["shares"].items()}
+    result = {
+        "machine": machine(),
+        "date": "2026-12-04",
+        "before": {"commit": "abc"},
+        "after": {"source": "commit def (clean tree)"},
+        "load": {"before": [0.1, 0.2, 0.3], "after": [0.2, 0.2, 0.3]},
+        "rounds": 1,
+        "repeats_per_process": 2,
+        "block_seconds": es.BLOCK,
+        "targets": es.TARGETS,
+        "shares": {"before": both, "after": both},
+        "per_call_us": {k: {"median": 20.0, "min": 19.0, "max": 21.0} for k in ("before", "after")},
+        "compile_s": {k: {"median": 15.0, "min": 14.0, "max": 16.0} for k in ("before", "after")},
+        "compiles": 3,
+    }
+    md = es.markdown(result)
+    assert "| tree | algorithm | before | after | target |" in md
+    assert md.count("| star2.5-cyclic |") == 3 and "| b20-c21dice-d2 | star2 |" in md
+    row = next(r for r in md.splitlines() if r.startswith("| b5-c6-d4 | star2 |"))
+    assert row.endswith("| 45 |")
+    row = next(r for r in md.splitlines() if r.startswith("| b5-c6-d4 | expectimax |"))
+    assert row.endswith("|  |")  # no target
+    assert "before 20.0 us, after 20.0 us" in md and "median of 3 interleaved" in md

@@ -1021,9 +1021,6 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             status, top, ret = search_phase(sp, ret)
         if status == PUSH:
             status, top, ret = push_child(sp)
-            if status == OK and top > sp:  # a new frame: entered at once
-                sp = top
-                status, top, ret = enter(sp)
         if status == BUDGET:
             return BUDGET, np.nan, -1, -1
         if status == BAD_EVAL:
