@@ -16,6 +16,8 @@ kernel                 reference (``starbench.search``)
 ``lazy_leaf_value``    ``base.Search._leaf``
 ``request``,           ``base.Search._child``: every step asks for a child with ``request``;
 ``push_child``         ``push_child``, called from one place, enters it
+``leaf``               ``base.Search._child`` of a leaf: counted and evaluated in place (by
+                       ``push_child``, and by ``run_moves`` for a lazy node's leaves in turn)
 ``expand``             the tree's ``children`` / ``probabilities``
 ``enter``              ``_search``'s dispatch on the node's kind
 ``start_moves``        ``alphabeta.AlphaBeta._state`` (or a probed successor's saved state)
