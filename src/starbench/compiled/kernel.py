@@ -752,26 +752,12 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         nt = 0  # the probe targets (Star2), and the sums of the outcomes' bounds (both)
         s_lo = 0.0  # Star2._initial_sums (and with probe_by_table Star2._bounds_decide), in
         s_hi = 0.0  # the order Star1._search_phase sums them too: it starts from these
-        if table is None or not tt_chance:  # every bound L, U: one pass
-            for j in range(n):
-                lo[d, j] = L
-                hi[d, j] = U
-                st_has[d, j] = 0
-                p = c_prob[d, j]
-                s_lo += p * L
-                s_hi += p * U
-                if k > 0:
-                    if probe_by_table and L == U:
-                        st_has[d, j] = 2
-                    elif c_kind[d, j] == MAX or c_kind[d, j] == MIN:
-                        targets[d, nt] = j
-                        nt += 1
-        else:
-            for j in range(n):
-                lo[d, j] = L
-                hi[d, j] = U
-                st_has[d, j] = 0
-            cdepth = tt_depth(f_level[d] + 1)  # ``Star1._initial_bounds``: the table's bounds
+        for j in range(n):
+            lo[d, j] = L
+            hi[d, j] = U
+            st_has[d, j] = 0
+        if table is not None and tt_chance:  # ``Star1._initial_bounds``: table bounds per outcome
+            cdepth = tt_depth(f_level[d] + 1)
             for j in range(n):
                 if c_kind[d, j] == LEAF:
                     continue
@@ -787,15 +773,15 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                         lo[d, j] = t_lo[s]
                     if t_hi[s] < U:
                         hi[d, j] = t_hi[s]
-            for j in range(n):
-                s_lo += c_prob[d, j] * lo[d, j]
-                s_hi += c_prob[d, j] * hi[d, j]
-                if k > 0:
-                    if probe_by_table and lo[d, j] == hi[d, j]:
-                        st_has[d, j] = 2  # stored exactly (Star2's Stored): not probed
-                    elif c_kind[d, j] == MAX or c_kind[d, j] == MIN:
-                        targets[d, nt] = j
-                        nt += 1
+        for j in range(n):
+            s_lo += c_prob[d, j] * lo[d, j]
+            s_hi += c_prob[d, j] * hi[d, j]
+            if k > 0:
+                if probe_by_table and lo[d, j] == hi[d, j]:
+                    st_has[d, j] = 2  # stored exactly (Star2's Stored): not probed, not searched
+                elif c_kind[d, j] == MAX or c_kind[d, j] == MIN:
+                    targets[d, nt] = j
+                    nt += 1
         f_summed[d] = 0
         if k > 0:  # Star2 and Star2.5 (k = 0 is Star1: no probe phase)
             f_nt[d] = nt
