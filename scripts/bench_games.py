@@ -56,8 +56,9 @@ SEARCHES = (
 )
 
 #: starbench's exact alternatives to expectimax, each timed against OpenSpiel too: Star2 with a
-#: transposition table used at chance nodes (``tt_chance``, ``tt_probe``), and Star2 alone
-#: (the table pays only where the game's key finds transpositions: ``starbench.games.keys``).
+#: transposition table used at chance nodes (``tt_chance``, ``tt_probe``; the reference module),
+#: and Star2 alone (the games' fused Star2, ``starbench.games.stars``; the table pays only where
+#: the game's key finds transpositions: ``starbench.games.keys``).
 FAST = (
     ("star2", {"tt": 16, "tt_chance": True, "tt_probe": True}),
     ("star2", {}),
@@ -292,7 +293,9 @@ def timing_report(repeats: int, pin: str) -> str | None:
             "starbench's exact alternatives in the same repeats: OpenSpiel's side is always "
             "`expectiminimax` without a table (its node count in the fourth column), starbench's "
             "the algorithm named with its table (`tt`: 2^tt slots; the keys: "
-            "`starbench.games.keys`); each gives OpenSpiel's root value and best action in every "
+            "`starbench.games.keys`; without a table Star2 runs the games' fused path, "
+            "`starbench.games.stars`, with one the reference module); each gives OpenSpiel's root "
+            "value and best action in every "
             "repeat (checked); ratio = starbench / OpenSpiel CPU time, speed-up = its inverse "
             "(median).",
             "",

@@ -4,8 +4,9 @@ Two engines count identically, node for node (``tests/test_compiled.py``):
 
 * ``python``: the reference modules (``search/expectimax.py``, ``star1.py``, ``star2.py``, ...),
   every algorithm, tree type and option (exact fractions, debug checks, time budgets, plugins);
-  on game trees, expectimax in floats runs fused with the game's state API
-  (``games/expectimax.py``, chosen by the tree's ``search_class``, same counters);
+  on game trees, expectimax, Star1 and the Star2 family in floats run fused with the game's
+  state API (``games/expectimax.py``, ``games/stars.py``, chosen by the tree's
+  ``search_class``, same values and counters);
 * ``compiled``: the numba kernel (``compiled/kernel.py``) for the registered algorithms it
   implements, on generated trees and tree files, in floats, with node budgets.
 

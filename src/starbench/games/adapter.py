@@ -154,14 +154,22 @@ class GameTree:
     def search_class(self, cls: type, settings: dict[str, Any]) -> type:
         """The class that runs algorithm class ``cls`` with ``settings`` on this tree: the
         games' fused expectimax (``starbench.games.expectimax``, same values and counters) for
-        the reference expectimax in float mode without a table or debug checks, else ``cls``."""
+        the reference expectimax in float mode without a table or debug checks, and the fused
+        Star1 and Star2 family (``starbench.games.stars``, same values and counters) for theirs
+        on a tree read in floats too; else ``cls``."""
         from starbench.search.expectimax import Expectimax
 
         plain = not any(settings.get(k) for k in ("exact", "debug", "tt", "table"))
-        if cls is Expectimax and plain and type(self) is GameTree:
+        if not plain or type(self) is not GameTree:
+            return cls
+        if cls is Expectimax:
             from starbench.games.expectimax import GameExpectimax
 
             return GameExpectimax
+        if getattr(self, "exact", True) is False:  # read in floats (a bare tree: unknown)
+            from starbench.games.stars import FUSED_STARS
+
+            return FUSED_STARS.get(cls, cls)
         return cls
 
     # ------------------------------------------------------------------ shallow views
