@@ -83,23 +83,32 @@ def openspiel_calls(src, depth):
         minimax.expectiminimax = original
 
 
-def timed(search):
-    """(CPU seconds, result) of ``search()``.  Every timed or counted search starts right after
-    a full collection, so each contender starts from the same collector state: a full
-    collection of the whole heap (tens of millions of instructions here) then falls where a
-    search's own allocations put it, not where the previous search left the counters.  The
-    collector stays on: collecting what a search allocates is part of its cost."""
+#: A search shorter than this (OpenSpiel's, timed once before the repeats) is timed as
+#: ``BATCH`` searches in a row per repeat, each contender alike: one CPU-clock reading per
+#: ~10 ms search would be mostly the clock's and the collector's noise.
+SHORT = 0.05
+BATCH = 10
+
+
+def timed(search, batch=1):
+    """(CPU seconds per search, result) of ``batch`` calls of ``search()`` in a row.  Every timed
+    or counted run starts right after a full collection, so each contender starts from the same
+    collector state: a full collection of the whole heap (tens of millions of instructions
+    here) then falls where a search's own allocations put it, not where the previous search
+    left the counters.  The collector stays on: collecting what a search allocates is part of
+    its cost."""
     gc.collect()
     t = time.process_time()
-    result = search()
-    return time.process_time() - t, result
+    for _ in range(batch):
+        result = search()
+    return (time.process_time() - t) / batch, result
 
 
-def openspiel_run(src, depth, calls):
-    state = src.tree.root[0].clone()
+def openspiel_run(src, depth, calls, batch=1):
+    state = src.tree.root[0].clone()  # expectiminimax clones before it applies an action
     tree = src.tree
     seconds, (value, action) = timed(
-        lambda: minimax.expectiminimax(state, depth, tree.heuristic, tree.root_player)
+        lambda: minimax.expectiminimax(state, depth, tree.heuristic, tree.root_player), batch
     )
     return seconds, value, action, calls
 
@@ -135,13 +144,13 @@ def bare_value(state, left, heuristic, root_player):
     return max(values) if player == root_player else min(values)
 
 
-def bare_run(src, depth):
+def bare_run(src, depth, batch=1):
     tree = src.tree
-    return timed(lambda: bare_value(tree.root[0], depth, tree.heuristic, tree.root_player))
+    return timed(lambda: bare_value(tree.root[0], depth, tree.heuristic, tree.root_player), batch)
 
 
-def starbench_run(src, algorithm="expectimax", params=None):
-    seconds, r = timed(lambda: search(src.tree, algorithm, **(params or {})))
+def starbench_run(src, algorithm="expectimax", params=None, batch=1):
+    seconds, r = timed(lambda: search(src.tree, algorithm, **(params or {})), batch)
     return seconds, r.value, src.action(r.best_move), r.stats.nodes
 
 
@@ -208,13 +217,25 @@ def instructions_report() -> str:
 WHO = ("none", "openspiel", "starbench")
 
 
+def _batched(batches: list[int]) -> str:
+    """Which searches were timed in batches, for the report."""
+    names = [
+        f"{spec} depth {depth}"
+        for (spec, _, depth), b in zip(SEARCHES, batches, strict=True)
+        if b > 1
+    ]
+    return "here " + ", ".join(names) if names else "none here"
+
+
 def timing_report(repeats: int, pin: str) -> str | None:
     """The CPU-time tables (None when the contenders disagree, said on stderr)."""
     load_before = os.getloadavg()
-    lines, fast_lines = [], []
+    lines, fast_lines, batches = [], [], []
     for spec, position, depth in SEARCHES:
         src = game_source(spec, depth, position)
         calls = openspiel_calls(src, depth)
+        batch = BATCH if openspiel_run(src, depth, calls)[0] < SHORT else 1
+        batches.append(batch)
         names = ["openspiel", "bare", "starbench", *(f"fast{i}" for i in range(len(FAST)))]
         times: dict[str, list[float]] = {n: [] for n in names}
         ratios: dict[str, list[float]] = {n: [] for n in names}
@@ -226,13 +247,13 @@ def timing_report(repeats: int, pin: str) -> str | None:
             got = {}
             for who in order:
                 if who == "openspiel":
-                    got[who] = openspiel_run(src, depth, calls)
+                    got[who] = openspiel_run(src, depth, calls, batch)
                 elif who == "bare":
-                    got[who] = bare_run(src, depth)
+                    got[who] = bare_run(src, depth, batch)
                 elif who == "starbench":
-                    got[who] = starbench_run(src)
+                    got[who] = starbench_run(src, batch=batch)
                 else:
-                    got[who] = starbench_run(src, *FAST[int(who[4:])])
+                    got[who] = starbench_run(src, *FAST[int(who[4:])], batch=batch)
             a, b, c = got["starbench"], got["openspiel"], got["bare"]
             if (a[1], a[2], a[3]) != (b[1], b[2], b[3]) or c[1] != a[1]:
                 sys.stderr.write(
@@ -278,7 +299,10 @@ def timing_report(repeats: int, pin: str) -> str | None:
             f"starbench expectimax (Python engine) vs OpenSpiel's Python `expectiminimax` on the "
             f"same searches, and a bare expectimax on the state API (no counting, no checks: the "
             f"game's own cost): CPU seconds per search, median of {repeats} interleaved "
-            f"repeats ({pin}); ratio = starbench / OpenSpiel and starbench / bare (median over "
+            f"repeats ({pin}; a search whose OpenSpiel search took under {SHORT * 1000:.0f} ms "
+            f"once, before the repeats, timed as {BATCH} in a row per repeat, every contender "
+            f"alike: {_batched(batches)}); ratio = starbench / OpenSpiel and starbench / bare "
+            f"(median over "
             f"repeats, range in brackets); same value, best action and node count checked in "
             f"every repeat.  At {source_state()}; "
             f"load average (1/5/15 min) "
