@@ -10,9 +10,12 @@ repeats of the ratios starbench / OpenSpiel and starbench / bare with their rang
 that all return the same value, starbench and OpenSpiel the same best action, and that
 starbench's node count equals OpenSpiel's number of calls (counted in a separate, untimed run:
 the counting wrapper would add a call per node to OpenSpiel's time).  The machine's load average
-is recorded before and after.
+is recorded before and after; with ``--quiet SECONDS`` each reading waits (up to SECONDS) for a
+1-minute average under 0.5, so the run starts on a quiet machine and its own core has left the
+average when the after-reading is taken.  To compare with an older checkout, run this file
+with ``PYTHONPATH=<checkout>/src`` (it then reads the load once at each end).
 
-    python scripts/bench_games.py [--repeats 21] [--out results/bench/games.md]
+    python scripts/bench_games.py [--repeats 21] [--quiet SECONDS] [--out results/bench/games.md]
 
 On a shared machine the CPU times of contenders this close move by more than their difference.
 ``--instructions`` counts instead, with valgrind's callgrind: for each search three fresh
@@ -43,6 +46,11 @@ from pathlib import Path
 from open_spiel.python.algorithms import minimax
 
 from starbench.bench import _pin_one_core, source_state
+
+try:
+    from starbench.bench import wait_for_quiet
+except ImportError:  # an older checkout measured with this harness (PYTHONPATH=<old>/src)
+    wait_for_quiet = None
 from starbench.experiment.storage import atomic_write_text
 from starbench.games.source import game_source
 from starbench.search import search
@@ -227,9 +235,18 @@ def _batched(batches: list[int]) -> str:
     return "here " + ", ".join(names) if names else "none here"
 
 
-def timing_report(repeats: int, pin: str) -> str | None:
+def _load(quiet: float) -> str:
+    """The load average for the report: read at once, or (``--quiet``) once the 1-minute
+    average is under 0.5 or ``quiet`` seconds have passed (``bench.wait_for_quiet``)."""
+    if wait_for_quiet is None or quiet <= 0:
+        return "/".join(f"{x:.2f}" for x in os.getloadavg())
+    r = wait_for_quiet(quiet)
+    return "/".join(f"{x:.2f}" for x in r["load"]) + f" (read after waiting {r['waited_s']:.0f} s)"
+
+
+def timing_report(repeats: int, pin: str, quiet: float = 0) -> str | None:
     """The CPU-time tables (None when the contenders disagree, said on stderr)."""
-    load_before = os.getloadavg()
+    load_before = _load(quiet)
     lines, fast_lines, batches = [], [], []
     for spec, position, depth in SEARCHES:
         src = game_source(spec, depth, position)
@@ -293,7 +310,7 @@ def timing_report(repeats: int, pin: str) -> str | None:
                 f"`{_label(algo, params)}` | {nodes[n]} | {med(n):.3f} | {rng(ratios[n])} | "
                 f"{statistics.median(speedup):.2f} |"
             )
-    load_after = os.getloadavg()
+    load_after = _load(quiet)
     text = "\n".join(
         [
             f"starbench expectimax (Python engine) vs OpenSpiel's Python `expectiminimax` on the "
@@ -306,8 +323,7 @@ def timing_report(repeats: int, pin: str) -> str | None:
             f"repeats, range in brackets); same value, best action and node count checked in "
             f"every repeat.  At {source_state()}; "
             f"load average (1/5/15 min) "
-            f"{'/'.join(f'{x:.2f}' for x in load_before)} before, "
-            f"{'/'.join(f'{x:.2f}' for x in load_after)} after.",
+            f"{load_before} before, {load_after} after.",
             "",
             "| game | position | depth | nodes | OpenSpiel s | bare s | starbench s | ratio | "
             "vs bare |",
@@ -340,6 +356,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=21)
     ap.add_argument("--instructions", action="store_true", help="count instructions (callgrind)")
     ap.add_argument("--out", type=Path)
+    ap.add_argument(
+        "--quiet",
+        type=float,
+        default=0,
+        metavar="SECONDS",
+        help="wait up to SECONDS for a 1-minute load average under 0.5 before the run and "
+        "after it (the run's own core leaves the average about a minute after it ends)",
+    )
     args = ap.parse_args(argv)
     if args.instructions:
         if shutil.which("valgrind") is None:
@@ -350,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out = args.out or Path("results/bench/games.md")
     saved = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     try:
-        text = timing_report(args.repeats, _pin_one_core())
+        text = timing_report(args.repeats, _pin_one_core(), args.quiet)
     finally:  # a caller (a test) keeps its cores
         if saved is not None:
             os.sched_setaffinity(0, saved)

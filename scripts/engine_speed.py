@@ -150,14 +150,16 @@ def _pct(v: list[float]) -> dict[str, float]:
     return {"median": 100 * statistics.median(v), "min": 100 * min(v), "max": 100 * max(v)}
 
 
-def compare(before: Path, rounds: int, repeats: int, compiles: int) -> dict[str, Any]:
-    from starbench.bench import load_average, machine, source_state
+def compare(
+    before: Path, rounds: int, repeats: int, compiles: int, quiet: float = 0
+) -> dict[str, Any]:
+    from starbench.bench import machine, source_state, wait_for_quiet
 
     codes = {"before": Path(before).resolve() / "src", "after": ROOT / "src"}
     for src in codes.values():
         if not (src / "starbench" / "engines.py").is_file():
             raise SystemExit(f"--before {before}: no starbench source under {src}")
-    load_before = load_average()
+    load_before = wait_for_quiet(quiet)  # quiet = 0: read at once
     runs: dict[str, list[dict[str, Any]]] = {n: [] for n in codes}
     me = str(Path(__file__).resolve())
     for r in range(rounds):
@@ -176,12 +178,14 @@ def compare(before: Path, rounds: int, repeats: int, compiles: int) -> dict[str,
                 if p.returncode != 0:
                     raise RuntimeError(p.stderr[-1500:])
                 compile_s[name].append(float(p.stdout.strip().splitlines()[-1]))
+    after = wait_for_quiet(quiet)
     result: dict[str, Any] = {
         "machine": machine(),
         "date": time.strftime("%Y-%m-%d"),
         "before": {"checkout": str(before), "commit": _commit(Path(before))},
         "after": {"source": source_state()},
-        "load": {"before": load_before, "after": load_average()},
+        "load": {"before": load_before["load"], "after": after["load"]},
+        "load_waited_s": {"before": load_before["waited_s"], "after": after["waited_s"]},
         "rounds": rounds,
         "repeats_per_process": repeats,
         "block_seconds": BLOCK,
@@ -216,7 +220,13 @@ def compare(before: Path, rounds: int, repeats: int, compiles: int) -> dict[str,
 
 def markdown(result: dict[str, Any]) -> str:
     m, load = result["machine"], result["load"]
-    shown = {k: "/".join(f"{x:.2f}" for x in v) for k, v in load.items() if v}
+    waited = result.get("load_waited_s", {})
+    shown = {
+        k: "/".join(f"{x:.2f}" for x in v)
+        + (f" (read after waiting {waited[k]:.0f} s)" if waited.get(k) else "")
+        for k, v in load.items()
+        if v
+    }
     sh = result["shares"]
     n = next(iter(next(iter(sh["after"].values())).values()))["n"]
     lines = [
@@ -264,6 +274,14 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--compiles", type=int, default=3)
     ap.add_argument("--out", default=str(ROOT / "results" / "bench"))
+    ap.add_argument(
+        "--quiet",
+        type=float,
+        default=0,
+        metavar="SECONDS",
+        help="wait up to SECONDS for a 1-minute load average under 0.5 before the run and "
+        "after it (the run's own core leaves the average about a minute after it ends)",
+    )
     ap.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
@@ -271,7 +289,7 @@ def main() -> int:
         return 0
     if not args.before:
         ap.error("--before DIR is required")
-    result = compare(Path(args.before), args.rounds, args.repeats, args.compiles)
+    result = compare(Path(args.before), args.rounds, args.repeats, args.compiles, args.quiet)
     result["compiles"] = args.compiles
     sys.path.insert(0, str(ROOT / "src"))
     from starbench.experiment.storage import atomic_write_text

@@ -537,3 +537,21 @@ def test_engine_speed_script_measures_shares_and_writes_both_codes_side_by_side(
     row = next(r for r in md.splitlines() if r.startswith("| b5-c6-d4 | expectimax |"))
     assert row.endswith("|  |")  # no target
     assert "before 20.0 us, after 20.0 us" in md and "median of 3 interleaved" in md
+    result["load_waited_s"] = {"before": 0, "after": 75.0}
+    md = es.markdown(result)
+    assert "0.10/0.20/0.30 before, 0.20/0.20/0.30 (read after waiting 75 s) after" in md
+
+
+def test_waiting_for_a_quiet_machine_reads_the_load_until_it_falls_or_time_runs_out(monkeypatch):
+    from starbench import bench
+
+    readings = iter([[1.2, 1, 1], [0.8, 1, 1], [0.45, 0.9, 1]])
+    clock = iter(range(0, 100, 5))
+    monkeypatch.setattr(bench, "load_average", lambda: next(readings))
+    monkeypatch.setattr(bench.time, "monotonic", lambda: float(next(clock)))
+    monkeypatch.setattr(bench.time, "sleep", lambda s: None)
+    assert bench.wait_for_quiet(60) == {"load": [0.45, 0.9, 1], "waited_s": 15.0, "quiet": True}
+    readings = iter([[1.2, 1, 1]] * 3)
+    clock = iter([0, 0, 30, 60])
+    got = bench.wait_for_quiet(25)
+    assert got == {"load": [1.2, 1, 1], "waited_s": 30.0, "quiet": False}

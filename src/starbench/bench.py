@@ -674,6 +674,25 @@ def load_average() -> list[float] | None:
         return None
 
 
+#: A quiet machine for the benchmarks that ask for one: a 1-minute load average under this.
+QUIET_LOAD = 0.5
+
+
+def wait_for_quiet(most: float, limit: float = QUIET_LOAD, step: float = 5.0) -> dict[str, Any]:
+    """Wait up to ``most`` seconds for the 1-minute load average to fall under ``limit``;
+    ``{"load": [1, 5, 15 min], "waited_s": seconds, "quiet": bool}``.  Read after a run, it
+    leaves the run's own process out: a busy core counts in the 1-minute average for about a
+    minute after it stops (an exponential average), so a reading taken as the run ends says
+    ~1 on a machine that is otherwise idle."""
+    t0 = time.monotonic()
+    while True:
+        load = load_average()
+        waited = round(time.monotonic() - t0, 1)
+        if load is None or load[0] < limit or waited >= most:
+            return {"load": load, "waited_s": waited, "quiet": load is not None and load[0] < limit}
+        time.sleep(step)
+
+
 def source_state() -> str:
     """The code a benchmark measured, for its report: ``commit 0123456789ab (clean tree)``, or
     ``(uncommitted changes)``, or ``not a git checkout``."""
