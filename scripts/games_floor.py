@@ -4,10 +4,11 @@ A starbench search of an OpenSpiel game makes calls to the game (``child``, ``is
 ``current_player``, ``legal_actions``, ``chance_outcomes``, ``returns``, ``is_chance_node``) and
 to the heuristic; everything else is the search's own logic.  This script records, in an untimed
 run, every such call a search makes, in order, on which state and with which argument, and writes
-them out as one straight-line Python function (``S[7] = S[2].child(3)``, ``S[7].is_terminal()``,
-``h(S[7])``, ...: no loop, no test, no recursion).  That function makes exactly the search's calls
-and nothing else, so its CPU time is the least any Python search making those calls can take:
-the game's own cost of that search.  It is timed interleaved with OpenSpiel's ``expectiminimax``
+them out as one straight-line Python function (``s7 = s2.child(3)``, ``s7.is_terminal()``,
+``h(s7)``, ..., each state a local deleted after its last use: no loop, no test, no recursion).
+That function makes exactly the search's calls and nothing else around them, so its CPU time is
+the game's own cost of that search: what a Python search making those calls pays before any
+logic of its own.  It is timed interleaved with OpenSpiel's ``expectiminimax``
 and the search itself, as ``bench_games.py`` times them (same pinning, collection, batches of
 ``BATCH`` for searches under ``SHORT``), and the report gives for each search the speed-up over
 OpenSpiel that the search reaches and the one its calls alone would reach.
@@ -21,6 +22,7 @@ Needs the games extra (pip install -c constraints.txt -e ".[games]").
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -101,9 +103,21 @@ def record(src: Any, algorithm: str, params: dict[str, Any]) -> tuple[list[str],
 
 
 def compile_calls(lines: list[str], states: int) -> Any:
-    """The straight-line function ``calls(K, h)`` of the recorded lines."""
-    body = "\n".join("    " + line for line in lines)
-    code = f"def calls(K, h):\n    S = [None] * {states}\n{body}\n"
+    """The straight-line function ``calls(K, h)`` of the recorded lines: each state a local
+    variable (``S[7]`` becomes ``s7``), deleted after its last use, as the search drops a state
+    once its subtree is done (a state kept to the end would cost memory traffic the search does
+    not pay)."""
+    pattern = re.compile(r"S\[(\d+)\]")
+    refs = [[int(i) for i in pattern.findall(line)] for line in lines]
+    last = {}
+    for n, used in enumerate(refs):
+        for i in used:
+            last[i] = n
+    body = []
+    for n, (line, used) in enumerate(zip(lines, refs, strict=True)):
+        body.append("    " + pattern.sub(r"s\1", line))
+        body.extend(f"    del s{i}" for i in sorted(set(used)) if last[i] == n)
+    code = "def calls(K, h):\n" + "\n".join(body) + "\n"
     namespace: dict[str, Any] = {}
     exec(compile(code, "<recorded game calls>", "exec"), namespace)  # noqa: S102 - our own lines
     return namespace["calls"]
@@ -152,8 +166,9 @@ def report(algorithm: str, params: dict[str, Any], repeats: int, pin: str, quiet
             "`scripts/games_floor.py`): CPU seconds per search, median of "
             f"{repeats} interleaved repeats ({pin}; searches under "
             f"{bg.SHORT * 1000:.0f} ms timed as {bg.BATCH} in a row); speed-up = OpenSpiel's "
-            "time over the search's, and over its calls' alone (the most any Python search "
-            "making those calls can reach), median over repeats, range in brackets.  At "
+            "time over the search's, and over its calls' alone (what a Python search making "
+            "those calls could reach with no logic of its own), median over repeats, range in "
+            "brackets.  At "
             f"{source_state()}; load average (1/5/15 min) {load_before} before, "
             f"{load_after} after.",
             "",
