@@ -21,10 +21,11 @@ the game states' API, as ``starbench.games.expectimax`` does for expectimax:
 * windows, bounds and sums are computed by the references' expressions in their order, in
   floats, so every probe, cut-off and value is the same to the last bit.
 
-So value, best move and every counter are the references' (``tests/test_games.py`` compares
-them on every game the tests know, for every variant and setting).  ``GameTree.search_class``
-picks these classes for Star1 and the Star2 family on a tree read in floats, searched in floats
-without a transposition table or debug checks; everything else runs the references.
+So value, best move and every counter are the references' (``tests/test_games_stars.py``
+compares them on pig, Einstein würfelt nicht and backgammon, for every variant and setting).
+``GameTree.search_class`` picks these classes for Star1 and the Star2 family on a tree read in
+floats, searched in floats without a transposition table or debug checks; everything else runs
+the references.
 """
 
 from __future__ import annotations
@@ -289,7 +290,7 @@ class FusedStar:
             raise
         st.next = m
         st.best = best
-        self.nodes += c
+        self.nodes += c  # _add_leaves, written in
         self.leaves += c
         if self.probing:
             self.probe_nodes += c
@@ -383,7 +384,7 @@ class FusedStar:
                 progressed = True
                 # Star2._probe: enter successor i (a MAX or MIN node, while probing)
                 kind = kinds[i]
-                self.nodes += 1
+                self.nodes += 1  # Search._enter's counting (_count), written in: hot
                 if kind == _MAX:
                     self.max_nodes += 1
                 else:
@@ -413,28 +414,22 @@ class FusedStar:
                 n = len(st.acts)
                 if stop > n:
                     stop = n
-                if st.next >= stop:  # nothing more to search: no window needed
+                if st.next < stop:  # moves left to probe: they need the window
                     if st.is_max:
-                        if st.best > lo[i]:
-                            s_lo += p * (st.best - lo[i])
-                            lo[i] = st.best
-                    elif st.best < hi[i]:
-                        s_hi += p * (st.best - hi[i])
-                        hi[i] = st.best
-                elif st.is_max:
-                    beta_i = (beta - (s_lo - p * lo[i])) / p
-                    b = beta_i if beta_i < U else U
-                    run(st, L, b if b > L else U, stop)
+                        beta_i = (beta - (s_lo - p * lo[i])) / p
+                        b = beta_i if beta_i < U else U
+                        run(st, L, b if b > L else U, stop)
+                    else:
+                        alpha_i = (alpha - (s_hi - p * hi[i])) / p
+                        a = alpha_i if alpha_i > L else L
+                        run(st, a if a < U else L, U, stop)
+                if st.is_max:
                     if st.best > lo[i]:
                         s_lo += p * (st.best - lo[i])
                         lo[i] = st.best
-                else:
-                    alpha_i = (alpha - (s_hi - p * hi[i])) / p
-                    a = alpha_i if alpha_i > L else L
-                    run(st, a if a < U else L, U, stop)
-                    if st.best < hi[i]:
-                        s_hi += p * (st.best - hi[i])
-                        hi[i] = st.best
+                elif st.best < hi[i]:
+                    s_hi += p * (st.best - hi[i])
+                    hi[i] = st.best
                 if s_lo >= beta:  # Star2._decided
                     return s_lo
                 if s_hi <= alpha:
@@ -497,7 +492,7 @@ class FusedStar:
                 if self._research:
                     v = self._enter_and_search(kids[i], left, kinds[i], a, b)  # type: ignore[index]
                 else:  # entered again (Search._enter), its moves resumed
-                    self.nodes += 1
+                    self.nodes += 1  # _count, written in
                     if st.is_max:
                         self.max_nodes += 1
                     else:
