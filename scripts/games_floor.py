@@ -102,7 +102,7 @@ def record(src: Any, algorithm: str, params: dict[str, Any]) -> tuple[list[str],
     return lines, [keep[i] if i in given else None for i in range(len(keep))], result
 
 
-def compile_calls(lines: list[str], states: int) -> Any:
+def compile_calls(lines: list[str]) -> Any:
     """The straight-line function ``calls(K, h)`` of the recorded lines: each state a local
     variable (``S[7]`` becomes ``s7``), deleted after its last use, as the search drops a state
     once its subtree is done (a state kept to the end would cost memory traffic the search does
@@ -129,7 +129,7 @@ def report(algorithm: str, params: dict[str, Any], repeats: int, pin: str, quiet
     for spec, position, depth in bg.SEARCHES:
         src = game_source(spec, depth, position)
         lines, roots, result = record(src, algorithm, params)
-        calls = compile_calls(lines, len(roots))
+        calls = compile_calls(lines)
         heuristic = src.tree.heuristic
         n_calls = sum(1 for line in lines if "= K[" not in line)  # one line per call
         batch = bg.BATCH if bg.openspiel_run(src, depth, 0)[0] < bg.SHORT else 1

@@ -45,7 +45,7 @@ def test_the_replay_makes_the_searchs_calls_and_nothing_else(monkeypatch):
         monkeypatch.setattr(
             pyspiel.State, name, lambda self, *a, n=name, f=f: (seen.append(n), f(self, *a))[1]
         )
-    gf.compile_calls(lines, len(roots))(roots, lambda state: seen.append("h") or 0)
+    gf.compile_calls(lines)(roots, lambda state: seen.append("h") or 0)
     assert seen == recorded
 
 
