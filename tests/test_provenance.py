@@ -46,6 +46,23 @@ def test_each_study_comes_from_one_clean_commit():
         assert not t["git_dirty"].astype(bool).any(), study.name
 
 
+def test_every_committed_cell_keeps_its_folder_name():
+    """Every committed cell's digest, recomputed from the identity its ``cell.json`` stores (no
+    table is read), is the end of its folder's name and its recorded ``cell``: a change to how
+    identities are hashed, or a cell moved to another folder, fails here."""
+    from starbench.experiment.settings import cell_digest
+
+    cells = sorted((ROOT / "results").glob("*/*/cell.json"))
+    assert len(cells) >= 100
+    wrong = []
+    for path in cells:
+        cell = json.loads(path.read_text())
+        digest = cell_digest(cell["identity"])
+        if not digest == cell["cell"] == path.parent.name.rsplit("_", 1)[-1]:
+            wrong.append(f"{path.parent.relative_to(ROOT)}: {digest} from its identity")
+    assert not wrong, "\n".join(wrong)
+
+
 def test_the_regeneration_script_covers_every_committed_study():
     from regenerate_results import STUDIES
 
