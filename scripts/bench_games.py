@@ -51,7 +51,10 @@ try:
     from starbench.bench import wait_for_quiet
 except ImportError:  # an older checkout measured with this harness (PYTHONPATH=<old>/src)
     wait_for_quiet = None
-from starbench.experiment.storage import atomic_write_text
+try:
+    from starbench.files import atomic_write_text
+except ImportError:  # an older checkout (before starbench.files)
+    from starbench.experiment.storage import atomic_write_text
 from starbench.games.source import game_source
 from starbench.search import search
 

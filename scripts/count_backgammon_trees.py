@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from starbench.analysis import load_results
-from starbench.experiment.storage import atomic_write_text
+from starbench.files import atomic_write_text
 from starbench.games.adapter import full_tree_counts
 from starbench.games.backgammon import position_class, version
 from starbench.games.source import game_source

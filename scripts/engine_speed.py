@@ -292,7 +292,7 @@ def main() -> int:
     result = compare(Path(args.before), args.rounds, args.repeats, args.compiles, args.quiet)
     result["compiles"] = args.compiles
     sys.path.insert(0, str(ROOT / "src"))
-    from starbench.experiment.storage import atomic_write_text
+    from starbench.files import atomic_write_text
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_games as bg  # noqa: E402 - the same harness, next to this file
 
 from starbench.bench import _pin_one_core, source_state  # noqa: E402
-from starbench.experiment.storage import atomic_write_text  # noqa: E402
+from starbench.files import atomic_write_text  # noqa: E402
 from starbench.games.source import game_source  # noqa: E402
 from starbench.search import search  # noqa: E402
 

@@ -313,7 +313,7 @@ def _clock(seconds: float) -> str:
 def regenerate(study: str, n_jobs: int) -> int:
     """Run one study into its staging folder; keep its run time beside it for the swap."""
     from starbench.experiment.metadata import cpu_model, git_state
-    from starbench.experiment.storage import atomic_write_text
+    from starbench.files import atomic_write_text
 
     staged = _staged(study)
     if staged.exists():
@@ -350,7 +350,7 @@ def regenerate(study: str, n_jobs: int) -> int:
 def swap_in(study: str) -> None:
     """Move the staged results into results/<study> (the old folder aside), journals removed,
     and its run time into experiments/<study>/runtime.md."""
-    from starbench.experiment.storage import atomic_write_text
+    from starbench.files import atomic_write_text
 
     staged, folder = _staged(study), ROOT / "results" / study
     runtime = staged.with_name(f"{study}.runtime.md")

@@ -323,6 +323,7 @@ def test_the_sampler_key(tmp_path):
     from starbench.errors import ConfigError
     from starbench.experiment.settings import cell_identity
     from starbench.games.spec import GameSpec
+    from starbench.oracles.positions import check_sampler
 
     spec = GameSpec(game="pig(winscore=10)", sampler="playout").validate()
     assert spec.sampler is None  # the default, one spelling
@@ -337,7 +338,7 @@ def test_the_sampler_key(tmp_path):
         (dict(game="pig", sampler="uniform", position="0"), "needs tree.position null"),
     ):
         with pytest.raises(ConfigError, match=why):
-            GameSpec(**kw).validate()
+            check_sampler(GameSpec(**kw).validate())
 
 
 def test_a_stale_cache_met_on_the_way_is_recomputed_with_a_line(tmp_path, capsys):

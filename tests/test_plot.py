@@ -151,7 +151,7 @@ NOISE = (
 def _sign(folder: Path) -> None:
     """A ``cell.json`` recording the SHA-256 of a table this test wrote by hand."""
     from starbench.experiment.integrity import write_document
-    from starbench.experiment.storage import file_digest
+    from starbench.files import file_digest
 
     table = folder / "table.parquet"
     write_document(folder / "cell.json", {"tables": {"table.parquet": file_digest(table)}})

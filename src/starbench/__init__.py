@@ -39,17 +39,12 @@ from starbench.trees import (  # noqa: E402
 
 
 def __getattr__(name: str) -> Any:
-    """``__version__``, read from the installed metadata when first asked for (importlib.metadata
-    costs a fifth of ``import starbench``)."""
+    """``__version__``, read from the installed metadata when first asked for
+    (``starbench.version``)."""
     if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
+        from starbench.version import version
 
-        try:
-            value = version("starbench")
-        except PackageNotFoundError:  # pragma: no cover - running from a source tree
-            value = "0.0.0+unknown"
-        globals()[name] = value
-        return value
+        return version()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

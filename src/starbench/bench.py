@@ -742,7 +742,7 @@ def bench(
         result["compile"] = measure_compile()
         result["memory"] = measure_memory()
     out.mkdir(parents=True, exist_ok=True)
-    from starbench.experiment.storage import atomic_write_text
+    from starbench.files import atomic_write_text
 
     atomic_write_text(out / "bench.json", json.dumps(result, indent=1))
     atomic_write_text(out / "bench.md", markdown(result))

@@ -311,6 +311,7 @@ def overrides_of(spec: Any) -> list[str]:
 def _pairs(
     spec: Any, seed: int, positions: int, r: int, exact: bool
 ) -> dict[int, list[tuple[Any, Any]]]:
+    from starbench.oracles import positions
     from starbench.search.chanceprobcut import shallow_value
     from starbench.trees.protocol import Kind
     from starbench.trees.regular import RegularTree
@@ -323,7 +324,7 @@ def _pairs(
         if hasattr(spec, "normalised"):
             tree = RegularTree(spec, seed, i)
         else:  # a game: the cell's sampler draws the position
-            tree = spec.source(seed, i, exact).tree
+            tree = positions.source(spec, seed, i, exact).tree
         rng = random.Random(f"{seed}-{i}")
         node = tree.root
         while tree.kind(node) != Kind.LEAF:
@@ -360,7 +361,7 @@ def fit(pairs: list[tuple[Any, Any]]) -> Fit:
 def calibrate(spec: Any, seed: int, positions: int, r: int) -> Calibration:
     """Fit every depth pair (D, D - r), D >= r, of ``spec``'s trees on ``positions`` positions
     drawn with ``seed`` (InputError when a pair has fewer than ``MIN_PAIRS`` points)."""
-    from starbench import __version__
+    from starbench.version import version
 
     if hasattr(spec, "value_model") and spec.value_model != "incremental":
         raise InputError(
@@ -385,11 +386,11 @@ def calibrate(spec: Any, seed: int, positions: int, r: int) -> Calibration:
                 f"than {MIN_PAIRS}: draw more positions"
             )
         fits[d] = fit(got)
-    return Calibration(model_of(spec), spec.depth, r, seed, positions, __version__, fits)
+    return Calibration(model_of(spec), spec.depth, r, seed, positions, version(), fits)
 
 
 def save(cal: Calibration, folder: Path) -> Path:
-    from starbench.experiment.storage import atomic_write_text
+    from starbench.files import atomic_write_text
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

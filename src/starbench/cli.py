@@ -503,10 +503,10 @@ def _memory_flag(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from starbench import __version__
+    from starbench.version import version
 
     parser = _Parser(prog="starbench", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"starbench {__version__}")
+    parser.add_argument("--version", action="version", version=f"starbench {version()}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     p = sub.add_parser(
         "solve", help="search one JSON tree or game position with several algorithms"

@@ -289,7 +289,7 @@ def dumps(obj: Any) -> str:
 
 def export(folder: Path) -> tuple[Path, Path]:
     """Write ``trees.json`` and ``manifest.json`` into ``folder``."""
-    from starbench.experiment.storage import atomic_write_text
+    from starbench.files import atomic_write_text
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

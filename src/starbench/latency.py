@@ -208,7 +208,7 @@ def measure(out: Path, repeats: int = 5, before: Path | None = None) -> dict[str
     finally:
         shutil.rmtree(work, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
-    from starbench.experiment.storage import atomic_write_text
+    from starbench.files import atomic_write_text
 
     atomic_write_text(out / "latency.json", json.dumps(result, indent=1))
     atomic_write_text(out / "latency.md", markdown(result))

@@ -406,7 +406,7 @@ def run_match(match: Match, folder: Path, out: Any = print, n_jobs: int = 1) -> 
     import pandas as pd
 
     from starbench.experiment.integrity import read_document, sign, write_document
-    from starbench.experiment.storage import atomic_write, file_digest
+    from starbench.files import atomic_write, file_digest
 
     folder.mkdir(parents=True, exist_ok=True)
     request = match.request()

@@ -505,6 +505,7 @@ def long_game_notes(settings: Any) -> list[str]:
     bounds it (``games.source.long_search_line``)."""
     from starbench.games.source import long_search_line
     from starbench.games.spec import GameSpec
+    from starbench.oracles.positions import drawn_position
 
     spec = settings.tree
     if not isinstance(spec, GameSpec):
@@ -512,7 +513,7 @@ def long_game_notes(settings: Any) -> list[str]:
     line = long_search_line(
         spec.game,
         spec.depth,
-        spec.size_estimate(settings.seed),
+        spec.size_estimate(settings.seed, drawn_position(spec, settings.seed, 0)),
         "progress is printed per instance; node_budget={}",
         settings.node_budget,
     )

@@ -290,7 +290,7 @@ def shrink(
 
 def write(shrunk: Shrunk, path: Any) -> None:
     """The shrunk tree in the format ``solve`` reads, both answers under ``ANSWERS``."""
-    from starbench.experiment.storage import atomic_write_text
+    from starbench.files import atomic_write_text
 
     doc = {**shrunk.tree.json(), ANSWERS: shrunk.disagreement.json(shrunk.tree, shrunk.evaluations)}
     atomic_write_text(path, json.dumps(doc, indent=1) + "\n")

@@ -17,7 +17,7 @@ from starbench.analysis.data import PlotError, load_results, pool
 from starbench.analysis.figures import CONDITIONS, ERRORBAR, FIGURES, SHARE_Y
 from starbench.analysis.style import RC, WIDTHS
 from starbench.analysis.tables import csv, latex, markdown
-from starbench.experiment.storage import atomic_write, atomic_write_text
+from starbench.files import atomic_write, atomic_write_text
 
 METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}
 #: The image formats ``starbench plot`` writes (``--format``, repeatable; default both).

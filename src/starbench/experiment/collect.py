@@ -34,10 +34,9 @@ from starbench.experiment.storage import (
     MANIFEST,
     SHARD_JOURNALS,
     TABLE,
-    atomic_write,
-    file_digest,
     shard_journals,
 )
+from starbench.files import atomic_write, file_digest
 
 COLLECTED = "collected.parquet"
 

@@ -23,7 +23,7 @@ from starbench.engines import Choice, choose, run
 from starbench.errors import ConfigError, InputError, StarbenchError
 from starbench.experiment.settings import RunSettings
 from starbench.games.spec import GameSpec
-from starbench.oracles import decisions
+from starbench.oracles import decisions, positions
 from starbench.search.arith import format_value
 from starbench.search.registry import KEY_PARAMS, AlgorithmSpec, key_values
 from starbench.trees.regular import RegularTree
@@ -76,7 +76,7 @@ class Instance:
         if self._python is None:
             s = self.settings
             if isinstance(s.tree, GameSpec):
-                self.game = s.tree.source(s.seed, self.instance, s.exact)
+                self.game = positions.source(s.tree, s.seed, self.instance, s.exact)
                 self._python = self.game.tree
             else:
                 self._python = RegularTree(s.tree, s.seed, self.instance)
@@ -102,7 +102,7 @@ class Instance:
         s = self.settings
         game = s.tree
         assert isinstance(game, GameSpec)
-        at = game.sources(s.seed, self.instance, s.exact)
+        at = positions.sources(game, s.seed, self.instance, s.exact)
         used: list[Any] = []
 
         def tree_at(depth: int) -> Any:

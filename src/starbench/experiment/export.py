@@ -110,6 +110,7 @@ def game_tree_of_row(path: Path, r: dict[str, Any]) -> Any:
     the row's own columns), from the row's start position to the cell's depth, exactly."""
     from starbench.experiment.storage import CELL, read_json
     from starbench.games.spec import GameSpec
+    from starbench.oracles import positions
 
     cell = read_json(path / CELL) if path.is_dir() else None
     if cell is not None and "game" in cell.get("identity", {}):
@@ -124,7 +125,7 @@ def game_tree_of_row(path: Path, r: dict[str, Any]) -> Any:
             "move_order": _plain(r.get("move_order")) or "none",
             "version": _plain(r.get("game_version")),
         }
-    return GameSpec(**keys).source(int(r["seed"]), int(r["instance"]), True).tree
+    return positions.source(GameSpec(**keys), int(r["seed"]), int(r["instance"]), True).tree
 
 
 def _plain(v: Any) -> Any:
@@ -171,7 +172,7 @@ def export(
                 f"the tree has {short(tree.spec.size)} nodes, over the export limit of {limit} "
                 f"(--max-nodes)"
             )
-    from starbench.experiment.storage import atomic_write_text
+    from starbench.files import atomic_write_text
 
     try:
         atomic_write_text(Path(out), json.dumps(tree_to_json(tree), separators=(",", ":")))

@@ -54,12 +54,12 @@ def cpu_model() -> str:
 def static_metadata() -> dict[str, Any]:
     import numpy
 
-    from starbench import __version__
     from starbench.trees.regular import GENERATOR_VERSION
+    from starbench.version import version
 
     commit, dirty = git_state()
     return {
-        "starbench_version": __version__,
+        "starbench_version": version(),
         "generator_version": GENERATOR_VERSION,
         "git_commit": commit,
         "git_dirty": dirty,

@@ -41,12 +41,10 @@ from starbench.experiment.storage import (
     CellBusy,
     CellLock,
     Journal,
-    alive,
-    atomic_write,
-    file_digest,
     read_json,
 )
 from starbench.experiment.tablefile import write_table
+from starbench.files import alive, atomic_write, file_digest
 from starbench.search.registry import key_values
 
 check_folder = cellfolder.check_folder  # the pre-flight check (``starbench.run.plan``)

@@ -38,6 +38,7 @@ from starbench.limits import (
     SIZE_LIMIT,
     TABLE_MEMORY_LIMIT,
 )
+from starbench.oracles import positions
 from starbench.search.registry import (
     KEY_PARAMS,
     AlgorithmSpec,
@@ -269,7 +270,8 @@ class RunSettings:
                 where = f"(algorithms[{i}]: {a.name})"
                 raise ConfigError(str(e).replace(f"({a.name})", where)) from None
         if isinstance(spec, GameSpec) and self.node_budget is None and self.time_budget is None:
-            nodes, moves, outcomes = spec.size_estimate(self.seed)
+            drawn = positions.drawn_position(spec, self.seed, 0)
+            nodes, moves, outcomes = spec.size_estimate(self.seed, drawn)
             if nodes > self.size_limit:
                 raise ConfigError(
                     f"tree: {spec.game} searched {spec.depth} plies deep may visit about "
@@ -400,7 +402,7 @@ def tree_spec(tree_cfg: dict[str, Any]) -> RegularTreeSpec | GameSpec:
             game["depth"] = tree_cfg["depth"]
         if not isinstance(game["game"], str):
             raise ConfigError(f"tree.game: must be a game name, got {game['game']!r}")
-        return GameSpec(**game).validate("tree.")
+        return positions.check_sampler(GameSpec(**game).validate("tree."))
     for key in GAME_KEYS:
         if tree_cfg.get(key) is not None:
             raise ConfigError(

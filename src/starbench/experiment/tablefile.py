@@ -7,7 +7,7 @@ metadata), so ``pd.read_parquet`` gives every column its pandas dtype back: null
 for counters that can be missing, ``str`` for text, ``boolean`` for ``git_dirty``.
 
 Integrity: every data page carries its CRC (Parquet's page checksum), and the folder's
-``cell.json`` records the SHA-256 of the whole file (``storage.file_digest``).  ``read`` is the one
+``cell.json`` records the SHA-256 of the whole file (``files.file_digest``).  ``read`` is the one
 way a stored table is read: it checks both and raises ``CorruptTable`` (one line naming the file)
 when either fails or the file cannot be decoded, so a damaged table is never used.
 
@@ -187,7 +187,7 @@ def expected_digest(path: Any) -> str | None:
 def verify(path: Any) -> None:
     """Raise ``CorruptTable`` when ``path`` does not match its recorded SHA-256, or cannot be
     verified (``expected_digest``)."""
-    from starbench.experiment.storage import file_digest
+    from starbench.files import file_digest
 
     want = expected_digest(path)
     if want is None:

@@ -11,8 +11,9 @@ positions:
 * ``tree.position`` null (the default): instance ``i`` searches a position drawn from
   ``(seed, i)`` by ``tree.sampler``: ``playout`` (the default) a seeded playout from the start
   (``playout_position``); for games with an exact oracle (pig), ``uniform`` uniformly over the
-  reachable states and ``optimal`` a state of the oracle's optimal self-play
-  (``starbench.oracles.positions``);
+  reachable states and ``optimal`` a state of the oracle's optimal self-play (drawn by
+  ``starbench.oracles.positions``, which hands them to ``GameSpec.sources``: this module names no
+  oracle);
 * backgammon's ``tree.dice``: null (the root is the roll), ``D1-D2`` (that roll at the root), or
   ``drawn`` (each instance's root roll drawn with its position).
 
@@ -109,19 +110,17 @@ class GameSpec:
             raise ConfigError(f"{prefix}dice: only backgammon takes dice, not {self.game}")
         sampler = None if self.sampler == "playout" else self.sampler  # playout: the default
         if sampler is not None:
-            if sampler not in SAMPLERS:
+            if sampler not in ORACLE_SAMPLERS:
                 raise ConfigError(
-                    f"{prefix}sampler: must be one of playout, {', '.join(SAMPLERS)}, got "
-                    f"{sampler!r}"
+                    f"{prefix}sampler: must be one of playout, {', '.join(ORACLE_SAMPLERS)}, "
+                    f"got {sampler!r}"
                 )
             if self.position is not None:
                 raise ConfigError(
                     f"{prefix}sampler: draws start positions, so it needs {prefix}position null "
                     f"(got position {self.position!r})"
                 )
-            from starbench.oracles import find
-
-            if self.backgammon or find(self.game, f"{prefix}game") is None:
+            if self.backgammon:  # the others are checked by starbench.oracles.positions
                 raise ConfigError(
                     f"{prefix}sampler: {sampler} needs a game with an exact oracle (pig), not "
                     f"{self.game}"
@@ -149,14 +148,14 @@ class GameSpec:
             sampler=sampler,
         )
 
-    def size_estimate(self, seed: int = 0) -> tuple[float, int, int]:
+    def size_estimate(self, seed: int = 0, drawn: str | None = None) -> tuple[float, int, int]:
         """(nodes, moves, outcomes): about how many nodes a search to ``depth`` visits, as
         (moves x outcomes)^depth with the most moves and chance outcomes met on the first path
         of instance 0's tree (a game's size is not known before it is searched; the estimate
-        bounds it like a generated tree's size, ``limits``)."""
+        bounds it like a generated tree's size, ``limits``; ``drawn``: as for ``sources``)."""
         from starbench.games.source import size_estimate
 
-        return size_estimate(self.source(seed, 0, exact=False).tree, self.depth)
+        return size_estimate(self.source(seed, 0, False, drawn).tree, self.depth)
 
     def _source(self, position: str | None, dice: str | None, exact: bool) -> Any:
         from starbench.games.source import game_source
@@ -171,16 +170,30 @@ class GameSpec:
             move_order=self.move_order,
         )
 
-    def source(self, seed: int, instance: int, exact: bool) -> Any:
-        """The ``GameSource`` of instance ``instance``."""
-        return self.sources(seed, instance, exact)(self.depth)
+    @property
+    def oracle_sampled(self) -> bool:
+        """Are start positions drawn from the game's exact oracle (``tree.sampler`` uniform or
+        optimal)?  Then ``starbench.oracles.positions`` draws them and hands them to
+        ``sources``."""
+        return self.position is None and self.sampler not in (None, "playout")
 
-    def sources(self, seed: int, instance: int, exact: bool) -> Any:
+    def source(self, seed: int, instance: int, exact: bool, drawn: str | None = None) -> Any:
+        """The ``GameSource`` of instance ``instance`` (``drawn``: as for ``sources``)."""
+        return self.sources(seed, instance, exact, drawn)(self.depth)
+
+    def sources(self, seed: int, instance: int, exact: bool, drawn: str | None = None) -> Any:
         """depth -> the ``GameSource`` of instance ``instance`` searched to that depth (one
-        start position for every depth: iterative deepening)."""
+        start position for every depth: iterative deepening).  ``drawn``: the start position an
+        oracle's sampler drew for this instance (``oracle_sampled``; the oracles' floor draws
+        it: ``starbench.oracles.positions.sources``)."""
         position, dice = self.position, self.dice
-        if position is None and self.sampler not in (None, "playout"):
-            position = SAMPLERS[self.sampler](self.game, seed, instance)
+        if self.oracle_sampled:
+            if drawn is None:
+                raise InputError(
+                    f"tree.sampler: {self.sampler} draws start positions from the game's oracle: "
+                    f"make the trees with starbench.oracles.positions.sources"
+                )
+            position = drawn
         if position is None or dice == "drawn":
             drawn, drawn_dice = playout_position(self, seed, instance)
             position = drawn if position is None else position
@@ -220,21 +233,9 @@ class GameSpec:
         return parts
 
 
-def _uniform(game: str, seed: int, instance: int) -> str:
-    from starbench.oracles.positions import uniform_position
-
-    return uniform_position(game, seed, instance)
-
-
-def _optimal(game: str, seed: int, instance: int) -> str:
-    from starbench.oracles.positions import optimal_position
-
-    return optimal_position(game, seed, instance)
-
-
-#: The start-position samplers besides the seeded playout (``tree.sampler``;
-#: ``starbench.oracles.positions``): game string, seed, instance -> an action history.
-SAMPLERS = {"uniform": _uniform, "optimal": _optimal}
+#: The start-position samplers besides the seeded playout (``tree.sampler``): each draws from
+#: the game's exact oracle (``starbench.oracles.positions.SAMPLERS``).
+ORACLE_SAMPLERS = ("uniform", "optimal")
 
 
 #: The game keys of the ``tree`` config (the ones a random-tree cell leaves null).

@@ -93,14 +93,14 @@ def cache_path(name: str, game: str, folder: Path | None = None) -> Path:
 
 
 def _version() -> str:
-    from starbench import __version__
+    from starbench.version import version
 
-    return __version__
+    return version()
 
 
 def save(path: Path, header: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
     """Write an oracle's arrays with its header, atomically."""
-    from starbench.experiment.storage import atomic_write
+    from starbench.files import atomic_write
 
     head = {**header, "format": CACHE_FORMAT, "starbench_version": _version()}
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,10 @@ histories.
 
 Instance ``i`` of a cell with seed ``s`` draws from numpy's PCG64 seeded by ``(s, i, tag)``
 (``tag`` 1 for uniform, 2 for optimal), so instances are independent and reproducible.
+
+A game cell's trees are made here when its positions come from an oracle (``sources``,
+``source``): ``starbench.games.spec`` names no oracle, and takes the drawn position as an
+argument.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from starbench.errors import InputError
+from starbench.errors import ConfigError, InputError
+from starbench.games.source import load_openspiel
+from starbench.games.spec import ORACLE_SAMPLERS, GameSpec, draw_outcome
 
 
 def _rng(seed: int, instance: int, tag: int) -> np.random.Generator:
@@ -98,8 +104,6 @@ def uniform_position(game: str, seed: int, instance: int) -> str:
 def optimal_position(game: str, seed: int, instance: int) -> str:
     """Instance ``instance``'s start position: a decision state with a choice on the path of a
     seeded game of the oracle's optimal play against itself."""
-    from starbench.games.source import load_openspiel
-    from starbench.games.spec import draw_outcome
     from starbench.oracles.decisions import game_oracle
 
     oracle = game_oracle(game)
@@ -118,3 +122,41 @@ def optimal_position(game: str, seed: int, instance: int) -> str:
             state.apply_action(oracle.optimal_actions(state)[0])
         if seen:
             return ",".join(map(str, seen[int(rng.integers(len(seen)))]))
+
+
+#: ``tree.sampler`` -> game string, seed, instance -> the start position's action history.
+SAMPLERS = {"uniform": uniform_position, "optimal": optimal_position}
+assert set(SAMPLERS) == set(ORACLE_SAMPLERS)
+
+
+def check_sampler(spec: GameSpec, prefix: str = "tree.") -> GameSpec:
+    """``spec`` (validated), refused in one line when its sampler needs an oracle the game does
+    not have."""
+    if spec.oracle_sampled:
+        from starbench.oracles import find
+
+        if find(spec.game, f"{prefix}game") is None:
+            raise ConfigError(
+                f"{prefix}sampler: {spec.sampler} needs a game with an exact oracle (pig), not "
+                f"{spec.game}"
+            )
+    return spec
+
+
+def drawn_position(spec: GameSpec, seed: int, instance: int) -> str | None:
+    """The start position the spec's oracle sampler draws for ``instance``, or None (a given
+    position, or a seeded playout: ``GameSpec.sources`` makes those itself)."""
+    if not spec.oracle_sampled:
+        return None
+    assert spec.sampler is not None
+    return SAMPLERS[spec.sampler](spec.game, seed, instance)
+
+
+def sources(spec: GameSpec, seed: int, instance: int, exact: bool) -> Any:
+    """``spec.sources`` with the start position drawn by its sampler, whichever it is."""
+    return spec.sources(seed, instance, exact, drawn_position(spec, seed, instance))
+
+
+def source(spec: GameSpec, seed: int, instance: int, exact: bool) -> Any:
+    """The ``GameSource`` of instance ``instance``, whichever sampler draws its position."""
+    return sources(spec, seed, instance, exact)(spec.depth)
