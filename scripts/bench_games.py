@@ -56,7 +56,11 @@ try:
 except ImportError:  # an older checkout (before starbench.files)
     from starbench.experiment.storage import atomic_write_text
 from starbench.games.source import game_source
-from starbench.search import search
+
+try:
+    from starbench.search import reference_search as search
+except ImportError:  # an older checkout (before the Python engine's entry was renamed)
+    from starbench.search import search
 
 SEARCHES = (
     ("pig", None, 5),

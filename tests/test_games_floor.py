@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from starbench.games.source import GAMES_INSTALL, game_source
-from starbench.search import search
+from starbench.search import reference_search as search
 
 pyspiel = pytest.importorskip("pyspiel", reason=f"OpenSpiel is not installed: {GAMES_INSTALL}")
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from starbench import RegularTree, RegularTreeSpec
-from starbench.compiled.engine import CompiledTree, run
+from starbench.compiled.engine import CompiledTree, execute
 from starbench.experiment.runner import run_cell
 from starbench.experiment.settings import AlgorithmSpec, RunSettings, cell_identity, cell_name
 from starbench.trees.generators import GENERATORS
@@ -37,8 +37,8 @@ def _pct(spec: RegularTreeSpec, algorithm: str, params: dict) -> tuple[float, fl
     pcts = []
     for i in range(TREES):
         ct = CompiledTree.from_regular(spec, 0, i)
-        full = run(ct, "expectimax", {}).stats.leaves
-        pcts.append(100.0 * run(ct, algorithm, params).stats.leaves / full)
+        full = execute(ct, "expectimax", {}).stats.leaves
+        pcts.append(100.0 * execute(ct, algorithm, params).stats.leaves / full)
     mean = sum(pcts) / len(pcts)
     var = sum((p - mean) ** 2 for p in pcts) / (len(pcts) - 1)
     return mean, math.sqrt(var / len(pcts))
@@ -117,7 +117,7 @@ def test_a_run_records_the_version_and_bad_versions_are_refused(tmp_path):
     assert set(df["generator_version"]) == {2} and set(df["status"]) == {"ok"}
     # the rows' values are those of version-2 trees
     t = RegularTree(spec, int(df["seed"].iloc[0]), 0)
-    from starbench.search import search
+    from starbench.search import reference_search as search
 
     row = df[(df["algorithm"] == "expectimax") & (df["instance"] == 0)].iloc[0]
     assert row["value"] == search(t, "expectimax").value

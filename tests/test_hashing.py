@@ -26,7 +26,7 @@ def test_unit_float_range():
 
 _PROBE = """
 from starbench import RegularTree, RegularTreeSpec
-from starbench.search import search  # the Python reference engine
+from starbench.search import reference_search as search  # the Python reference engine
 spec = RegularTreeSpec(branching=3, chance_arity=4, depth=3, distribution='random',
                        ordering='noisy', noise_sd=5000.0, outcome_order='refuting', bounds='tree')
 t = RegularTree(spec, seed=12345, instance=7)

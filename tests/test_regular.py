@@ -9,7 +9,7 @@ import pytest
 
 from starbench import RegularTree, RegularTreeSpec
 from starbench.errors import ConfigError
-from starbench.search import search  # the Python reference engine
+from starbench.search import reference_search as search  # the Python reference engine
 from starbench.trees import Kind
 
 

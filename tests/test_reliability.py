@@ -174,9 +174,9 @@ def test_held_rows_and_the_journal_are_small(tmp_path):
 
     import pyarrow.parquet  # noqa: F401  (imported before measuring)
 
-    from starbench.compiled.engine import CompiledTree, run
+    from starbench.compiled.engine import CompiledTree, execute
 
-    run(CompiledTree.from_regular(RegularTreeSpec(), 0, 0), "expectimax", {})
+    execute(CompiledTree.from_regular(RegularTreeSpec(), 0, 0), "expectimax", {})
     s = RunSettings(
         tree=RegularTreeSpec(branching=3, chance_arity=3, depth=2),
         algorithms=tuple(

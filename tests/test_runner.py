@@ -21,7 +21,7 @@ from starbench.experiment.export import export, tree_of_row
 from starbench.experiment.integrity import write_document
 from starbench.experiment.runner import COLUMNS, run_cell
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
-from starbench.search import search
+from starbench.search import reference_search as search
 from starbench.trees import RegularTreeSpec, load_tree
 
 CONF = run_mod.CONF_DIR

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from starbench import RegularTree, RegularTreeSpec
 from starbench.experiment.rows import verify
-from starbench.search import search
+from starbench.search import reference_search as search
 from starbench.search.sampling import SampledTree, draws
 from starbench.trees.explicit import parse_tree
 from strategies import regular_specs, tree_objects
@@ -194,14 +194,14 @@ def test_mcts_rows_are_approx_and_its_parameters_key_them(tmp_path):
 
 def test_mcts_on_pig_under_a_node_budget():
     pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
-    from starbench.engines import run
+    from starbench.engines import execute
     from starbench.games.spec import GameSpec
     from starbench.search.registry import resolve
 
     tree = GameSpec(game="pig(winscore=20)", depth=4).source(0, 3, False).tree
     r = search(tree, "mcts", mcts_iterations=300)
     assert r.best_move is not None and tree.L <= r.value <= tree.U
-    stopped = run(
+    stopped = execute(
         resolve("mcts", {"mcts_iterations": 10**6}), tree, engine="python", node_budget=500
     )
     assert stopped.status == "budget_exceeded" and stopped.stats.nodes == 501

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from starbench import RegularTree, RegularTreeSpec
 from starbench.errors import EvaluationError, InputError
 from starbench.games import GameTree, TicTacToeState
-from starbench.search import search  # the Python reference engine
+from starbench.search import reference_search as search  # the Python reference engine
 from starbench.trees import loads_tree
 from starbench.trees.explicit import parse_tree
 from strategies import tree_objects

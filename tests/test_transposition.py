@@ -17,7 +17,7 @@ from starbench import RegularTree, RegularTreeSpec
 from starbench.engines import search as engine_search
 from starbench.errors import InputError
 from starbench.examples import example_path
-from starbench.search import search  # the Python reference engine
+from starbench.search import reference_search as search  # the Python reference engine
 from starbench.search.arith import tolerance
 from starbench.search.transposition import TranspositionTable
 from starbench.trees.explicit import parse_tree

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from starbench import RegularTree, RegularTreeSpec, cli
-from starbench.compiled.engine import CompiledTree, run
+from starbench.compiled.engine import CompiledTree, execute
 from starbench.engines import search
 from starbench.errors import InputError
 from starbench.experiment.coverage import Request, check, held_of_table
@@ -267,9 +267,9 @@ def test_tt_probe_saves_a_quarter_on_the_transposition_studys_trees_at_pool_10()
     saved = []
     for i in range(20):
         ct = CompiledTree.from_regular(spec, 0, i)
-        table = run(ct, "star2", {"tt": 16})
-        probe = run(ct, "star2", {"tt": 16, "tt_chance": True, "tt_probe": True})
-        ex = run(ct, "expectimax", {})
+        table = execute(ct, "star2", {"tt": 16})
+        probe = execute(ct, "star2", {"tt": 16, "tt_chance": True, "tt_probe": True})
+        ex = execute(ct, "expectimax", {})
         assert abs(probe.value - ex.value) <= 1e-9 * spec.resolution * 5
         saved.append(100 * (1 - probe.stats.nodes / table.stats.nodes))
         if i < 2:  # counter for counter on the Python engine

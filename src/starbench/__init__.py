@@ -13,13 +13,14 @@ The public API::
     df = starbench.load_results("results/default")  # a cell, a sweep or collected.parquet
 """
 
+import sys
+import types
 from typing import Any
 
 from starbench.caches import use_numba_cache
 
 use_numba_cache()  # before numba is first imported (starbench.caches)
 
-# callable: starbench.search(tree, name, engine=..., ...)
 import starbench.search as search  # noqa: E402
 from starbench.errors import InputError, StarbenchError  # noqa: E402
 from starbench.results import load_results  # noqa: E402
@@ -36,6 +37,19 @@ from starbench.trees import (  # noqa: E402
     load_tree,
     loads_tree,
 )
+
+
+class _SearchPackage(types.ModuleType):
+    """``starbench.search``, callable as the public search (``starbench.engines.search``):
+    installed here, at the top, so the search floor never imports the engines above it."""
+
+    def __call__(self, tree: Any, algorithm: str = "expectimax", **kw: Any) -> SearchResult:
+        from starbench.engines import search as public_search  # numba only when first called
+
+        return public_search(tree, algorithm, **kw)
+
+
+sys.modules["starbench.search"].__class__ = _SearchPackage
 
 
 def __getattr__(name: str) -> Any:

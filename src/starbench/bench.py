@@ -400,7 +400,7 @@ def measure_shape(
     """Every contender on instances of one shape under generator ``version``; the per-call
     searches also ``paired`` with the anchor (``paired_repeats``; 0: not)."""
     from starbench import RegularTree
-    from starbench.compiled.engine import CompiledTree, run
+    from starbench.compiled.engine import CompiledTree, execute
     from starbench.engines import search
     from starbench.search.registry import resolve
 
@@ -427,7 +427,7 @@ def measure_shape(
         compiled[f"call {name}"] = lambda i, a=algo, p=p: (
             search(RegularTree(spec, seed=0, instance=i), a, engine="compiled", **p).stats.nodes
         )
-        compiled[f"kernel {name}"] = lambda i, r=request: run(cts[i], r).stats.nodes
+        compiled[f"kernel {name}"] = lambda i, r=request: execute(cts[i], r).stats.nodes
     fast = interleaved(compiled, instances, repeats, "anchor", "bare")
     # the user's way: the anchor on roots 1, 2, ... (as the reference script runs it), each
     # search through the public API on the instances in turn, paired with the anchor
@@ -513,7 +513,7 @@ def measure_per_call(repeats: int = 9, calls: int = 2000) -> dict[str, Any]:
     (``experiment.compute.compute_instance``: the rows included), against the kernel-only time
     of the same 7 searches."""
     from starbench import RegularTree, search
-    from starbench.compiled.engine import CompiledTree, run
+    from starbench.compiled.engine import CompiledTree, execute
     from starbench.experiment.compute import compute_instance
     from starbench.experiment.settings import RunSettings
     from starbench.search.registry import resolve
@@ -522,11 +522,11 @@ def measure_per_call(repeats: int = 9, calls: int = 2000) -> dict[str, Any]:
     ct = CompiledTree.from_regular(spec, 0, 0)
     star2 = resolve("star2")
     api = lambda: search(RegularTree(spec, 0, 0), "star2", engine="compiled")  # noqa: E731
-    kernel = lambda: run(ct, star2)  # noqa: E731
+    kernel = lambda: execute(ct, star2)  # noqa: E731
     todo = tuple(resolve(a, p) for a, p in DEFAULT_ALGORITHMS)
     settings = RunSettings(tree=spec, algorithms=todo, engine="compiled", progress=False)
     runner = lambda: compute_instance(settings, 0, todo)  # noqa: E731
-    seven = lambda: [run(ct, a) for a in todo]  # noqa: E731
+    seven = lambda: [execute(ct, a) for a in todo]  # noqa: E731
     for f in (api, kernel, runner, seven):
         f()  # warm: compile, caches
     got: dict[str, list[float]] = {"api": [], "kernel": [], "runner": [], "seven": []}
@@ -574,7 +574,7 @@ print(t1 - t0, t2 - t1, t3 - t2, t5 - t4)
 _MEMORY_PROBE = """
 import sys
 from starbench import RegularTree, RegularTreeSpec, search
-from starbench.compiled.engine import CompiledTree, run, warm_up
+from starbench.compiled.engine import CompiledTree, execute, warm_up
 from starbench.errors import BudgetExceeded
 
 
@@ -591,7 +591,7 @@ open("/proc/self/clear_refs", "w").write("5")  # reset the peak to the current R
 before = status("VmRSS:")
 try:
     if engine == "compiled":
-        run(CompiledTree.from_regular(spec, 0, 0), "star2", node_budget=5_000_000)
+        execute(CompiledTree.from_regular(spec, 0, 0), "star2", node_budget=5_000_000)
     else:
         search(RegularTree(spec, 0, 0), "star2", node_budget=300_000)
 except BudgetExceeded:

@@ -221,12 +221,13 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     """``starbench calibrate``: ChanceProbCut's fits for the tree model the overrides compose
-    (``starbench.calibration``)."""
+    (``starbench.experiment.calibrate``)."""
     import time
 
-    from starbench import calibration
+    from starbench.experiment import calibrate
     from starbench.experiment.cellfolder import check_writable
     from starbench.run import plan
+    from starbench.search import calibration
     from starbench.trees.regular import RegularTreeSpec
 
     if args.positions < 2:
@@ -246,14 +247,14 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     if seed == settings.seed:
         return fail(f"--seed: {seed} is the run's own seed; calibrate on other positions")
     t = time.process_time()
-    cal = calibration.calibrate(spec, seed, args.positions, args.r)
+    cal = calibrate.calibrate(spec, seed, args.positions, args.r)
     cpu = time.process_time() - t
     out = Path(
         args.out
         or (Path(args.config_dir) / calibration.FOLDER if args.config_dir else calibration.FOLDER)
     )
     check_writable(out, "--out")
-    path = calibration.save(cal, out)
+    path = calibrate.save(cal, out)
     print(f"depth pairs (D -> D-{cal.r}) on {cal.positions} positions, seed {cal.seed}:")
     print(f"{'D':>3} {'n':>6} {'a':>12} {'b':>14} {'s':>14} {'R^2':>8}")
     for d, f in sorted(cal.fits.items()):

@@ -228,7 +228,7 @@ def judge(
 def _own_counts(tree: Any, label: str) -> dict[str, int] | None:
     """starbench's own algorithm of ``label`` on the tree: its nodes and leaves (None when
     starbench has no such algorithm or it does not apply)."""
-    from starbench.search import search
+    from starbench.search import reference_search as search
     from starbench.search.registry import parse_spec
     from starbench.trees.explicit import parse_tree
 

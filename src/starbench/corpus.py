@@ -198,7 +198,8 @@ def _has_chance(n: Any) -> bool:
 
 def entry(index: int, family: str, tree: dict[str, Any]) -> dict[str, Any]:
     """One tree's record: its exact answer and each applicable exact algorithm's."""
-    from starbench.search import search, search_window
+    from starbench.search import reference_search as search
+    from starbench.search import search_window
     from starbench.search.registry import get_algorithm, parse_spec
     from starbench.shrink import exact_node, tied_moves
     from starbench.trees.explicit import parse_tree

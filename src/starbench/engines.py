@@ -182,7 +182,7 @@ class Outcome:
         return self.result
 
 
-def run(
+def execute(
     spec: AlgorithmSpec,
     tree: Any,
     *,
@@ -192,22 +192,31 @@ def run(
     node_budget: int | None = None,
     time_budget: float | None = None,
     compiled: Any = None,
+    loaded: dict[str, Any] | None = None,
 ) -> Outcome:
     """Run one search of ``tree`` on ``engine`` (``python`` or ``compiled``, as ``choose``
     gave it): the one run path of ``solve``, the runner, the public ``starbench.search`` and
     the benchmark.  ``compiled``: ``tree`` already in the kernel's form (``compiled_tree``), so
-    that several searches of one tree prepare it once.  Bad input (a request the search cannot
+    that several searches of one tree prepare it once; ``loaded``: as for
+    ``AlgorithmSpec.make``.  Bad input (a request the search cannot
     be made with) raises ``InputError``; every end of a search is an ``Outcome``."""
     if engine == "compiled":
         try:
-            result = _kernel().run(compiled or compiled_tree(tree), spec, node_budget=node_budget)
+            result = _kernel().execute(
+                compiled or compiled_tree(tree), spec, node_budget=node_budget
+            )
         except BudgetExceeded as e:
             return Outcome("compiled", "budget_exceeded", None, e.stats, e)  # type: ignore[attr-defined]
         except EvaluationError as e:
             return Outcome("compiled", "error", None, None, e)
         return Outcome("compiled", "done", result, result.stats)
     search = spec.make(
-        tree, exact=exact, debug=debug, node_budget=node_budget, time_budget=time_budget
+        tree,
+        loaded,
+        exact=exact,
+        debug=debug,
+        node_budget=node_budget,
+        time_budget=time_budget,
     )
     try:
         result = search.run()
@@ -250,7 +259,7 @@ def search(
         tree=tree,
         params=spec.own,
     )
-    return run(
+    return execute(
         spec,
         tree,
         engine=choice.engine,

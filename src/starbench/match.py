@@ -141,7 +141,7 @@ def _game_spec(player: Player, depth: int) -> Any:
 def _check_calibration(player: Player, key: str) -> None:
     """A ChanceProbCut player's request and calibration, checked before the first game (one
     line; a match's positions come from its play, not from a seed: no seed is compared)."""
-    from starbench.calibration import check_request
+    from starbench.search.calibration import check_request
 
     try:
         check_request(player.algorithm.own, _game_spec(player, player.depth), None)
@@ -225,7 +225,7 @@ def _choose(player: Player, state: Any, rng: np.random.Generator) -> tuple[int, 
         return int(legal[int(rng.integers(len(legal)))]), 0, 0
     if player.kind == "oracle":
         return player.oracle.optimal_actions(state)[0], 0, 0
-    from starbench.engines import run
+    from starbench.engines import execute
     from starbench.games.source import openspiel_tree
 
     def tree_at(depth: int) -> Any:
@@ -236,7 +236,7 @@ def _choose(player: Player, state: Any, rng: np.random.Generator) -> tuple[int, 
 
     if player.node_budget is None:
         tree = tree_at(player.depth)
-        outcome = run(player.algorithm, tree, engine="python")
+        outcome = execute(player.algorithm, tree, engine="python")
         if outcome.status != "done":
             raise InputError(f"{player.spec}: the search failed: {outcome.message}")
         r = outcome.result

@@ -97,11 +97,11 @@ def load_plugins(cfg: Any) -> None:
         import_plugin(module)
 
 
-def settings_of(cfg: Any):
+def settings_of(cfg: Any, config_dir: str | None = None):
     from starbench.experiment.settings import RunSettings
 
     load_plugins(cfg)
-    return RunSettings.from_config(cfg)
+    return RunSettings.from_config(cfg, config_dir)
 
 
 # --------------------------------------------------------------------------- Hydra task
@@ -126,13 +126,14 @@ def _task(cfg: Any) -> int:
         num = int(hc.job.get("num", 0) or 0)
         sys.stderr.write(f"starbench: cell {num + 1}/{total}: {folder}\n")
     RAN_HERE.add(folder.resolve())
+    context = command_context(hc)
     try:
-        settings = settings_of(cfg)
+        settings = settings_of(cfg, context["config_dir"])
     except InputError as e:
         sys.stderr.write(f"starbench: error: {e}\n")
         _mark_failed(folder, str(e))
         return 2
-    return run_one(settings, folder, list(hc.overrides.task), command_context(hc))
+    return run_one(settings, folder, list(hc.overrides.task), context)
 
 
 def run_one(
@@ -444,7 +445,7 @@ def plan(argv: list[str]) -> tuple[bool, list[Cell], Path | None, list[str]]:
             shown = [c for c in cell if c.split("=", 1)[0].lstrip("+~") in sweep_keys]
             where = f"in sweep cell {' '.join(shown)}: " if multirun else ""
             try:
-                settings = settings_of(cfg)
+                settings = settings_of(cfg, CONTEXT["config_dir"])
                 _check_order(cfg)
                 if multirun:
                     folder = Path(str(cfg.hydra.sweep.dir)) / str(cfg.hydra.sweep.subdir)

@@ -170,7 +170,7 @@ def tied_moves(root: Node, expected: Fraction) -> tuple[int, ...]:
 def disagreement(tree: Tree, spec: str) -> Disagreement | None:
     """How ``spec`` (``NAME[:PARAM=VALUE,...]``) disagrees with expectimax on ``tree`` in
     exact arithmetic, or None when it agrees."""
-    from starbench.search import search
+    from starbench.search import reference_search as search
     from starbench.search.registry import parse_spec
     from starbench.trees.explicit import parse_tree
 

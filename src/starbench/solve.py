@@ -54,7 +54,13 @@ def solve(
     and reads its move-ordering counter there.  ``node_budget``: the most nodes a search may
     enter; a search it stops has no result, only a line in ``Solved.stopped``.
     """
-    from starbench.engines import AUTO_SOLVE_NODES, choose, compiled_tree, python_engine_notes, run
+    from starbench.engines import (
+        AUTO_SOLVE_NODES,
+        choose,
+        compiled_tree,
+        execute,
+        python_engine_notes,
+    )
 
     specs_ = [
         resolve(n, p)
@@ -92,7 +98,7 @@ def solve(
             before()
         if choice.engine == "compiled" and kernel_tree is None:
             kernel_tree = compiled_tree(tree)
-        outcome = run(
+        outcome = execute(
             spec,
             tree,
             engine=choice.engine,

@@ -210,7 +210,7 @@ class CompiledTree:
         return int(self.arrays.nchild[0])
 
 
-def run(
+def execute(
     ct: CompiledTree,
     spec: AlgorithmSpec | str,
     params: dict[str, Any] | None = None,

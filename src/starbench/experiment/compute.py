@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
-from starbench.engines import Choice, choose, run
+from starbench.engines import Choice, choose, execute
 from starbench.errors import ConfigError, InputError, StarbenchError
 from starbench.experiment.settings import RunSettings
 from starbench.games.spec import GameSpec
@@ -111,7 +111,7 @@ class Instance:
             return used[-1].tree
 
         def make(tree: Any, **options: Any) -> Any:
-            return spec.make(tree, exact=s.exact, debug=s.debug, **options)
+            return spec.make(tree, s.loaded(spec), exact=s.exact, debug=s.debug, **options)
 
         try:
             d = deepen(
@@ -147,14 +147,14 @@ class Instance:
         return d.result, extra, None
 
     def search(self, spec: AlgorithmSpec, engine: str) -> tuple[Any, dict[str, int], str | None]:
-        """(result or None, statistics, run status or None) of one search (``engines.run``)."""
+        """(result or None, statistics, run status or None) of one search (``engines.execute``)."""
         s = self.settings
         if isinstance(s.tree, GameSpec) and s.tree.iterative:
             return self.deepen(spec)
         tree = None if engine == "compiled" else self.python
         if self.game is not None:
             self.game.reset_counts()
-        outcome = run(
+        outcome = execute(
             spec,
             tree,
             engine=engine,
@@ -163,6 +163,7 @@ class Instance:
             node_budget=s.node_budget,
             time_budget=s.time_budget,
             compiled=self.compiled if engine == "compiled" else None,
+            loaded=s.loaded(spec),
         )
         if outcome.status == "done":
             return outcome.result, {}, None
@@ -316,7 +317,7 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def execute(
+def compute_rows(
     settings: RunSettings, pending: Collection[tuple[int, tuple[AlgorithmSpec, ...]]]
 ) -> Iterator[list[dict[str, Any]]]:
     """Yield the rows of each pending instance as it completes (in any order); ``pending`` is

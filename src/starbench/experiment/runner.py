@@ -19,7 +19,7 @@ from typing import Any
 
 from starbench.errors import ConfigError, WriteFailed
 from starbench.experiment import cellfolder
-from starbench.experiment.compute import FLAT, Progress, execute
+from starbench.experiment.compute import FLAT, Progress, compute_rows
 from starbench.experiment.coverage import Request, grow, label_of_key, requested, worst_se
 from starbench.experiment.integrity import write_document
 from starbench.experiment.metadata import metadata
@@ -482,7 +482,7 @@ def _compute(
     unscored = 0  # game rows an oracle of the game leaves unscored
     progress = Progress(len(pending), settings.progress, warn)
     try:
-        for raw in execute(settings, pending):
+        for raw in compute_rows(settings, pending):
             flat.append(next((r[FLAT] for r in raw if FLAT in r), None))
             unscored += sum(1 for r in raw if r.get("oracle") is None)
             rows = [Row.of({**r, "run": run}) for r in raw]

@@ -39,6 +39,7 @@ from starbench.limits import (
     TABLE_MEMORY_LIMIT,
 )
 from starbench.oracles import positions
+from starbench.search.calibration import check_request
 from starbench.search.registry import (
     KEY_PARAMS,
     AlgorithmSpec,
@@ -198,6 +199,9 @@ class RunSettings:
         "shards); not part of the cell",
     )
     shard: Any = _k(None, "with shards: run only these shards, e.g. 'shard=[3,5]' (default: all)")
+    #: the run's own config folder (``-cd DIR``), where ChanceProbCut's calibrations are looked
+    #: for first: not a config key, and not part of the cell or the request
+    config_dir: str | None = field(default=None, compare=False, metadata={"internal": True})
 
     def __post_init__(self) -> None:
         spec, specs = self.tree, self.algorithms
@@ -227,14 +231,16 @@ class RunSettings:
                     f"one cell)"
                 )
             seen.add(s.key)
+        loaded = {}
         for i, s in enumerate(specs):
             if s.name == "chanceprobcut":
-                from starbench.calibration import check_request
-
                 try:
-                    check_request(s.own, spec, self.seed)
+                    cal = check_request(s.own, spec, self.seed, self.config_dir)
                 except InputError as e:
                     raise ConfigError(f"algorithms[{i}]: {e}") from None
+                if cal is not None:
+                    loaded[s.key] = {"cal": cal}
+        object.__setattr__(self, "_loaded", loaded)
         _check_int("trees", self.trees, 1, COUNT_LIMIT)
         _check_int("seed", self.seed, 0, UINT64_MAX)
         _check_int("n_jobs", self.n_jobs, 1, 1024)
@@ -328,6 +334,12 @@ class RunSettings:
         if not given or len(set(given)) != len(given):
             raise ConfigError(f"shard: must list distinct shard indices, got {list(given)}")
 
+    def loaded(self, spec: AlgorithmSpec) -> dict[str, Any]:
+        """Parameter values this run loaded for ``spec``'s searches in place of the spec's own:
+        a ChanceProbCut calibration read from the run's config folder (the spec keeps its
+        digest; a search process has no other way to that folder)."""
+        return self._loaded.get(spec.key, {})  # type: ignore[attr-defined]
+
     @property
     def selected_shards(self) -> tuple[int, ...]:
         """The shards this run computes (every one unless ``shard`` names some)."""
@@ -336,9 +348,10 @@ class RunSettings:
         return self.shard if isinstance(self.shard, tuple) else (self.shard,)
 
     @classmethod
-    def from_config(cls, cfg: Any) -> RunSettings:
+    def from_config(cls, cfg: Any, config_dir: str | None = None) -> RunSettings:
         """Settings from a composed config (a DictConfig or a plain mapping); every key it does
-        not set takes ``RunSettings``' default, and the settings check themselves."""
+        not set takes ``RunSettings``' default, and the settings check themselves.
+        ``config_dir``: the run's own config folder (``-cd DIR``), if any."""
         from omegaconf import DictConfig, OmegaConf
 
         if isinstance(cfg, DictConfig):
@@ -375,7 +388,7 @@ class RunSettings:
             own[key] = bool(own[key])
         if isinstance(own["shard"], list):
             own["shard"] = tuple(own["shard"])
-        return cls(tree=spec, algorithms=tuple(specs), **own)
+        return cls(tree=spec, algorithms=tuple(specs), **own, config_dir=config_dir)
 
     def cell_identity(self) -> dict[str, Any]:
         return cell_identity(self.tree, self.seed, self.exact)
@@ -432,7 +445,11 @@ def no_effect_notes(tree_cfg: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 
 #: The run keys with a plain value (every field but the tree and the algorithms).
-_SCALARS = tuple(f for f in fields(RunSettings) if f.name not in ("tree", "algorithms"))
+_SCALARS = tuple(
+    f
+    for f in fields(RunSettings)
+    if f.name not in ("tree", "algorithms") and not f.metadata.get("internal")
+)
 _RUN_HINTS = typing.get_type_hints(RunSettings)
 
 #: The Hydra schema of ``starbench run``: derived from ``RunSettings`` (the same keys, types,

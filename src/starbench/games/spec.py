@@ -202,11 +202,18 @@ class GameSpec:
         def at(depth: int) -> Any:
             spec = replace(self, depth=depth)
             src = spec._source(position, dice, exact)
-            # what a ChanceProbCut calibration is checked against (starbench.calibration)
+            # what a ChanceProbCut calibration is checked against (starbench.search.calibration)
             src.tree.spec, src.tree.seed = spec, seed
             return src
 
         return at
+
+    def heuristic_name(self) -> str:
+        """The heuristic's name: the one given, else the game's own default (``zero`` where
+        the game has none)."""
+        from starbench.games.heuristics import DEFAULT_HEURISTIC
+
+        return self.heuristic or DEFAULT_HEURISTIC.get(self.game.split("(")[0], "zero")
 
     def identity(self) -> dict[str, Any]:
         out = asdict(self)

@@ -1,15 +1,14 @@
 """Search algorithms over the tree protocol: one module per algorithm, a registry, one entry.
 
-The package is callable: ``starbench.search(tree, name, engine=..., **params)`` is
-``starbench.engines.search`` (either engine, ``auto`` by default), so the public function and the
-subpackage are one name (``import starbench.search.registry`` works); ``search`` in this package
-is the Python reference engine's entry.
+``reference_search`` is the Python reference engine's entry.  The package is callable:
+``starbench.search(tree, name, engine=..., **params)`` is ``starbench.engines.search`` (either
+engine, ``auto`` by default), so the public function and the subpackage are one name (``import
+starbench.search.registry`` works); the package ``starbench`` makes it callable (this floor does
+not import the engines above it).
 """
 
 from __future__ import annotations
 
-import sys
-import types
 from typing import Any
 
 from starbench.search.registry import ALGORITHMS, AlgorithmInfo, get_algorithm, parse_spec
@@ -17,7 +16,7 @@ from starbench.search.stats import STAT_FIELDS, SearchResult, SearchStats
 from starbench.trees.protocol import Tree
 
 
-def search(
+def reference_search(
     tree: Tree,
     algorithm: str = "expectimax",
     *,
@@ -27,7 +26,8 @@ def search(
     time_budget: float | None = None,
     **params: Any,
 ) -> SearchResult:
-    """Search ``tree`` with the named algorithm and return its result.
+    """Search ``tree`` with the named algorithm on the Python reference engine and return its
+    result.
 
     ``params`` are the algorithm's own parameters (``k``, ``after_probe``); ``exact`` runs in
     fractions; ``debug`` checks every windowed result against a full-window search.
@@ -58,18 +58,6 @@ __all__ = [
     "SearchStats",
     "get_algorithm",
     "parse_spec",
-    "search",
+    "reference_search",
     "search_window",
 ]
-
-
-class _CallablePackage(types.ModuleType):
-    """This package, callable as the public ``starbench.search``."""
-
-    def __call__(self, tree: Any, algorithm: str = "expectimax", **kw: Any) -> SearchResult:
-        from starbench.engines import search as run
-
-        return run(tree, algorithm, **kw)
-
-
-sys.modules[__name__].__class__ = _CallablePackage

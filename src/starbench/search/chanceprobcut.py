@@ -6,7 +6,7 @@ plies below it, where D >= r, each outcome i is first searched *shallow*: to D -
 evaluation), its horizon valued by the static value of the nodes there (the random trees'
 incremental path sum, a game's heuristic; ``starbench.trees.horizon``), giving v'_i.  A linear
 model fitted beforehand on positions of the same tree model (``starbench calibrate``;
-``starbench.calibration``) predicts the deep value from it, v_i ~ a v'_i + b, with residual
+``starbench.search.calibration``) predicts the deep value from it, v_i ~ a v'_i + b, with residual
 standard deviation s for the depth pair (D, D - r).
 The prediction gives the outcome estimated bounds
 
@@ -38,7 +38,7 @@ node does, and in ``shallow_nodes`` too; a cut counts one ``chance_cutoffs``.  `
 most the deepest chance node's D (so ``r < tree.depth``): a chance node is searched exactly only
 where D < r, so ``r = 1`` prunes Ballard's three-level trees (D = 1, shallow depth 0) too; the
 calibration names the depth pairs it covers, and a tree with a chance node whose pair it lacks is
-refused when the search is made (``starbench.calibration.Calibration.check``).
+refused when the search is made (``starbench.search.calibration.Calibration.check``).
 
 M. P. D. Schadd, M. H. M. Winands, J. W. H. M. Uiterwijk, "ChanceProbCut: Forward Pruning in
 Chance Nodes", IEEE Symposium on Computational Intelligence and Games (CIG) 2009, pp. 178-185,
@@ -63,7 +63,7 @@ KIND_COUNTERS = ("nodes", "leaves", "max_nodes", "min_nodes", "chance_nodes")
 def shallow_value(view: Any, exact: bool, within: Any = None) -> tuple[Any, dict[str, int]]:
     """A shallow view's value by Star2 with a window past its bounds (exact at its depth), and
     the search's ``KIND_COUNTERS``; a view that is one leaf is evaluated (one node, one leaf).
-    ChanceProbCut's shallow searches and its calibration's (``starbench.calibration``).
+    ChanceProbCut's shallow searches and its calibration's (``starbench.experiment.calibrate``).
 
     ``within``: the search that runs it, which gets its counters (and ``shallow_nodes``) and
     whose node and time budgets it shares: past either it raises ``BudgetExceeded`` with the
@@ -105,7 +105,7 @@ class ChanceProbCut(Star2):
     name = "chanceprobcut"
 
     def __init__(self, tree: Any, *, r: int, t: float, cal: Any = None, **kw: Any):
-        """``cal``: a ``starbench.calibration.Calibration`` (or its digest, looked up); not
+        """``cal``: a ``starbench.search.calibration.Calibration`` (or its digest, looked up); not
         needed with ``t = inf``."""
         super().__init__(tree, **kw)
         self.r = int(r)
@@ -115,7 +115,7 @@ class ChanceProbCut(Star2):
         self._estimates: tuple[list[Any], list[Any]] | None = None
         self.cuts_on = math.isfinite(self.t)
         if self.cuts_on:
-            from starbench.calibration import resolve
+            from starbench.search.calibration import resolve
 
             if not (
                 callable(getattr(tree, "shallow", None)) and getattr(tree, "static_values", False)

@@ -129,8 +129,16 @@ class AlgorithmInfo:
                     )
         return resolved
 
-    def make(self, tree: Any, params: dict[str, Any] | None = None, **options: Any) -> Search:
-        settings = {**self.fixed, **self.resolve(params or {}), **options}
+    def make(
+        self,
+        tree: Any,
+        params: dict[str, Any] | None = None,
+        loaded: dict[str, Any] | None = None,
+        **options: Any,
+    ) -> Search:
+        """The search of ``tree`` with ``params`` resolved (``loaded``: values put in place of
+        resolved parameters after the check, as ``AlgorithmSpec.make`` says)."""
+        settings = {**self.fixed, **self.resolve(params or {}), **(loaded or {}), **options}
         cls = self.cls
         own = getattr(tree, "search_class", None)  # a tree's own implementation of cls, if any
         if own is not None:
@@ -666,9 +674,11 @@ class AlgorithmSpec:
             s.get("tt_depth") == "deeper",
         )
 
-    def make(self, tree: Any, **options: Any) -> Search:
-        """The Python engine's search of ``tree`` (``options``: exact, debug, budgets, table)."""
-        return self.info.make(tree, self.own, **options)
+    def make(self, tree: Any, loaded: dict[str, Any] | None = None, **options: Any) -> Search:
+        """The Python engine's search of ``tree`` (``options``: exact, debug, budgets, table;
+        ``loaded``: values the caller loaded in place of some of the spec's own parameters, as
+        a calibration read for its digest: ``RunSettings.loaded``)."""
+        return self.info.make(tree, self.own, loaded, **options)
 
 
 def resolve(name: str, params: dict[str, Any] | None = None) -> AlgorithmSpec:

@@ -1,4 +1,7 @@
-"""ChanceProbCut's calibrations: the linear models v_deep ~ a v_shallow + b, fitted per depth pair.
+"""ChanceProbCut's calibration model: the linear lines v_deep ~ a v_shallow + b a search reads.
+
+What a ChanceProbCut search reads and checks (this module); the fitting that makes a
+calibration (``starbench calibrate``) is ``starbench.experiment.calibrate``, a floor above.
 
 ``starbench calibrate`` draws positions of a tree model with the run's generator but a seed of
 its own (default: the run's seed + 10^6), and at every chance node of each position's sampled
@@ -18,24 +21,25 @@ what a cell must match), the depth it was drawn at, ``r``, the sampler, seed, po
 starbench's version, and the fits by depth D (``{"n", "a", "b", "s", "r2"}``); the digest is the
 first 12 hex digits of the SHA-256 of the file's canonical JSON without it.  ``cal=<digest>``
 finds it in ``$STARBENCH_CALIBRATIONS``, in ``calibrations/`` beside the experiments (the
-run's ``-cd`` folder, then starbench's ``conf/``) or in ``calibrations/`` of the working folder
-(``folders``).  A calibration matches a tree when the model's parameters
-equal the tree's except depth, its seed is not the tree's, it was fitted with the search's ``r``
-and it covers every depth D >= r of the tree's chance nodes; otherwise the search is refused,
-naming the first difference.
+run's ``-cd`` folder, handed down as ``config_dir``, then starbench's ``conf/``) or in
+``calibrations/`` of the working folder (``folders``).  A calibration matches a tree when the
+model's parameters equal the tree's except depth, its seed is not the tree's, it was fitted with
+the search's ``r`` and it covers every depth D >= r of the tree's chance nodes; otherwise the
+search is refused, naming the first difference.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import os
-import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from starbench.configs import conf_dir
 from starbench.errors import InputError
 
 FORMAT = "starbench chanceprobcut calibration"
@@ -45,12 +49,7 @@ FOLDER = "calibrations"
 ENV = "STARBENCH_CALIBRATIONS"
 #: The seed offset of a calibration's positions from the run's seed.
 SEED_OFFSET = 10**6
-#: Fewest (shallow, deep) pairs per depth pair.
-MIN_PAIRS = 10
 SAMPLER = "random path (one chance node per chance level and position)"
-#: A chance node with more outcomes gives no pairs (its path goes on through one of them): a
-#: game's set-up (Einstein wurfelt nicht's 720 placements) would cost as many deep searches.
-MAX_OUTCOMES = 64
 
 
 @dataclass(frozen=True)
@@ -150,13 +149,10 @@ def model_of(spec: Any) -> dict[str, Any]:
     if hasattr(spec, "normalised"):
         d = spec.normalised().as_dict()
     else:
-        from starbench.games.heuristics import DEFAULT_HEURISTIC
-
         d = spec.identity()
         for key in ("iterative", "version"):  # the game library's version is not compared
             d.pop(key, None)
-        short = str(d["game"]).split("(")[0]
-        d["heuristic"] = d.get("heuristic") or DEFAULT_HEURISTIC.get(short, "zero")
+        d["heuristic"] = spec.heuristic_name()
     d.pop("depth", None)
     return {
         k: (v if isinstance(v, (int, float, str, bool)) or v is None else str(v))
@@ -191,39 +187,33 @@ def from_json(obj: dict[str, Any]) -> Calibration:
     )
 
 
-def folders() -> list[Path]:
+def folders(config_dir: str | Path | None = None) -> list[Path]:
     """Where ``cal=DIGEST`` is looked for, in order: ``$STARBENCH_CALIBRATIONS``;
-    ``calibrations/`` beside the experiments of the run's own config folder (``-cd DIR``) and of
-    starbench's ``conf/`` (the committed studies'); ``calibrations/`` of the working folder."""
-    from starbench.run import CONTEXT, _conf_dir
-
+    ``calibrations/`` beside the experiments of the run's own config folder (``config_dir``:
+    ``-cd DIR``) and of starbench's ``conf/`` (the committed studies'); ``calibrations/`` of the
+    working folder."""
     env = os.environ.get(ENV)
     out = [Path(env)] if env else []
-    if CONTEXT.get("config_dir"):
-        out.append(Path(CONTEXT["config_dir"]) / FOLDER)
-    out += [_conf_dir() / FOLDER, Path(FOLDER)]
+    if config_dir:
+        out.append(Path(config_dir) / FOLDER)
+    out += [conf_dir() / FOLDER, Path(FOLDER)]
     return out
 
 
-#: Calibrations read, by (digest, the folders searched): a file is named by its content's
-#: digest, so a search made per tree or per move reads it once.
-_LOADED: dict[tuple[str, tuple[str, ...]], Calibration] = {}
-
-
-def load(digest: str) -> Calibration:
-    """The calibration ``digest`` from the first folder that holds it."""
+def load(digest: str, config_dir: str | Path | None = None) -> Calibration:
+    """The calibration ``digest`` from the first of ``folders(config_dir)`` that holds it."""
     text = str(digest).strip()
     if len(text) != 12 or any(c not in "0123456789abcdef" for c in text):
         raise InputError(f"chanceprobcut: cal must be a 12-hex-digit digest, got {digest!r}")
-    where = folders()
-    key = (text, tuple(map(str, where)))
-    if key not in _LOADED:
-        _LOADED[key] = _read(text, where)
-    return _LOADED[key]
+    return _read(text, tuple(str(f) for f in folders(config_dir)))
 
 
-def _read(text: str, where: list[Path]) -> Calibration:
-    for folder in where:
+@functools.lru_cache(maxsize=64)
+def _read(text: str, where: tuple[str, ...]) -> Calibration:
+    """The calibration file ``text``.json from the first folder of ``where`` (remembered per
+    digest and folders: a file is named by its content's digest, so a search made per tree or
+    per move reads it once)."""
+    for folder in map(Path, where):
         path = folder / f"{text}.json"
         if path.is_file():
             try:
@@ -236,12 +226,15 @@ def _read(text: str, where: list[Path]) -> Calibration:
     raise InputError(f"chanceprobcut: cal={text}: no {text}.json in {' or '.join(map(str, where))}")
 
 
-def check_request(params: dict[str, Any], spec: Any, seed: Any) -> None:
+def check_request(
+    params: dict[str, Any], spec: Any, seed: Any, config_dir: str | Path | None = None
+) -> Calibration | None:
     """A ChanceProbCut request (its resolved ``r``, ``t``, ``cal``) against the tree parameters
     of a cell or a match player (a ``RegularTreeSpec`` or ``GameSpec``) and their seed, before
     anything runs: ``r`` at most the deepest chance node's depth and, with a finite ``t``,
     static values (a random tree's incremental model; a game's heuristic) and a calibration
-    that matches (InputError naming what is wrong)."""
+    that matches (InputError naming what is wrong).  Returns the calibration a finite ``t``
+    reads (looked for in ``folders(config_dir)``), else None."""
     r, t = int(params["r"]), float(params["t"])
     depths = chance_depths(spec)
     if not depths or r > max(depths):
@@ -251,23 +244,27 @@ def check_request(params: dict[str, Any], spec: Any, seed: Any) -> None:
             f"r={r}"
         )
     if not math.isfinite(t):
-        return
+        return None
     model = getattr(spec, "value_model", "incremental")
     if model != "incremental":
         raise InputError(
             f"chanceprobcut with a finite t needs tree.value_model=incremental (its shallow "
             f"searches value their horizon by the path sum), got {model}"
         )
-    resolve_spec(params.get("cal") or None, spec, seed, r)
+    return resolve_spec(params.get("cal") or None, spec, seed, r, config_dir)
 
 
 def resolve(cal: Any, tree: Any, r: int) -> Calibration:
-    """The checked calibration of a search: ``cal`` a Calibration or a digest."""
+    """The checked calibration of a search: ``cal`` a Calibration (the runner hands down the
+    one it loaded from the run's config folder) or a digest (looked for in ``folders()``)."""
     return resolve_spec(cal, getattr(tree, "spec", None), getattr(tree, "seed", 0), r)
 
 
-def resolve_spec(cal: Any, spec: Any, seed: Any, r: int) -> Calibration:
-    """``resolve`` for a cell's tree parameters and seed."""
+def resolve_spec(
+    cal: Any, spec: Any, seed: Any, r: int, config_dir: str | Path | None = None
+) -> Calibration:
+    """``resolve`` for a cell's tree parameters and seed (a digest looked for in
+    ``folders(config_dir)``)."""
     if cal is None or cal == "":
         hint = (
             " ".join(
@@ -285,7 +282,7 @@ def resolve_spec(cal: Any, spec: Any, seed: Any, r: int) -> Calibration:
             f"chanceprobcut: t is finite, so it needs a calibration (cal=DIGEST); make one with: "
             f"{hint}"
         )
-    c = cal if isinstance(cal, Calibration) else load(cal)
+    c = cal if isinstance(cal, Calibration) else load(cal, config_dir)
     if spec is None:
         raise InputError(f"cal={c.digest}: calibrations serve random regular trees and game cells")
     c.check_spec(spec, seed, r)
@@ -306,95 +303,3 @@ def overrides_of(spec: Any) -> list[str]:
         for k, v in spec.as_dict().items()
         if (k in always or v != default.get(k)) and v is not None
     ]
-
-
-def _pairs(
-    spec: Any, seed: int, positions: int, r: int, exact: bool
-) -> dict[int, list[tuple[Any, Any]]]:
-    from starbench.oracles import positions
-    from starbench.search.chanceprobcut import shallow_value
-    from starbench.trees.protocol import Kind
-    from starbench.trees.regular import RegularTree
-
-    def value(view: Any) -> Any:
-        return shallow_value(view, exact)[0]
-
-    out: dict[int, list[tuple[Any, Any]]] = {}
-    for i in range(positions):
-        if hasattr(spec, "normalised"):
-            tree = RegularTree(spec, seed, i)
-        else:  # a game: the cell's sampler draws the position
-            tree = positions.source(spec, seed, i, exact).tree
-        rng = random.Random(f"{seed}-{i}")
-        node = tree.root
-        while tree.kind(node) != Kind.LEAF:
-            kids = tree.children(node)
-            if tree.kind(node) == Kind.CHANCE:
-                depth = tree.plies_below(node)
-                if depth >= r and len(kids) <= MAX_OUTCOMES:
-                    for child in kids:
-                        deep = value(tree.shallow(child, depth))
-                        shallow = value(tree.shallow(child, depth - r))
-                        out.setdefault(depth, []).append((shallow, deep))
-            node = kids[rng.randrange(len(kids))]
-    return out
-
-
-def fit(pairs: list[tuple[Any, Any]]) -> Fit:
-    """Least squares deep ~ a shallow + b; s the residual SD with n - 2 degrees of freedom."""
-    import numpy as np
-
-    x = np.array([float(p[0]) for p in pairs])
-    y = np.array([float(p[1]) for p in pairs])
-    n = len(x)
-    if np.ptp(x) == 0:  # one shallow value: the line is flat through the mean
-        a, b = 0.0, float(y.mean())
-    else:
-        a, b = (float(c) for c in np.polyfit(x, y, 1))
-    resid = y - (a * x + b)
-    s = float(np.sqrt((resid**2).sum() / (n - 2))) if n > 2 else 0.0
-    total = float(((y - y.mean()) ** 2).sum())
-    r2 = 1.0 - float((resid**2).sum()) / total if total > 0 else 1.0
-    return Fit(n, round(a, 12), round(b, 12), round(s, 12), round(r2, 12))
-
-
-def calibrate(spec: Any, seed: int, positions: int, r: int) -> Calibration:
-    """Fit every depth pair (D, D - r), D >= r, of ``spec``'s trees on ``positions`` positions
-    drawn with ``seed`` (InputError when a pair has fewer than ``MIN_PAIRS`` points)."""
-    from starbench.version import version
-
-    if hasattr(spec, "value_model") and spec.value_model != "incremental":
-        raise InputError(
-            f"tree.value_model: chanceprobcut's shallow searches need static values at interior "
-            f"nodes (incremental), got {spec.value_model}"
-        )
-    depths = [d for d in chance_depths(spec) if d >= r]
-    if r < 1:
-        raise InputError(f"r: must be an integer >= 1, got {r}")
-    if not depths:
-        raise InputError(
-            f"r: must be at most the deepest chance node's depth "
-            f"{max(chance_depths(spec) or [0])} (below tree.depth={spec.depth}), got {r}"
-        )
-    pairs = _pairs(spec, seed, positions, r, exact=False)
-    fits = {}
-    for d in depths:
-        got = pairs.get(d, [])
-        if len(got) < MIN_PAIRS:
-            raise InputError(
-                f"--positions: {positions} positions give {len(got)} pairs at depth {d}, fewer "
-                f"than {MIN_PAIRS}: draw more positions"
-            )
-        fits[d] = fit(got)
-    return Calibration(model_of(spec), spec.depth, r, seed, positions, version(), fits)
-
-
-def save(cal: Calibration, folder: Path) -> Path:
-    from starbench.files import atomic_write_text
-
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{cal.digest}.json"
-    body = {**cal.body(), "digest": cal.digest}
-    atomic_write_text(path, json.dumps(body, indent=1, sort_keys=True) + "\n")
-    return path
