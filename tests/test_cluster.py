@@ -252,12 +252,14 @@ def test_a_refused_submission_names_its_key():
 def test_a_dead_shard_is_reported_with_the_command_for_that_shard(tmp_path):
     """A sharded cell's job carries ``shard=[i]`` beside the cell's overrides: the line names
     the shard, and its rerun command computes that shard alone under the same launcher."""
-    from starbench import run as run_mod
+    from starbench.experiment.launch import mark_dead
+    from starbench.experiment.plan import Cell, Plan
 
     folder = tmp_path / "sweep" / "cell"
     cell = ["trees=9", "shards=3", "hydra/launcher=slurm", "hydra.launcher.timeout_min=10"]
     dead = slurm.DeadJob("41_2", "TIMEOUT", (*cell, "shard=[2]"))
-    line = run_mod.mark_dead(dead, [(cell, None, folder)])
+    plan = Plan(True, (Cell(cell, None, folder),), folder.parent, (), (), (), (), None, None, True)  # type: ignore[arg-type]
+    line = mark_dead(dead, plan)
     assert line.startswith(f"shard=[2] of cell {folder}: its SLURM job 41_2 ended TIMEOUT")
     rerun = line.split("; rerun: ", 1)[1]
     assert "'shard=[2]'" in rerun and "hydra/launcher=slurm" in rerun and "-m" in rerun

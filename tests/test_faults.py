@@ -184,7 +184,7 @@ def test_a_full_disk_is_one_line_and_the_rerun_continues(tmp_path):
 
 
 def test_a_cell_whose_process_died_is_interrupted_not_running(tmp_path, capsys):
-    from starbench.experiment.runner import cell_status
+    from starbench.experiment.stages import cell_status
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()

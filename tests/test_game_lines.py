@@ -81,8 +81,8 @@ def test_run_says_a_flat_heuristic_once_per_cell(tmp_path):
 
 
 def test_run_says_a_long_game_cell_before_it_runs():
+    from starbench.experiment.plan import long_game_notes
     from starbench.games.spec import GameSpec
-    from starbench.run import long_game_notes
 
     class Settings:
         seed, node_budget = 0, None

@@ -472,7 +472,7 @@ def test_a_complete_cell_is_rerun_without_hydras_launch_and_records_the_same_com
     assert code == 0, err
     first = json.loads((cell / "cell.json").read_text())
     launched = []
-    monkeypatch.setattr(run_module, "_hydra_main", lambda *a, **k: launched.append(a))
+    monkeypatch.setattr(run_module, "hydra_main", lambda *a, **k: launched.append(a))
     code, out, err = run(capsys, *argv)
     assert code == 0 and not launched, err
     assert "(4 rows, 0 computed now)" in out and "star1" in out
@@ -500,7 +500,7 @@ def test_a_complete_sweep_is_rerun_without_a_launch_and_records_the_same_command
     assert len(cells) == 2
     first = [json.loads((c / "cell.json").read_text()) for c in cells]
     launched = []
-    monkeypatch.setattr(run_module, "_hydra_main", lambda *a, **k: launched.append(a))
+    monkeypatch.setattr(run_module, "hydra_main", lambda *a, **k: launched.append(a))
     code, out, err = run(capsys, *argv)
     assert code == 0 and not launched, err
     assert out.count("(4 rows, 0 computed now)") == 2 and "cell 2/2" in err

@@ -17,9 +17,11 @@ from hydra import compose, initialize_config_dir
 from starbench import cli
 from starbench import run as run_mod
 from starbench.errors import InputError
+from starbench.experiment import plan as plan_mod
 from starbench.experiment.export import export, tree_of_row
 from starbench.experiment.integrity import write_document
-from starbench.experiment.runner import COLUMNS, run_cell
+from starbench.experiment.rows import COLUMNS
+from starbench.experiment.runner import run_cell
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
 from starbench.search import reference_search as search
 from starbench.trees import RegularTreeSpec, load_tree
@@ -80,9 +82,9 @@ def test_every_tree_and_algorithm_file_composes(tree, algorithms):
     own = {"chanceprobcut-ballard": "ballard", "chanceprobcut-dice": "backgammon"}
     if algorithms.startswith("chanceprobcut") and tree != own.get(algorithms):
         with pytest.raises(InputError, match="chanceprobcut|cal="):
-            run_mod.settings_of(cfg)
+            plan_mod.settings_of(cfg)
         return
-    s = run_mod.settings_of(cfg)
+    s = plan_mod.settings_of(cfg)
     assert s.algorithms and s.tree.depth >= 1
 
 
@@ -92,13 +94,14 @@ def test_every_experiment_plans(experiment, tmp_path):
     if "backgammon" in experiment:
         pytest.importorskip("gnubg_nn", reason='pip install -c constraints.txt -e ".[backgammon]"')
     # the default folders hold the committed results (made at earlier commits): plan elsewhere
-    multirun, cells, sweep_dir, _ = run_mod.plan(
+    planned = plan_mod.plan(
         [
             f"experiment={experiment}",
             f"hydra.sweep.dir={tmp_path}/sweep",
             f"hydra.run.dir={tmp_path}/run",
         ]
     )
+    multirun, cells, sweep_dir = planned.multirun, planned.cells, planned.sweep_dir
     assert cells
     for _overrides, s, folder in cells:
         assert folder.parent == sweep_dir if multirun else folder == tmp_path / "run"
@@ -116,7 +119,7 @@ def test_default_folders_are_named_from_the_study_and_cell():
 
 
 def test_default_algorithms():
-    _, cells, _, _ = run_mod.plan([])
+    cells = plan_mod.plan([]).cells
     labels = [a.label for a in cells[0][1].algorithms]
     assert labels == [
         "expectimax",
@@ -698,7 +701,7 @@ def test_hydra_search_path_helper_is_pinned_to_hydra_1_3():
     import hydra
 
     assert hydra.__version__.startswith("1.3.")
-    args = run_mod.hydra_args(["-cd", "/x", "-m", "a=1", "--cfg", "job", "b=2", "-cn", "c"])
+    args = plan_mod.hydra_args(["-cd", "/x", "-m", "a=1", "--cfg", "job", "b=2", "-cn", "c"])
     assert (args.config_dir, args.config_name, args.multirun, args.cfg) == ("/x", "c", True, "job")
     assert args.overrides == ["a=1", "b=2"]
 
@@ -710,7 +713,7 @@ def test_sweep_expansion_is_pinned_to_hydra_1_3():
     import hydra
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    from hydra_plugins.starbench_sweeper import union_cells
+    from starbench.experiment.plan import union_cells
 
     assert hydra.__version__.startswith("1.3.")
     cells = union_cells([{"a": "1,2"}, {"b": "3"}], {"c": "4,5"}, ["d=6"], OverridesParser.create())

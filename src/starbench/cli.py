@@ -41,7 +41,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from starbench.trees.explicit import load_tree
 
     for module in args.plugin or []:
-        from starbench.run import import_plugin
+        from starbench.experiment.plan import import_plugin
 
         import_plugin(module, "--plugin")
     if args.list:
@@ -174,7 +174,7 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
     from starbench.search.registry import parse_spec, resolve
 
     for module in args.plugin or []:
-        from starbench.run import import_plugin
+        from starbench.experiment.plan import import_plugin
 
         import_plugin(module, "--plugin")
     name, params = parse_spec(args.algorithm)
@@ -226,7 +226,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
     from starbench.experiment import calibrate
     from starbench.experiment.cellfolder import check_writable
-    from starbench.run import plan
+    from starbench.experiment.plan import plan
     from starbench.search import calibration
     from starbench.trees.regular import RegularTreeSpec
 
@@ -238,8 +238,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     ):
         return fail("calibrate: one tree model at a time: no sweeps (KEY=A,B) in the overrides")
     cd = ["-cd", args.config_dir] if args.config_dir else []
-    _multirun, cells, _sweep, _launch = plan([*cd, *overrides])
-    settings = cells[0][1]
+    settings = plan([*cd, *overrides]).cells[0].settings
     spec = settings.tree
     if not isinstance(spec, RegularTreeSpec) and spec.iterative:
         return fail("calibrate: tree.iterative: calibrate the game at its depth, without it")
@@ -278,7 +277,7 @@ def _cmd_conform(args: argparse.Namespace) -> int:
         return fail(f"--time-limit: must be a number of seconds > 0, got {args.time_limit}")
     if args.memory_limit < 2**24:
         return fail(f"--memory-limit: must be at least 16 MB (16777216), got {args.memory_limit}")
-    from starbench.run import import_plugin
+    from starbench.experiment.plan import import_plugin
 
     for module in args.plugin or []:
         import_plugin(module, "--plugin")
@@ -777,12 +776,12 @@ def complete(argv: list[str]) -> int:
     line = os.environ.get("COMP_LINE", "")
     words = line.split()
     if len(words) >= 2 and words[1] == "run" and (len(words) > 2 or line.endswith(" ")):
-        from starbench.run import _hydra_main
+        from starbench.run import hydra_main
 
         os.environ["COMP_LINE"] = " ".join([words[0], *words[2:]]) + (
             " " if line.endswith(" ") else ""
         )
-        _hydra_main(argv, prog="starbench")
+        hydra_main(argv, prog="starbench")
         return 0
     commands = list(_subcommands())
     word = "" if line.endswith(" ") or len(words) < 2 else words[1]

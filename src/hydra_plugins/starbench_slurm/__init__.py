@@ -91,5 +91,8 @@ class StarbenchSlurmLauncher(SlurmLauncher):
             sys.stderr.write(f"starbench: error: {slurm.submission_line(e)}\n")
             raise SystemExit(2) from None
         out = slurm.await_jobs(jobs, job_overrides)
-        slurm.DEAD.extend(r for r in out if isinstance(r, slurm.DeadJob))
+        said = getattr(self.task_function, "job_died", None)  # starbench.run.Task reports them
+        for r in out:
+            if isinstance(r, slurm.DeadJob) and said is not None:
+                said(r)
         return [slurm.died(r) if isinstance(r, slurm.DeadJob) else r for r in out]

@@ -7,8 +7,11 @@ launches, and on SLURM each waited for its job array to finish before the next w
 This sweeper expands every grid (each one combined with ``hydra.sweeper.params`` and the command
 line's overrides, as the basic sweeper would) and hands all cells to the launcher at once: one
 job array for the whole study.  ``starbench run`` selects it (``hydra/sweeper=starbench``) for
-every multirun (unless a sweeper is given), and hands it the cells it planned (``PLANNED``):
-jobs that land in one cell (a parameter without effect, normalised away) are launched once.
+every multirun (unless a sweeper is given), and hands it the jobs it planned through the task
+function (``starbench.run.Task``: its ``jobs``, the planned cells' jobs without those of the
+cells already complete): jobs that land in one cell (a parameter without effect, normalised
+away) are launched once.  Run by Hydra otherwise (no planned jobs), it expands the grids
+itself.  It keeps no state of its own between launches.
 
 Hydra only instantiates plugins from the ``hydra_plugins`` package, hence this module's place.
 """
@@ -32,48 +35,9 @@ class UnionSweeperConf:
     params: Optional[dict[str, str]] = None  # noqa: UP045
 
 
-#: The cells ``starbench run`` planned for this launch (each cell once, checked before anything
-#: runs), set by its ``plan``; empty when Hydra is run otherwise, and the sweeper expands the
-#: grids itself.
-PLANNED: list = []
-#: The overrides of the planned cells that are already complete: ``starbench run`` verified
-#: and summarised them itself, so their jobs (a sharded cell's too) are filtered out here before
-#: the launch (on a cluster each job is a queue slot), with one line saying how many cells.
-COMPLETE: list = []
-
-
-def launched(cells: list) -> list:
-    """``cells`` (jobs) without those of the ``COMPLETE`` cells."""
-    from starbench.experiment.shards import without_shard
-
-    done = {tuple(without_shard(c)) for c in COMPLETE}
-    return [c for c in cells if tuple(without_shard(c)) not in done]
-
-
-def skipped_line(cells: int) -> str:
-    """The line that says how many complete cells a sweep does not launch."""
-    return f"starbench: {cells} complete cells skipped"
-
-
 ConfigStore.instance().store(
     group="hydra/sweeper", name="starbench", node=UnionSweeperConf, provider="starbench"
 )
-
-
-def union_cells(
-    sweeps: list,
-    params: dict | None,
-    arguments: list,
-    parser: Any,  # noqa: UP045
-) -> list:
-    """Every cell of every sweep (in order, each sweep's grid as the basic sweeper expands it)."""
-    base = [f"{k}={v}" for k, v in (params or {}).items()]
-    cells: list = []
-    for sweep in sweeps or [{}]:
-        own = [f"{k}={v}" for k, v in sweep.items()]
-        parsed = parser.parse_overrides([*own, *base, *arguments])
-        cells.extend(BasicSweeper.split_arguments(parsed, None)[0])
-    return cells
 
 
 def _reported(result: Any) -> bool:
@@ -88,18 +52,23 @@ class UnionSweeper(BasicSweeper):
     """Hydra's basic sweeper over the union of the config's ``sweeps`` grids, in one batch
     (or batches of ``max_batch_size``)."""
 
+    def setup(self, *, hydra_context: Any, task_function: Any, config: Any) -> None:
+        super().setup(hydra_context=hydra_context, task_function=task_function, config=config)
+        #: the jobs ``starbench run`` planned for this launch (``starbench.run.Task.jobs``)
+        self.planned = getattr(task_function, "jobs", None)
+
     def sweep(self, arguments: list[str]) -> Any:
         assert self.config is not None and self.launcher is not None
         assert self.hydra_context is not None
         parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
         given = self.config.get("sweeps")
         sweeps = OmegaConf.to_container(given, resolve=False) if given else []
-        cells = list(PLANNED) or union_cells(list(sweeps), self.params, list(arguments), parser)
-        if COMPLETE:
-            import sys
+        if self.planned is not None:
+            cells = [list(job) for job in self.planned]
+        else:
+            from starbench.experiment.plan import union_cells
 
-            cells = launched(cells)
-            sys.stderr.write(skipped_line(len(COMPLETE)) + "\n")
+            cells = union_cells(list(sweeps), self.params, list(arguments), parser)
         self.overrides = list(self.split_overrides_to_chunks(cells, self.max_batch_size))
         sweep_dir = Path(self.config.hydra.sweep.dir)
         sweep_dir.mkdir(parents=True, exist_ok=True)

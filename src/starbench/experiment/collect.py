@@ -27,7 +27,7 @@ from starbench.experiment import tablefile
 from starbench.experiment.coverage import Coverage, Request, check, held_of_table
 from starbench.experiment.integrity import read_document, write_document
 from starbench.experiment.repair import command_of, rerun_command, unverifiable_line
-from starbench.experiment.runner import cell_status
+from starbench.experiment.stages import cell_status
 from starbench.experiment.storage import (
     CELL,
     JOURNAL,
@@ -37,6 +37,7 @@ from starbench.experiment.storage import (
     shard_journals,
 )
 from starbench.files import atomic_write, file_digest
+from starbench.overrides import without_shard
 
 COLLECTED = "collected.parquet"
 
@@ -83,7 +84,7 @@ def _sharded(folder: Path, asked: dict[str, Any] | None) -> tuple[str, str, str]
     if missing:
         again = shards.missing_command(overrides, folder, command, missing)
         return ("incomplete", str(folder), again)
-    again = rerun_command(shards.without_shard(overrides), folder, command)
+    again = rerun_command(without_shard(overrides), folder, command)
     if _write_sharded_table(folder, again, context):
         return None
     return ("incomplete", str(folder), again)
@@ -94,12 +95,12 @@ def _write_sharded_table(folder: Path, command: str, context: dict[str, Any] | N
     command composes; False (nothing written) when that fails."""
     import shlex
 
-    from starbench import run
     from starbench.experiment import shards
+    from starbench.experiment.plan import plan
 
     try:
-        _multirun, cells, _sweep, _launch = run.plan(shlex.split(command)[2:])
-        (overrides, settings, _f), *_ = [c for c in cells if c[2].resolve() == folder.resolve()]
+        cells = plan(shlex.split(command)[2:]).cells
+        (overrides, settings, _f), *_ = [c for c in cells if c.folder.resolve() == folder.resolve()]
         n = min(settings.shards, settings.trees)
         quiet = lambda _line: None  # noqa: E731 - collect reports the cell itself
         shards.finish(settings, folder, n, 0, overrides, quiet, quiet, context)

@@ -321,7 +321,7 @@ def compute_rows(
     settings: RunSettings, pending: Collection[tuple[int, tuple[AlgorithmSpec, ...]]]
 ) -> Iterator[list[dict[str, Any]]]:
     """Yield the rows of each pending instance as it completes (in any order); ``pending`` is
-    iterated lazily (``runner.Pending``), at most two instances a worker submitted at once."""
+    iterated lazily (``stages.Pending``), at most two instances a worker submitted at once."""
     if isinstance(settings.tree, GameSpec):
         # computed (and cached) once, before any worker, within the run's memory limit
         decisions.game_oracle(settings.tree.game, settings.oracle_memory_limit)

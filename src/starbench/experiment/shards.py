@@ -11,7 +11,7 @@ it never writes ``table.parquet`` or ``cell.json``.  When a shard has computed i
 takes the cell lock (waiting for another shard that holds it) and, if every instance of the cell
 then holds every row asked for, in any journal (the cell's own, or shard journals of any N:
 rows are keyed by instance, so changing N never loses work), writes the table and ``cell.json``
-from all of them, as an unsharded run would (``runner._run_locked``, the whole-cell rule).
+from all of them, as an unsharded run would (``stages.run_whole``, the whole-cell rule).
 Otherwise the last shard to finish does, or a later ``run`` (sharded or not) or ``collect``.
 
 ``shards`` above the number of trees is capped at it, with one line; ``shards`` with
@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from starbench.experiment import cellfolder
+from starbench.experiment import cellfolder, stages
 from starbench.experiment.settings import RunSettings
 from starbench.experiment.storage import (
     TABLE,
@@ -36,14 +36,10 @@ from starbench.experiment.storage import (
     shard_journals,
     shard_lock,
 )
+from starbench.overrides import without_shard
 
 #: Seconds a finished shard waits for the cell lock (another shard writing the table holds it).
 FINISH_WAIT_S = 600.0
-
-
-def without_shard(overrides: Any) -> list[str]:
-    """A job's overrides without its ``shard=[...]``: those of its cell."""
-    return [o for o in overrides or [] if not o.lstrip("+~").startswith("shard=")]
 
 
 def effective_shards(settings: RunSettings, warn: Callable[[str], None]) -> int:
@@ -66,10 +62,8 @@ def run_shards(
     command: dict[str, Any] | None,
 ) -> Any:
     """Compute the selected shards of the cell in ``folder`` one after another, then write the
-    cell's table if every shard is done.  Returns the runner's ``CellOutcome``."""
-    from starbench.experiment.runner import RunLog
-
-    log = RunLog(folder / "run.log")
+    cell's table if every shard is done.  Returns the stages' ``CellOutcome``."""
+    log = stages.RunLog(folder / stages.RUN_LOG)
     show, say = log.tee(out), log.tee(warn)
     n = effective_shards(settings, say)
     computed = 0
@@ -91,9 +85,8 @@ def _run_shard(
     warn: Callable[[str], None],
     command: dict[str, Any] | None,
 ) -> int:
-    """Compute the instances of one shard the cell lacks, into the shard's own journal; the
-    rows computed."""
-    from starbench.experiment import runner
+    """Compute the instances of one shard the cell lacks, into the shard's own journal (the
+    stages load, pending and compute); the rows computed."""
     from starbench.experiment.coverage import requested
     from starbench.experiment.metadata import metadata
 
@@ -104,24 +97,21 @@ def _run_shard(
         raise cellfolder.busy(folder, "hydra.run.dir", f"shard {shard}: {e}") from None
     try:
         cellfolder.check_unlocked(folder, shards=False)  # an unsharded run computes the cell
-        runner.check_folder(settings, folder, locked=True)
-        runs, old = cellfolder.load(settings, folder, warn, shard=True)
+        cellfolder.check_folder(settings, folder, locked=True)
+        cell = stages.load(settings, folder, warn, shard=True)
         wanted = requested(settings)
-        by_instance = _by_instance(old)
-        pending = _pending(settings, runs, by_instance, n, shard)
+        pending = stages.pending(settings, cell, settings.trees, n, (shard,))
         name = shard_journal(shard, n)
         if not pending:
             out(f"shard {shard} of {n}: nothing to compute")
             return 0
         journal = Journal(folder, name)
         run = max(journal.read().runs, default=-1) + 1  # the journal numbers its own runs
-        journal.append_header(runner.run_header(settings, run, metadata(), overrides, command))
-        runner._announce(settings, wanted, len(pending), warn)
+        journal.append_header(stages.run_header(settings, run, metadata(), overrides, command))
+        stages.announce(settings, wanted, len(pending), warn)
         fresh: dict[tuple[Any, ...], int] = {}
         try:
-            computed = runner._compute(
-                settings, pending, journal, run, by_instance, set(), warn, fresh
-            )
+            computed = stages.compute(settings, pending, journal, run, cell, set(), warn, fresh)
         finally:
             journal.close()
         out(
@@ -142,36 +132,12 @@ def _process_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def _by_instance(rows: list[Any]) -> dict[int, dict[tuple[Any, ...], Any]]:
-    """Rows by instance and key (``runner.Instances``)."""
-    from starbench.experiment import runner
-
-    by_instance: runner.Instances = {}
-    for r in rows:
-        by_instance.setdefault(r.instance, {})[runner._slot(r)] = r
-    return by_instance
-
-
-def _pending(
-    settings: RunSettings, runs: dict[int, Any], by_instance: Any, n: int, shard: int
-) -> Any:
-    """The instances of shard ``shard`` of ``n`` (of the whole cell with ``n`` = 1) that lack a
-    settled row asked for."""
-    from starbench.experiment import runner
-    from starbench.experiment.coverage import requested
-
-    def settled(r: Any) -> bool:
-        return runner._settled(r, settings, runs)
-
-    return runner.Pending(by_instance, requested(settings), settings.trees, settled, n, (shard,))
-
-
 def missing_shards(settings: RunSettings, folder: Path, n: int) -> list[int]:
     """The shards (of ``n``) whose instances lack a row asked for, in every journal of the
     cell."""
-    runs, rows = cellfolder.load(settings, folder, lambda _line: None, shard=True)
+    cell = stages.load(settings, folder, lambda _line: None, shard=True)
     missing: set[int] = set()
-    for i, _todo in _pending(settings, runs, _by_instance(rows), 1, 0):  # one pass, every shard
+    for i, _todo in stages.pending(settings, cell):  # one pass, every shard
         missing.add(i % n)
         if len(missing) == n:
             break
@@ -191,15 +157,13 @@ def finish(
     """Under the cell lock: the cell's table and ``cell.json`` from every journal when every
     shard is done (``cell.json`` records the overrides without ``shard``, so its command
     reruns the whole cell); else one line naming the shards still to compute."""
-    from starbench.experiment import runner
-
-    show = runner.RunLog(folder / "run.log").tee(out)
+    show = stages.RunLog(folder / stages.RUN_LOG).tee(out)
     lock = CellLock(folder)
     try:
         lock.acquire(wait=FINISH_WAIT_S)
     except CellBusy as e:
         show(f"shard(s) done; the cell lock is held ({e}): its holder writes the table")
-        return runner.CellOutcome(folder, folder / TABLE, 0, computed, {})
+        return stages.CellOutcome(folder, folder / TABLE, 0, computed, {})
     try:
         missing = missing_shards(settings, folder, n)
         if missing:
@@ -208,10 +172,10 @@ def finish(
                 f"every shard is (still to compute, or computing now: "
                 f"{missing_command(overrides, folder, command, missing)})"
             )
-            return runner.CellOutcome(folder, folder / TABLE, 0, computed, {})
+            return stages.CellOutcome(folder, folder / TABLE, 0, computed, {})
         whole = replace(settings, shards=1, shard=None)
         before = _process_cpu()
-        done = runner._run_locked(whole, folder, without_shard(overrides), out, warn, command)
+        done = stages.run_whole(whole, folder, without_shard(overrides), out, warn, command)
         show(
             f"every shard done: the table written from their journals in "
             f"{_process_cpu() - before:.2f} s CPU"

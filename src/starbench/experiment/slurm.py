@@ -15,7 +15,8 @@ forever.  This module waits instead:
   ``GRACE_S`` seconds later (a shared file system may show the file late).
 
 The other jobs are waited for as usual; the dead ones are returned as ``DeadJob`` and the
-command reports each in one line with the command that reruns its cell (``run.main``), and exits 1.
+command reports each in one line with the command that reruns its cell (the launcher hands
+them to the launch's task, ``starbench.run.Task.job_died``), and exits 1.
 
 On the job side, SLURM asks a job to stop with SIGTERM (``scancel``, a time limit, preemption)
 and kills it ``KillWait`` seconds later (30 by default); submitit ignores SIGTERM, so
@@ -91,10 +92,6 @@ def died(dead: DeadJob) -> Any:
     return JobReturn(
         overrides=list(dead.overrides), status=JobStatus.FAILED, _return_value=JobDied(dead)
     )
-
-
-#: The jobs of the last launch that died (the driver reports them; ``run.main`` reads this).
-DEAD: list[DeadJob] = []
 
 
 def stop_on_sigterm() -> None:
