@@ -15,14 +15,8 @@ from starbench.games.source import GAMES_INSTALL
 pyspiel = pytest.importorskip("pyspiel", reason=f"OpenSpiel is not installed: {GAMES_INSTALL}")
 
 from starbench.analysis.data import PlotError  # noqa: E402
-from starbench.match import (  # noqa: E402
-    COLUMNS,
-    Match,
-    parse_player,
-    per_move,
-    run_match,
-    summary,
-)
+from starbench.analysis.matches import per_move, summary  # noqa: E402
+from starbench.match import COLUMNS, Match, parse_player, run_match  # noqa: E402
 from starbench.oracles import oracle_for  # noqa: E402
 
 EXE = str(Path(sys.executable).parent / "starbench")

@@ -399,10 +399,10 @@ def measure_shape(
 ) -> list[dict[str, Any]]:
     """Every contender on instances of one shape under generator ``version``; the per-call
     searches also ``paired`` with the anchor (``paired_repeats``; 0: not)."""
-    from starbench import RegularTree
     from starbench.compiled.engine import CompiledTree, execute
     from starbench.engines import search
     from starbench.search.registry import resolve
+    from starbench.trees import RegularTree
 
     spec = RegularTreeSpec(**params, generator_version=version)
     cts = [CompiledTree.from_regular(spec, 0, i) for i in range(instances)]
@@ -512,11 +512,12 @@ def measure_per_call(repeats: int = 9, calls: int = 2000) -> dict[str, Any]:
     instance of the default experiment's 7 searches with ``engine=compiled``
     (``experiment.compute.compute_instance``: the rows included), against the kernel-only time
     of the same 7 searches."""
-    from starbench import RegularTree, search
     from starbench.compiled.engine import CompiledTree, execute
+    from starbench.engines import search
     from starbench.experiment.compute import compute_instance
     from starbench.experiment.settings import RunSettings
     from starbench.search.registry import resolve
+    from starbench.trees import RegularTree
 
     spec = RegularTreeSpec(**PER_CALL_TREE)
     ct = CompiledTree.from_regular(spec, 0, 0)

@@ -13,6 +13,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from starbench.errors import InputError
 from starbench.limits import EXPORT_MAX_NODES, JSON_MAX_BYTES, JSON_MAX_NODES
@@ -32,6 +33,92 @@ class _Parser(argparse.ArgumentParser):
 def fail(message: str) -> int:
     sys.stderr.write(f"starbench: error: {message}\n")
     return EXIT_BAD_INPUT
+
+
+def _parser_solve(sub: Any) -> None:
+    """``starbench solve``'s arguments."""
+    p = sub.add_parser(
+        "solve", help="search one JSON tree or game position with several algorithms"
+    )
+    p.add_argument("tree", nargs="?", help="a JSON tree file")
+    p.add_argument(
+        "--game",
+        metavar="SPEC",
+        help="search a game instead: backgammon (GNU Backgammon's evaluator; the backgammon "
+        "extra) or an OpenSpiel load_game string (pig, pig(winscore=10), openspiel:backgammon; "
+        "the games extra)",
+    )
+    p.add_argument("--depth", type=int, help="with --game: decision plies (chance nodes are free)")
+    p.add_argument(
+        "--position",
+        metavar="P",
+        help="with --game: the start position (OpenSpiel: comma-separated action history; "
+        "backgammon: a gnubg position ID, the player on roll to move)",
+    )
+    p.add_argument(
+        "--dice",
+        metavar="D1,D2",
+        help="with --game backgammon: the root's roll (default: the root is the roll)",
+    )
+    p.add_argument(
+        "--move-order",
+        choices=("none", "equity", "equity_inner"),
+        help="with --game backgammon: equity orders moves by gnubg's 0-ply equity, best first "
+        "(counted in order_evals); equity_inner the same except just above the horizon; "
+        "default none",
+    )
+    p.add_argument(
+        "--heuristic",
+        metavar="NAME",
+        help="with --game: the horizon's evaluation (default: the game's own; see docs)",
+    )
+    p.add_argument(
+        "-a",
+        "--algorithm",
+        action="append",
+        metavar="NAME[:PARAM=VALUE,...]",
+        help="algorithm to run (repeatable; default: every one that applies)",
+    )
+    p.add_argument("--exact", action="store_true", help="exact fraction arithmetic")
+    p.add_argument(
+        "--plugin",
+        action="append",
+        metavar="MODULE",
+        help="import this module first (it may register algorithms; repeatable)",
+    )
+    p.add_argument(
+        "--max-bytes",
+        type=int,
+        default=JSON_MAX_BYTES,
+        help=f"refuse larger tree files (default {JSON_MAX_BYTES:_})",
+    )
+    p.add_argument(
+        "--max-nodes",
+        type=int,
+        default=JSON_MAX_NODES,
+        help=f"refuse trees with more nodes (default {JSON_MAX_NODES:_})",
+    )
+    p.add_argument("--json", action="store_true", help="print only a JSON array on stdout")
+    p.add_argument(
+        "--node-budget",
+        type=_positive_int("--node-budget"),
+        default=None,
+        metavar="N",
+        help="stop a search after N nodes (it then has no value; a line says so)",
+    )
+    p.add_argument("--list", action="store_true", help="list the algorithms and their parameters")
+    p.add_argument(
+        "--engine",
+        choices=("auto", "compiled", "python"),
+        default="auto",
+        help="search engine (auto: compiled on trees over 20000 nodes)",
+    )
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="check every windowed result against a full-window search (slow)",
+    )
+    p.set_defaults(func=_cmd_solve)
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
@@ -123,6 +210,14 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parser_collect(sub: Any) -> None:
+    """``starbench collect``'s arguments."""
+    p = sub.add_parser("collect", help="concatenate the cells of a sweep into one table")
+    p.add_argument("dir", help="a sweep (or any) folder holding result cells")
+    p.add_argument("--csv", action="store_true", help="also write collected.csv")
+    p.set_defaults(func=_cmd_collect)
+
+
 def _cmd_collect(args: argparse.Namespace) -> int:
     from starbench.experiment.collect import collect
 
@@ -145,6 +240,15 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     return 1 if result.problems else 0
 
 
+def _parser_corpus(sub: Any) -> None:
+    """``starbench corpus``'s arguments."""
+    p = sub.add_parser("corpus", help="the reference corpus of small trees with their answers")
+    corpus_sub = p.add_subparsers(dest="corpus_command", required=True, parser_class=_Parser)
+    c = corpus_sub.add_parser("export", help="write trees.json and manifest.json into DIR")
+    c.add_argument("dir", metavar="DIR", help="the output folder (created if needed)")
+    c.set_defaults(func=_cmd_corpus)
+
+
 def _cmd_corpus(args: argparse.Namespace) -> int:
     from starbench import corpus
     from starbench.experiment.cellfolder import check_writable
@@ -164,6 +268,24 @@ def _out_and_size(p: argparse.ArgumentParser, out: str, limit: str) -> None:
         default=EXPORT_MAX_NODES,
         help=f"{limit} (default {EXPORT_MAX_NODES:_} nodes)",
     )
+
+
+def _parser_shrink(sub: Any) -> None:
+    """``starbench shrink``'s arguments."""
+    p = sub.add_parser(
+        "shrink",
+        help="reduce a tree on which an algorithm disagrees with expectimax to a 1-minimal one",
+    )
+    p.add_argument("source", metavar="TREE_OR_CELL", help="a JSON tree file, or a cell folder")
+    p.add_argument(
+        "--algorithm", required=True, metavar="NAME[:PARAM=VALUE,...]", help="the algorithm"
+    )
+    p.add_argument("--instance", type=int, help="with a cell folder: the instance (default 0)")
+    p.add_argument(
+        "--plugin", action="append", metavar="MODULE", help="import a module first (repeatable)"
+    )
+    _out_and_size(p, "shrunk.json", "size limit of the tree given")
+    p.set_defaults(func=_cmd_shrink)
 
 
 def _cmd_shrink(args: argparse.Namespace) -> int:
@@ -219,6 +341,33 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parser_calibrate(sub: Any) -> None:
+    """``starbench calibrate``'s arguments."""
+    p = sub.add_parser(
+        "calibrate",
+        help="fit ChanceProbCut's models on positions of a tree model (a file cal=DIGEST names)",
+    )
+    p.add_argument("--r", type=int, default=1, help="the decision plies saved (default 1)")
+    p.add_argument("--positions", type=int, default=100, help="positions drawn (default 100)")
+    p.add_argument("--seed", type=int, help="their seed (default: the run's seed + 1000000)")
+    p.add_argument(
+        "-cd",
+        "--config-dir",
+        metavar="DIR",
+        help="your config folder, as for run (the file then goes to DIR/calibrations)",
+    )
+    p.add_argument(
+        "--out", metavar="DIR", help="folder (default: calibrations/ in -cd DIR, or here)"
+    )
+    p.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="the run's overrides (tree.*, experiment=...)",
+    )
+    p.set_defaults(func=_cmd_calibrate)
+
+
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     """``starbench calibrate``: ChanceProbCut's fits for the tree model the overrides compose
     (``starbench.experiment.calibrate``)."""
@@ -265,6 +414,26 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parser_conform(sub: Any) -> None:
+    """``starbench conform``'s arguments."""
+    p = sub.add_parser(
+        "conform", help="check an engine in any language through the JSON-lines protocol"
+    )
+    p.add_argument("--engine", required=True, metavar="'COMMAND ARGS'", help="the engine's command")
+    p.add_argument(
+        "--algorithm", required=True, metavar="LABEL", help="e.g. star2:after_probe=resume"
+    )
+    p.add_argument("--plugin", action="append", metavar="MODULE", help="import a module first")
+    p.add_argument("--trees", type=int, default=200, help="generated trees after the corpus (200)")
+    p.add_argument("--seed", type=int, default=0, help="their seed (default 0)")
+    p.add_argument("--time-limit", type=float, default=10.0, help="seconds per tree (default 10)")
+    p.add_argument(
+        "--memory-limit", type=int, default=2 * 2**30, help="bytes of address space (2 GB)"
+    )
+    p.add_argument("--out", metavar="DIR", default="conform", help="the shrunk trees (conform/)")
+    p.set_defaults(func=_cmd_conform)
+
+
 def _cmd_conform(args: argparse.Namespace) -> int:
     """``starbench conform`` (``starbench.conform``)."""
     from starbench import conform
@@ -302,6 +471,17 @@ def _cmd_conform(args: argparse.Namespace) -> int:
     return 0 if report.disagree == 0 and report.agree > 0 else 1
 
 
+def _parser_export(sub: Any) -> None:
+    """``starbench export``'s arguments."""
+    p = sub.add_parser("export", help="write the tree of a result row as a JSON tree")
+    p.add_argument("source", metavar="CELL_OR_TABLE", help="a cell folder or a .parquet table")
+    p.add_argument("--instance", type=int, help="the instance to export (default 0)")
+    p.add_argument("--row", type=int, help="or the row number in the table")
+    p.add_argument("--cell", help="the cell (its 'cell' id) when a table holds several")
+    _out_and_size(p, "tree.json", "size limit")
+    p.set_defaults(func=_cmd_export)
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     from starbench.experiment.cellfolder import check_writable
     from starbench.experiment.export import export
@@ -325,6 +505,44 @@ def _cmd_export(args: argparse.Namespace) -> int:
     print(f"wrote {out} (instance {row['instance']}, {where})")
     print(f"reproduce: starbench solve {out} -a {spec}{exact}")
     return 0
+
+
+def _parser_bench(sub: Any) -> None:
+    """``starbench bench``'s arguments."""
+    p = sub.add_parser("bench", help="nodes per second per algorithm and engine")
+    p.add_argument("--out", default="results/bench", help="folder for bench.md and bench.json")
+    p.add_argument("--instances", type=int, default=5, help="trees per shape")
+    p.add_argument(
+        "--repeats",
+        type=int,
+        help="repeats (the median is reported; default 9, and 5 with --latency)",
+    )
+    p.add_argument(
+        "--no-compile",
+        action="store_true",
+        help="skip the compile-time and memory probes (fresh processes)",
+    )
+    p.add_argument(
+        "--generator-version",
+        type=int,
+        action="append",
+        dest="versions",
+        help="measure trees of this generator version (repeatable; default: every version)",
+    )
+    p.add_argument(
+        "--latency",
+        action="store_true",
+        help="only the latency section: the researcher's loop (import, run of a complete cell, "
+        "collect, load_results, the summary, plot) in CPU seconds of fresh processes, into "
+        "latency.md and latency.json (--repeats: default 5 here)",
+    )
+    p.add_argument(
+        "--before",
+        metavar="DIR",
+        help="with --latency: also time the code of this checkout (git worktree add DIR COMMIT), "
+        "interleaved, side by side",
+    )
+    p.set_defaults(func=_cmd_bench)
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -385,6 +603,41 @@ def _seaborn_without_scipy_stats() -> None:
             del sys.modules[name]
 
 
+def _parser_plot(sub: Any) -> None:
+    """``starbench plot``'s arguments."""
+    p = sub.add_parser("plot", help="figures and tables from stored result tables")
+    p.add_argument("results", help="a results folder (or one .parquet table)")
+    p.add_argument("--out", help="output folder (default RESULTS/figures)")
+    p.add_argument("--figure", action="append", help="only this figure (repeatable)")
+    p.add_argument(
+        "--pool",
+        action="append",
+        metavar="COLUMN",
+        help="average over this condition instead of a panel per value (repeatable; named on "
+        "the figure and in its table)",
+    )
+    p.add_argument(
+        "--free-y",
+        action="store_true",
+        help="give each panel its own y range (by default panels of one measure share it)",
+    )
+    p.add_argument(
+        "--format",
+        action="append",
+        choices=("png", "pdf"),
+        help="only this image format (repeatable; default both; the .csv, .md and .tex tables "
+        "are written whatever the format)",
+    )
+    p.add_argument(
+        "--size",
+        action="append",
+        choices=("single", "double"),
+        help="only this width: single (3.5 in) or double column (7.16 in) (repeatable; default "
+        "both)",
+    )
+    p.set_defaults(func=_cmd_plot)
+
+
 def _cmd_plot(args: argparse.Namespace) -> int:
     import matplotlib
 
@@ -409,6 +662,19 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     )
     print(f"wrote {len(written)} files to {out}")
     return 0
+
+
+def _parser_oracle(sub: Any) -> None:
+    """``starbench oracle``'s arguments."""
+    p = sub.add_parser("oracle", help="compute (or load) a game's exact oracle, print its value")
+    p.add_argument("game", metavar="GAME", help="an OpenSpiel game string: pig, pig(winscore=10)")
+    p.add_argument(
+        "--cache", metavar="DIR", help="cache folder (default ~/.cache/starbench/oracles)"
+    )
+    p.add_argument("--recompute", action="store_true", help="compute it again, replacing the cache")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _memory_flag(p)
+    p.set_defaults(func=_cmd_oracle)
 
 
 def _cmd_oracle(args: argparse.Namespace) -> int:
@@ -462,9 +728,30 @@ def _cmd_oracle(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parser_match(sub: Any) -> None:
+    """``starbench match``'s arguments."""
+    p = sub.add_parser("match", help="play N games between two players; one row per game")
+    p.add_argument("game", metavar="GAME", help="a two-player OpenSpiel game: pig(winscore=50)")
+    p.add_argument(
+        "--player",
+        action="append",
+        metavar="SPEC",
+        help="twice: random, oracle, or ALGORITHM[:depth=D,node_budget=N,heuristic=H,PARAM=V]",
+    )
+    p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="the match's seed (default 0)")
+    p.add_argument("--out", metavar="DIR", help="folder (default results/match/<game>_<players>)")
+    p.add_argument(
+        "--n-jobs", type=int, default=1, help="games played at a time, in processes (default 1)"
+    )
+    _memory_flag(p)
+    p.set_defaults(func=_cmd_match)
+
+
 def _cmd_match(args: argparse.Namespace) -> int:
+    from starbench.analysis.matches import summary
     from starbench.games.source import load_openspiel
-    from starbench.match import Match, parse_player, run_match, slug, summary
+    from starbench.match import Match, parse_player, run_match, slug
 
     if not args.player or len(args.player) != 2:
         return fail("--player: give exactly two players (--player A --player B)")
@@ -502,254 +789,37 @@ def _memory_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _parser_run(sub: Any) -> None:
+    """``starbench run``'s arguments."""
+    sub.add_parser("run", help="run an experiment (Hydra; arguments go to Hydra)", add_help=False)
+
+
+#: The subcommands in the order ``starbench --help`` lists them: each one's parser is made by
+#: the ``_parser_NAME`` beside its command (``_cmd_NAME``).
+SUBCOMMANDS = (
+    ("solve", _parser_solve),
+    ("run", _parser_run),
+    ("oracle", _parser_oracle),
+    ("match", _parser_match),
+    ("collect", _parser_collect),
+    ("export", _parser_export),
+    ("shrink", _parser_shrink),
+    ("calibrate", _parser_calibrate),
+    ("conform", _parser_conform),
+    ("corpus", _parser_corpus),
+    ("plot", _parser_plot),
+    ("bench", _parser_bench),
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from starbench.version import version
 
     parser = _Parser(prog="starbench", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"starbench {version()}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    p = sub.add_parser(
-        "solve", help="search one JSON tree or game position with several algorithms"
-    )
-    p.add_argument("tree", nargs="?", help="a JSON tree file")
-    p.add_argument(
-        "--game",
-        metavar="SPEC",
-        help="search a game instead: backgammon (GNU Backgammon's evaluator; the backgammon "
-        "extra) or an OpenSpiel load_game string (pig, pig(winscore=10), openspiel:backgammon; "
-        "the games extra)",
-    )
-    p.add_argument("--depth", type=int, help="with --game: decision plies (chance nodes are free)")
-    p.add_argument(
-        "--position",
-        metavar="P",
-        help="with --game: the start position (OpenSpiel: comma-separated action history; "
-        "backgammon: a gnubg position ID, the player on roll to move)",
-    )
-    p.add_argument(
-        "--dice",
-        metavar="D1,D2",
-        help="with --game backgammon: the root's roll (default: the root is the roll)",
-    )
-    p.add_argument(
-        "--move-order",
-        choices=("none", "equity", "equity_inner"),
-        help="with --game backgammon: equity orders moves by gnubg's 0-ply equity, best first "
-        "(counted in order_evals); equity_inner the same except just above the horizon; "
-        "default none",
-    )
-    p.add_argument(
-        "--heuristic",
-        metavar="NAME",
-        help="with --game: the horizon's evaluation (default: the game's own; see docs)",
-    )
-    p.add_argument(
-        "-a",
-        "--algorithm",
-        action="append",
-        metavar="NAME[:PARAM=VALUE,...]",
-        help="algorithm to run (repeatable; default: every one that applies)",
-    )
-    p.add_argument("--exact", action="store_true", help="exact fraction arithmetic")
-    p.add_argument(
-        "--plugin",
-        action="append",
-        metavar="MODULE",
-        help="import this module first (it may register algorithms; repeatable)",
-    )
-    p.add_argument(
-        "--max-bytes",
-        type=int,
-        default=JSON_MAX_BYTES,
-        help=f"refuse larger tree files (default {JSON_MAX_BYTES:_})",
-    )
-    p.add_argument(
-        "--max-nodes",
-        type=int,
-        default=JSON_MAX_NODES,
-        help=f"refuse trees with more nodes (default {JSON_MAX_NODES:_})",
-    )
-    p.add_argument("--json", action="store_true", help="print only a JSON array on stdout")
-    p.add_argument(
-        "--node-budget",
-        type=_positive_int("--node-budget"),
-        default=None,
-        metavar="N",
-        help="stop a search after N nodes (it then has no value; a line says so)",
-    )
-    p.add_argument("--list", action="store_true", help="list the algorithms and their parameters")
-    p.add_argument(
-        "--engine",
-        choices=("auto", "compiled", "python"),
-        default="auto",
-        help="search engine (auto: compiled on trees over 20000 nodes)",
-    )
-    p.add_argument(
-        "--debug",
-        action="store_true",
-        help="check every windowed result against a full-window search (slow)",
-    )
-    p.set_defaults(func=_cmd_solve)
-    sub.add_parser("run", help="run an experiment (Hydra; arguments go to Hydra)", add_help=False)
-    p = sub.add_parser("oracle", help="compute (or load) a game's exact oracle, print its value")
-    p.add_argument("game", metavar="GAME", help="an OpenSpiel game string: pig, pig(winscore=10)")
-    p.add_argument(
-        "--cache", metavar="DIR", help="cache folder (default ~/.cache/starbench/oracles)"
-    )
-    p.add_argument("--recompute", action="store_true", help="compute it again, replacing the cache")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    _memory_flag(p)
-    p.set_defaults(func=_cmd_oracle)
-    p = sub.add_parser("match", help="play N games between two players; one row per game")
-    p.add_argument("game", metavar="GAME", help="a two-player OpenSpiel game: pig(winscore=50)")
-    p.add_argument(
-        "--player",
-        action="append",
-        metavar="SPEC",
-        help="twice: random, oracle, or ALGORITHM[:depth=D,node_budget=N,heuristic=H,PARAM=V]",
-    )
-    p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="the match's seed (default 0)")
-    p.add_argument("--out", metavar="DIR", help="folder (default results/match/<game>_<players>)")
-    p.add_argument(
-        "--n-jobs", type=int, default=1, help="games played at a time, in processes (default 1)"
-    )
-    _memory_flag(p)
-    p.set_defaults(func=_cmd_match)
-    p = sub.add_parser("collect", help="concatenate the cells of a sweep into one table")
-    p.add_argument("dir", help="a sweep (or any) folder holding result cells")
-    p.add_argument("--csv", action="store_true", help="also write collected.csv")
-    p.set_defaults(func=_cmd_collect)
-    p = sub.add_parser("export", help="write the tree of a result row as a JSON tree")
-    p.add_argument("source", metavar="CELL_OR_TABLE", help="a cell folder or a .parquet table")
-    p.add_argument("--instance", type=int, help="the instance to export (default 0)")
-    p.add_argument("--row", type=int, help="or the row number in the table")
-    p.add_argument("--cell", help="the cell (its 'cell' id) when a table holds several")
-    _out_and_size(p, "tree.json", "size limit")
-    p.set_defaults(func=_cmd_export)
-    p = sub.add_parser(
-        "shrink",
-        help="reduce a tree on which an algorithm disagrees with expectimax to a 1-minimal one",
-    )
-    p.add_argument("source", metavar="TREE_OR_CELL", help="a JSON tree file, or a cell folder")
-    p.add_argument(
-        "--algorithm", required=True, metavar="NAME[:PARAM=VALUE,...]", help="the algorithm"
-    )
-    p.add_argument("--instance", type=int, help="with a cell folder: the instance (default 0)")
-    p.add_argument(
-        "--plugin", action="append", metavar="MODULE", help="import a module first (repeatable)"
-    )
-    _out_and_size(p, "shrunk.json", "size limit of the tree given")
-    p.set_defaults(func=_cmd_shrink)
-    p = sub.add_parser(
-        "calibrate",
-        help="fit ChanceProbCut's models on positions of a tree model (a file cal=DIGEST names)",
-    )
-    p.add_argument("--r", type=int, default=1, help="the decision plies saved (default 1)")
-    p.add_argument("--positions", type=int, default=100, help="positions drawn (default 100)")
-    p.add_argument("--seed", type=int, help="their seed (default: the run's seed + 1000000)")
-    p.add_argument(
-        "-cd",
-        "--config-dir",
-        metavar="DIR",
-        help="your config folder, as for run (the file then goes to DIR/calibrations)",
-    )
-    p.add_argument(
-        "--out", metavar="DIR", help="folder (default: calibrations/ in -cd DIR, or here)"
-    )
-    p.add_argument(
-        "overrides",
-        nargs="*",
-        metavar="KEY=VALUE",
-        help="the run's overrides (tree.*, experiment=...)",
-    )
-    p.set_defaults(func=_cmd_calibrate)
-    p = sub.add_parser(
-        "conform", help="check an engine in any language through the JSON-lines protocol"
-    )
-    p.add_argument("--engine", required=True, metavar="'COMMAND ARGS'", help="the engine's command")
-    p.add_argument(
-        "--algorithm", required=True, metavar="LABEL", help="e.g. star2:after_probe=resume"
-    )
-    p.add_argument("--plugin", action="append", metavar="MODULE", help="import a module first")
-    p.add_argument("--trees", type=int, default=200, help="generated trees after the corpus (200)")
-    p.add_argument("--seed", type=int, default=0, help="their seed (default 0)")
-    p.add_argument("--time-limit", type=float, default=10.0, help="seconds per tree (default 10)")
-    p.add_argument(
-        "--memory-limit", type=int, default=2 * 2**30, help="bytes of address space (2 GB)"
-    )
-    p.add_argument("--out", metavar="DIR", default="conform", help="the shrunk trees (conform/)")
-    p.set_defaults(func=_cmd_conform)
-    p = sub.add_parser("corpus", help="the reference corpus of small trees with their answers")
-    corpus_sub = p.add_subparsers(dest="corpus_command", required=True, parser_class=_Parser)
-    c = corpus_sub.add_parser("export", help="write trees.json and manifest.json into DIR")
-    c.add_argument("dir", metavar="DIR", help="the output folder (created if needed)")
-    c.set_defaults(func=_cmd_corpus)
-    p = sub.add_parser("plot", help="figures and tables from stored result tables")
-    p.add_argument("results", help="a results folder (or one .parquet table)")
-    p.add_argument("--out", help="output folder (default RESULTS/figures)")
-    p.add_argument("--figure", action="append", help="only this figure (repeatable)")
-    p.add_argument(
-        "--pool",
-        action="append",
-        metavar="COLUMN",
-        help="average over this condition instead of a panel per value (repeatable; named on "
-        "the figure and in its table)",
-    )
-    p.add_argument(
-        "--free-y",
-        action="store_true",
-        help="give each panel its own y range (by default panels of one measure share it)",
-    )
-    p.add_argument(
-        "--format",
-        action="append",
-        choices=("png", "pdf"),
-        help="only this image format (repeatable; default both; the .csv, .md and .tex tables "
-        "are written whatever the format)",
-    )
-    p.add_argument(
-        "--size",
-        action="append",
-        choices=("single", "double"),
-        help="only this width: single (3.5 in) or double column (7.16 in) (repeatable; default "
-        "both)",
-    )
-    p.set_defaults(func=_cmd_plot)
-    p = sub.add_parser("bench", help="nodes per second per algorithm and engine")
-    p.add_argument("--out", default="results/bench", help="folder for bench.md and bench.json")
-    p.add_argument("--instances", type=int, default=5, help="trees per shape")
-    p.add_argument(
-        "--repeats",
-        type=int,
-        help="repeats (the median is reported; default 9, and 5 with --latency)",
-    )
-    p.add_argument(
-        "--no-compile",
-        action="store_true",
-        help="skip the compile-time and memory probes (fresh processes)",
-    )
-    p.add_argument(
-        "--generator-version",
-        type=int,
-        action="append",
-        dest="versions",
-        help="measure trees of this generator version (repeatable; default: every version)",
-    )
-    p.add_argument(
-        "--latency",
-        action="store_true",
-        help="only the latency section: the researcher's loop (import, run of a complete cell, "
-        "collect, load_results, the summary, plot) in CPU seconds of fresh processes, into "
-        "latency.md and latency.json (--repeats: default 5 here)",
-    )
-    p.add_argument(
-        "--before",
-        metavar="DIR",
-        help="with --latency: also time the code of this checkout (git worktree add DIR COMMIT), "
-        "interleaved, side by side",
-    )
-    p.set_defaults(func=_cmd_bench)
+    for _name, add in SUBCOMMANDS:
+        add(sub)
     return parser
 
 

@@ -33,8 +33,9 @@ of the same command, or with more ``--games``, continues where it stopped; a dif
 in the same folder is refused.  ``--n-jobs N`` plays N games at a time in worker processes: the
 same rows but for the CPU times.  The summary gives each side's win rate with its 95 % Wilson
 interval (``scipy.stats.binomtest``), overall and by seat, its nodes per move and its mean
-depth per move (``per_move``; a table stored before the columns ``moves0``, ``moves1``,
-``depth0`` and ``depth1`` shows nodes over half the decisions and no depth).
+depth per move (``starbench.analysis.matches.per_move``; a table stored before the columns
+``moves0``, ``moves1``, ``depth0`` and ``depth1`` shows nodes over half the decisions and no
+depth).
 """
 
 from __future__ import annotations
@@ -450,88 +451,3 @@ def run_match(match: Match, folder: Path, out: Any = print, n_jobs: int = 1) -> 
         folder / REQUEST, {**stored, "tables": {TABLE: file_digest(folder / TABLE)}}, None
     )
     return df
-
-
-def per_move(df: Any, who: int, column: str = "nodes") -> float | None:
-    """Player ``who``'s mean ``nodes`` (or ``depth``) per move over the games of ``df``: the
-    column's sum over its own decisions (``moves{who}``).  A table stored before those columns
-    (pig-decisions' and pig-inexact's committed matches) has only ``moves``, the decisions of
-    both: half of them stands in for each side's, and its depth is None."""
-    if f"{column}{who}" not in df:
-        return None
-    own = df[f"moves{who}"].sum() if f"moves{who}" in df else df["moves"].sum() / 2
-    return float(df[f"{column}{who}"].sum() / own) if own else 0.0
-
-
-def depth_text(depth: float | None) -> str:
-    return "-" if depth is None else f"{depth:.2f}"
-
-
-def side(df: Any, who: int) -> dict[str, Any]:
-    """Player ``who``'s record over the games of ``df``: ``player`` (its spec), ``games``,
-    ``wins``, ``rate`` with its 95 % Wilson interval ``lo``, ``hi``; the same as the first and
-    as the second player (``first_rate``, ``first_lo``, ... ``second_hi``; None without a game
-    in that seat); ``nodes`` and ``depth`` per move (``per_move``)."""
-    from starbench.oracles.decisions import binomial_interval
-
-    def record(games: Any, prefix: str = "") -> dict[str, Any]:
-        if not len(games):
-            return {f"{prefix}rate": None, f"{prefix}lo": None, f"{prefix}hi": None}
-        w = int((games["winner"] == who).sum())
-        lo, hi = binomial_interval(w, len(games))
-        return {f"{prefix}rate": w / len(games), f"{prefix}lo": lo, f"{prefix}hi": hi}
-
-    first = df["first_player"] == who
-    return {
-        "player": str(df[f"player{who}"].iloc[0]),
-        "games": len(df),
-        "wins": int((df["winner"] == who).sum()),
-        **record(df),
-        **record(df[first], "first_"),
-        **record(df[~first], "second_"),
-        "nodes": per_move(df, who),
-        "depth": per_move(df, who, "depth"),
-    }
-
-
-def rate_text(r: dict[str, Any], prefix: str = "") -> str:
-    """``0.517 [0.486, 0.548]``: a ``side`` record's rate and interval (``-`` for none)."""
-    if r[f"{prefix}rate"] is None:
-        return "-"
-    return f"{r[prefix + 'rate']:.3f} [{r[prefix + 'lo']:.3f}, {r[prefix + 'hi']:.3f}]"
-
-
-def summary(df: Any) -> str:
-    """Each side's wins, win rate and 95 % Wilson interval, overall and by seat, and its nodes
-    and depth per move (``side``)."""
-    from starbench.textable import text_table
-
-    n = len(df)
-    lines = [
-        (
-            "player",
-            "spec",
-            "wins",
-            "win rate [95% CI]",
-            "as first",
-            "as second",
-            "nodes/move",
-            "depth/move",
-        )
-    ]
-    for who in (0, 1):
-        r = side(df, who)
-        lines.append(
-            (
-                str(who),
-                r["player"],
-                str(r["wins"]),
-                rate_text(r),
-                rate_text(r, "first_"),
-                rate_text(r, "second_"),
-                f"{r['nodes']:.0f}",
-                depth_text(r["depth"]),
-            )
-        )
-    draws = int(df["winner"].isna().sum())
-    return text_table(lines) + f"\n{n} games, {draws} without a winner"

@@ -38,7 +38,7 @@ OUTCOME_CODES = {"generated": 0, "probable": 1, "refuting": 2, "supporting": 3}
 
 
 @njit(cache=True)
-def materialize(
+def _generate(
     levels,
     level_kind,
     level_arity,
@@ -46,20 +46,16 @@ def materialize(
     rid,
     incremental,
     r1,
-    ordering,
-    outcome,
+    r1d,
     dist_random,
     const_probs,
-    wmax,
-    noise_sd,
+    wd,
     pool,
     version,
 ):
-    """The whole tree as arrays (kind, first, nchild, prob, value, key) in searched order, with the
-    smallest and largest leaf.  ``pool > 0``: every level's ids come from a pool (a DAG, see
-    ``starbench.trees.regular``), materialised as the tree it unfolds to.  ``version``: the
-    generator version (``trees.generators``)."""
-    r1d, wd = divisor(r1), divisor(wmax)
+    """``materialize``'s first part: every node's id (``gid``), path sum (``gps``, incremental
+    values) and probability (``gprob``) in generated order, level by level (``off[lv]``: the
+    first node of level ``lv``; ``W[lv]``: its width)."""
     W = np.ones(levels + 1, np.int64)
     for lv in range(levels):
         W[lv + 1] = W[lv] * level_arity[lv]
@@ -70,7 +66,6 @@ def materialize(
     gid = np.empty(N, np.uint64)
     gps = np.zeros(N, np.int64)
     gprob = np.zeros(N)
-    gval = np.zeros(N)
     gid[0] = rid
     for lv in range(levels):
         a = level_arity[lv]
@@ -101,6 +96,15 @@ def materialize(
                 else:
                     for j in range(a):
                         gprob[base + j] = const_probs[j]
+    return W, off, gid, gps, gprob
+
+
+@njit(cache=True)
+def _values(levels, level_kind, level_arity, W, off, gid, gps, gprob, incremental, tseed, r1d,
+            version):  # fmt: skip
+    """``materialize``'s second part: the leaves' values, then every interior node's value
+    backed up level by level (``gval``: expectimax), and the smallest and largest leaf."""
+    gval = np.zeros(off[levels + 1])
     lo_leaf = np.int64(0)
     hi_leaf = np.int64(0)
     for q in range(W[levels]):
@@ -130,7 +134,57 @@ def materialize(
                     if (kind == MAX and v2 > acc) or (kind == MIN and v2 < acc):
                         acc = v2
             gval[off[lv] + q] = acc
-    # searched order, level by level
+    return gval, lo_leaf, hi_leaf
+
+
+@njit(cache=True)
+def _order_children(perm, key, a, kind, lv, levels, level_kind, base, gid, gps, gprob, gval,
+                    ordering, outcome, noise_sd, tseed, version):  # fmt: skip
+    """The order (``perm[:a]``) in which the children ``base .. base + a - 1`` of a node of
+    ``kind`` at level ``lv`` are searched: the tree's move ordering or outcome ordering."""
+    parent_max = lv == 0 or level_kind[lv - 1] != MIN
+    for j in range(a):
+        perm[j] = j
+    if kind == CHANCE:
+        if outcome == 1:
+            for j in range(a):
+                key[j] = -gprob[base + j]
+            stable_sort(perm, key, a)
+        elif outcome >= 2:
+            ascending = parent_max == (outcome == 2)
+            for j in range(a):
+                key[j] = gval[base + j] if ascending else -gval[base + j]
+            stable_sort(perm, key, a)
+    elif ordering == 1:
+        for j in range(a):
+            perm[j] = a - 1 - j
+    elif (2 <= ordering <= 5) or static_level(ordering, lv, levels):
+        for j in range(a):
+            c = base + j
+            if ordering == 2 or ordering >= 6:
+                kv = float(gps[c])
+            elif ordering == 5:
+                total = 0.0
+                for s in range(12):
+                    total += noise(version, tseed, gid[c], s)
+                kv = gval[c] + noise_sd * (total - 6.0)
+            else:
+                kv = gval[c]
+            key[j] = kv
+        best_first = ordering != 4
+        ascending = (kind == MIN) == best_first
+        if not ascending:
+            for j in range(a):
+                key[j] = -key[j]
+        stable_sort(perm, key, a)
+
+
+@njit(cache=True)
+def _searched_order(levels, level_kind, level_arity, off, gid, gps, gprob, gval, ordering,
+                    outcome, noise_sd, tseed, version):  # fmt: skip
+    """``materialize``'s third part: the arrays (kind, first, nchild, prob, value, key) with
+    the nodes renumbered level by level in the order they are searched (``_order_children``)."""
+    N = off[levels + 1]
     a_kind = np.empty(N, np.int64)
     a_first = np.zeros(N, np.int64)
     a_nchild = np.zeros(N, np.int64)
@@ -147,45 +201,12 @@ def materialize(
     for lv in range(levels):
         a = level_arity[lv]
         kind = level_kind[lv]
-        parent_max = lv == 0 or level_kind[lv - 1] != MIN
         nxt = off[lv + 1]
         for t in range(off[lv], off[lv + 1]):
             g = src[t]
             base = off[lv + 1] + (g - off[lv]) * a
-            for j in range(a):
-                perm[j] = j
-            if kind == CHANCE:
-                if outcome == 1:
-                    for j in range(a):
-                        key[j] = -gprob[base + j]
-                    stable_sort(perm, key, a)
-                elif outcome >= 2:
-                    ascending = parent_max == (outcome == 2)
-                    for j in range(a):
-                        key[j] = gval[base + j] if ascending else -gval[base + j]
-                    stable_sort(perm, key, a)
-            elif ordering == 1:
-                for j in range(a):
-                    perm[j] = a - 1 - j
-            elif (2 <= ordering <= 5) or static_level(ordering, lv, levels):
-                for j in range(a):
-                    c = base + j
-                    if ordering == 2 or ordering >= 6:
-                        kv = float(gps[c])
-                    elif ordering == 5:
-                        total = 0.0
-                        for s in range(12):
-                            total += noise(version, tseed, gid[c], s)
-                        kv = gval[c] + noise_sd * (total - 6.0)
-                    else:
-                        kv = gval[c]
-                    key[j] = kv
-                best_first = ordering != 4
-                ascending = (kind == MIN) == best_first
-                if not ascending:
-                    for j in range(a):
-                        key[j] = -key[j]
-                stable_sort(perm, key, a)
+            _order_children(perm, key, a, kind, lv, levels, level_kind, base, gid, gps, gprob,
+                            gval, ordering, outcome, noise_sd, tseed, version)  # fmt: skip
             a_kind[t] = kind
             a_first[t] = nxt
             a_nchild[t] = a
@@ -199,6 +220,44 @@ def materialize(
         a_prob[t] = gprob[src[t]]
         a_value[t] = gval[src[t]]
         a_key[t] = gid[src[t]]
+    return a_kind, a_first, a_nchild, a_prob, a_value, a_key
+
+
+@njit(cache=True)
+def materialize(
+    levels,
+    level_kind,
+    level_arity,
+    tseed,
+    rid,
+    incremental,
+    r1,
+    ordering,
+    outcome,
+    dist_random,
+    const_probs,
+    wmax,
+    noise_sd,
+    pool,
+    version,
+):
+    """The whole tree as arrays (kind, first, nchild, prob, value, key) in searched order, with the
+    smallest and largest leaf: generated (``_generate``), valued (``_values``) and renumbered
+    in searched order (``_searched_order``).  ``pool > 0``: every level's ids come from a pool
+    (a DAG, see ``starbench.trees.regular``), materialised as the tree it unfolds to.
+    ``version``: the generator version (``trees.generators``)."""
+    r1d, wd = divisor(r1), divisor(wmax)
+    W, off, gid, gps, gprob = _generate(
+        levels, level_kind, level_arity, tseed, rid, incremental, r1, r1d, dist_random,
+        const_probs, wd, pool, version,
+    )  # fmt: skip
+    gval, lo_leaf, hi_leaf = _values(
+        levels, level_kind, level_arity, W, off, gid, gps, gprob, incremental, tseed, r1d, version
+    )
+    a_kind, a_first, a_nchild, a_prob, a_value, a_key = _searched_order(
+        levels, level_kind, level_arity, off, gid, gps, gprob, gval, ordering, outcome,
+        noise_sd, tseed, version,
+    )  # fmt: skip
     return a_kind, a_first, a_nchild, a_prob, a_value, a_key, lo_leaf, hi_leaf
 
 
