@@ -113,6 +113,50 @@ ORD_GENERATED, ORD_REVERSED, ORD_STATIC = 0, 1, 2
 ORD_STATIC_INTERIOR, ORD_STATIC_MIDDLE = 6, 7  # (the codes 3-5 need exact values: arrays)
 OUT_GENERATED, OUT_PROBABLE = 0, 1
 
+#: The frame's rows, one per field of a search frame (one frame per depth): ``frame_int[FI_KIND]``
+#: is every depth's node kind, and so on (the fields are described where the frame is made in
+#: ``search_kernel``).  The float rows carry the reference modules' names: Star1's tails
+#: ``tail_lo``/``tail_hi`` and thresholds ``alpha_i``/``beta_i`` (``search/star1.py``), the probe
+#: phase's sums ``sum_lo``/``sum_hi`` (``search/star2.py``).
+FI_KIND = 0
+FI_IDX = 1
+FI_PS = 2
+FI_LEVEL = 3
+FI_PC = 4
+FI_MODE = 5
+FI_OWNER = 6
+FI_STOP = 7
+FI_INPROBE = 8
+FI_N = 9
+FI_BM = 10
+FI_NEXT = 11
+FI_M = 12
+FI_I = 13
+FI_R = 14
+FI_T = 15
+FI_PROG = 16
+FI_NT = 17
+FI_PRE = 18
+FI_HINT = 19
+FI_TT = 20
+FI_CK = 21
+FI_SUMMED = 22
+FRAME_INT_ROWS = 23
+FU_ID = 0
+FU_KEY = 1
+FRAME_UINT_ROWS = 2
+FF_ALPHA = 0
+FF_BETA = 1
+FF_BEST = 2
+FF_X = 3
+FF_TAIL_LO = 4
+FF_TAIL_HI = 5
+FF_SUM_LO = 6
+FF_SUM_HI = 7
+FF_ALPHA_I = 8
+FF_BETA_I = 9
+FRAME_FLOAT_ROWS = 10
+
 
 @intrinsic
 def borrow(typingctx, array):
@@ -413,49 +457,52 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     # where it resumes (pc), how it was entered (mode NORMAL/PROBE/RESUME, owner: its index among
     # the parent's children, stop: probe moves up to), inprobe (under a probe), n (children), pre
     # (children precomputed); decision nodes: best, bm (best move), next, m (move searched);
-    # chance nodes: x (running sum), i (outcome searched), tlo/thi (Star1's tails), ai/bi (the
-    # outcome's thresholds), slo/shi (probe sums), t/r/prog/nt (the probe order's cursor, round,
-    # progress in the round, number of probe targets); the transposition table
+    # chance nodes: x (running sum), i (outcome searched), tail_lo/tail_hi (Star1's tails),
+    # alpha_i/beta_i (the outcome's thresholds), sum_lo/sum_hi (probe sums), t/r/prog/nt (the
+    # probe order's cursor, round, progress in the round, number of probe targets); the
+    # transposition table
     # (``search/transposition.py``): key (the node's), hint (the table's best move searched
     # first, -1: none) and tt (stores its result when done)
-    frame_int = np.zeros((23, D), np.int64)
-    f_kind = borrow(frame_int[0])
-    f_idx = borrow(frame_int[1])
-    f_ps = borrow(frame_int[2])
-    f_level = borrow(frame_int[3])
-    f_pc = borrow(frame_int[4])
-    f_mode = borrow(frame_int[5])
-    f_owner = borrow(frame_int[6])
-    f_stop = borrow(frame_int[7])
-    f_inprobe = borrow(frame_int[8])
-    f_n = borrow(frame_int[9])
-    f_bm = borrow(frame_int[10])
-    f_next = borrow(frame_int[11])
-    f_m = borrow(frame_int[12])
-    f_i = borrow(frame_int[13])
-    f_r = borrow(frame_int[14])
-    f_t = borrow(frame_int[15])
-    f_prog = borrow(frame_int[16])
-    f_nt = borrow(frame_int[17])
-    f_pre = borrow(frame_int[18])
-    f_hint = borrow(frame_int[19])
-    f_tt = borrow(frame_int[20])
-    f_ck = borrow(frame_int[21])  # the kind of every child (a lazy decision node), or -1
-    f_summed = borrow(frame_int[22])  # f_tlo, f_thi hold the bounds' sums (start_chance)
-    frame_uint = np.zeros((2, D), np.uint64)
-    f_id = borrow(frame_uint[0])
-    f_key = borrow(frame_uint[1])
-    frame_float = np.zeros((10, D), np.float64)
-    f_alpha = borrow(frame_float[0])
-    f_beta = borrow(frame_float[1])
-    f_best = borrow(frame_float[2])
-    f_x = borrow(frame_float[3])
-    f_tlo = borrow(frame_float[4])
-    f_thi = borrow(frame_float[5])
-    f_slo = borrow(frame_float[6])
-    f_shi = borrow(frame_float[7])
-    f_ai = borrow(frame_float[8])
-    f_bi = borrow(frame_float[9])
+    frame_int = np.zeros((FRAME_INT_ROWS, D), np.int64)
+    f_kind = borrow(frame_int[FI_KIND])
+    f_idx = borrow(frame_int[FI_IDX])
+    f_ps = borrow(frame_int[FI_PS])
+    f_level = borrow(frame_int[FI_LEVEL])
+    f_pc = borrow(frame_int[FI_PC])
+    f_mode = borrow(frame_int[FI_MODE])
+    f_owner = borrow(frame_int[FI_OWNER])
+    f_stop = borrow(frame_int[FI_STOP])
+    f_inprobe = borrow(frame_int[FI_INPROBE])
+    f_n = borrow(frame_int[FI_N])
+    f_bm = borrow(frame_int[FI_BM])
+    f_next = borrow(frame_int[FI_NEXT])
+    f_m = borrow(frame_int[FI_M])
+    f_i = borrow(frame_int[FI_I])
+    f_r = borrow(frame_int[FI_R])
+    f_t = borrow(frame_int[FI_T])
+    f_prog = borrow(frame_int[FI_PROG])
+    f_nt = borrow(frame_int[FI_NT])
+    f_pre = borrow(frame_int[FI_PRE])
+    f_hint = borrow(frame_int[FI_HINT])
+    f_tt = borrow(frame_int[FI_TT])
+    f_ck = borrow(frame_int[FI_CK])  # the kind of every child (a lazy decision node), or -1
+    f_summed = borrow(
+        frame_int[FI_SUMMED]
+    )  # f_tail_lo, f_tail_hi hold the bounds' sums (start_chance)
+    frame_uint = np.zeros((FRAME_UINT_ROWS, D), np.uint64)
+    f_id = borrow(frame_uint[FU_ID])
+    f_key = borrow(frame_uint[FU_KEY])
+    frame_float = np.zeros((FRAME_FLOAT_ROWS, D), np.float64)
+    f_alpha = borrow(frame_float[FF_ALPHA])
+    f_beta = borrow(frame_float[FF_BETA])
+    f_best = borrow(frame_float[FF_BEST])
+    f_x = borrow(frame_float[FF_X])
+    f_tail_lo = borrow(frame_float[FF_TAIL_LO])
+    f_tail_hi = borrow(frame_float[FF_TAIL_HI])
+    f_sum_lo = borrow(frame_float[FF_SUM_LO])
+    f_sum_hi = borrow(frame_float[FF_SUM_HI])
+    f_alpha_i = borrow(frame_float[FF_ALPHA_I])
+    f_beta_i = borrow(frame_float[FF_BETA_I])
     for j in range(D):
         f_hint[j] = -1  # no order hint
     # the children of each frame's node (row = depth, column = child), the chance-node bounds
@@ -750,8 +797,8 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             f_pc[d] = EXP_STEP
             return
         nt = 0  # the probe targets (Star2), and the sums of the outcomes' bounds (both)
-        s_lo = 0.0  # Star2._initial_sums (and with probe_by_table Star2._bounds_decide), in
-        s_hi = 0.0  # the order Star1._search_phase sums them too: it starts from these
+        sum_lo = 0.0  # Star2._initial_sums (and with probe_by_table Star2._bounds_decide), in
+        sum_hi = 0.0  # the order Star1._search_phase sums them too: it starts from these
         for j in range(n):
             lo[d, j] = L
             hi[d, j] = U
@@ -774,8 +821,8 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                     if t_hi[s] < U:
                         hi[d, j] = t_hi[s]
         for j in range(n):
-            s_lo += c_prob[d, j] * lo[d, j]
-            s_hi += c_prob[d, j] * hi[d, j]
+            sum_lo += c_prob[d, j] * lo[d, j]
+            sum_hi += c_prob[d, j] * hi[d, j]
             if k > 0:
                 if probe_by_table and lo[d, j] == hi[d, j]:
                     st_has[d, j] = 2  # stored exactly (Star2's Stored): not probed, not searched
@@ -785,21 +832,21 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         f_summed[d] = 0
         if k > 0:  # Star2 and Star2.5 (k = 0 is Star1: no probe phase)
             f_nt[d] = nt
-            if probe_by_table and (s_hi <= f_alpha[d] or s_lo >= f_beta[d]):
+            if probe_by_table and (sum_hi <= f_alpha[d] or sum_lo >= f_beta[d]):
                 nt = 0  # decided by the stored bounds: the search phase's first test returns
             full = f_alpha[d] <= L and f_beta[d] >= U  # no cut-off possible but the value
             if nt > 0 and f_alpha[d] < U and f_beta[d] > L and not (skip_full and full):
                 stats[S_PROBES] += 1
-                f_slo[d] = s_lo
-                f_shi[d] = s_hi
+                f_sum_lo[d] = sum_lo
+                f_sum_hi[d] = sum_hi
                 f_t[d] = 0
                 f_r[d] = 0
                 f_prog[d] = 0
                 f_pc[d] = SEQ_STEP if sequential else CYC_STEP
                 return
         f_summed[d] = 1  # the search phase starts from these sums (no probe changed a bound)
-        f_tlo[d] = s_lo
-        f_thi[d] = s_hi
+        f_tail_lo[d] = sum_lo
+        f_tail_hi[d] = sum_hi
         f_pc[d] = SEARCH_INIT
 
     def probe_phase(d, ret):
@@ -813,20 +860,20 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             b = st_best[d, i]
             if c_kind[d, i] == MAX:
                 if b > lo[d, i]:
-                    f_slo[d] += p * (b - lo[d, i])
+                    f_sum_lo[d] += p * (b - lo[d, i])
                     lo[d, i] = b
             else:
                 if b < hi[d, i]:
-                    f_shi[d] += p * (b - hi[d, i])
+                    f_sum_hi[d] += p * (b - hi[d, i])
                     hi[d, i] = b
-            if f_slo[d] >= f_beta[d]:
+            if f_sum_lo[d] >= f_beta[d]:
                 stats[S_PCUT] += 1
                 stats[S_CCUT] += 1
-                return OK, d - 1, f_slo[d]
-            if f_shi[d] <= f_alpha[d]:
+                return OK, d - 1, f_sum_lo[d]
+            if f_sum_hi[d] <= f_alpha[d]:
                 stats[S_PCUT] += 1
                 stats[S_CCUT] += 1
-                return OK, d - 1, f_shi[d]
+                return OK, d - 1, f_sum_hi[d]
             pc = CYC_STEP if pc == CYC_AFTER else SEQ_STEP
         # _probe_order: sequential takes each target once, up to k moves; cyclic makes rounds of one
         # more move per target still open (moves left, window not empty), k rounds at most
@@ -867,14 +914,14 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         i = chosen
         p = c_prob[d, i]
         if c_kind[d, i] == MAX:
-            bi = (f_beta[d] - (f_slo[d] - p * lo[d, i])) / p
+            beta_i = (f_beta[d] - (f_sum_lo[d] - p * lo[d, i])) / p
             a = lo[d, i] if probe_by_table else L  # from the stored bound (tt_probe)
-            b = bi if bi < U else U
+            b = beta_i if beta_i < U else U
             if not b > a:  # closed by float rounding (see star2)
                 b = U
         else:
-            ai = (f_alpha[d] - (f_shi[d] - p * hi[d, i])) / p
-            a = ai if ai > L else L
+            alpha_i = (f_alpha[d] - (f_sum_hi[d] - p * hi[d, i])) / p
+            a = alpha_i if alpha_i > L else L
             b = hi[d, i] if probe_by_table else U  # from the stored bound (tt_probe)
             if not a < b:  # closed by float rounding (see star2)
                 a = L
@@ -889,23 +936,23 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         pc = f_pc[d]
         if pc == SEARCH_INIT:
             if f_summed[d] == 1:  # summed by start_chance, in this order
-                tlo = f_tlo[d]
-                thi = f_thi[d]
+                tail_lo = f_tail_lo[d]
+                tail_hi = f_tail_hi[d]
             else:  # after probes: the bounds they changed, summed again
-                tlo = 0.0
-                thi = 0.0
+                tail_lo = 0.0
+                tail_hi = 0.0
                 for j in range(n):
-                    tlo += c_prob[d, j] * lo[d, j]
-                    thi += c_prob[d, j] * hi[d, j]
+                    tail_lo += c_prob[d, j] * lo[d, j]
+                    tail_hi += c_prob[d, j] * hi[d, j]
             # the bounds alone may decide (no outcome searched)
-            if thi <= f_alpha[d]:
+            if tail_hi <= f_alpha[d]:
                 stats[S_CCUT] += 1
-                return OK, d - 1, thi
-            if tlo >= f_beta[d]:
+                return OK, d - 1, tail_hi
+            if tail_lo >= f_beta[d]:
                 stats[S_CCUT] += 1
-                return OK, d - 1, tlo
-            f_tlo[d] = tlo
-            f_thi[d] = thi
+                return OK, d - 1, tail_lo
+            f_tail_lo[d] = tail_lo
+            f_tail_hi[d] = tail_hi
             f_x[d] = 0.0
             f_i[d] = 0
             pc = SEARCH_STEP
@@ -914,26 +961,26 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                 v = ret
                 i = f_i[d]
                 p = c_prob[d, i]
-                if v <= f_ai[d]:  # fail low: proven upper bound
+                if v <= f_alpha_i[d]:  # fail low: proven upper bound
                     if i < n - 1:
                         stats[S_CCUT] += 1
-                    return OK, d - 1, f_x[d] + p * v + f_thi[d]
-                if v >= f_bi[d]:  # fail high: proven lower bound
+                    return OK, d - 1, f_x[d] + p * v + f_tail_hi[d]
+                if v >= f_beta_i[d]:  # fail high: proven lower bound
                     if i < n - 1:
                         stats[S_CCUT] += 1
-                    return OK, d - 1, f_x[d] + p * v + f_tlo[d]
+                    return OK, d - 1, f_x[d] + p * v + f_tail_lo[d]
                 f_x[d] += p * v
                 f_i[d] = i + 1
             i = f_i[d]
             if i >= n:
                 return OK, d - 1, f_x[d]
             p = c_prob[d, i]
-            f_tlo[d] -= p * lo[d, i]
-            f_thi[d] -= p * hi[d, i]
-            ai = (f_alpha[d] - f_x[d] - f_thi[d]) / p
-            bi = (f_beta[d] - f_x[d] - f_tlo[d]) / p
-            f_ai[d] = ai
-            f_bi[d] = bi
+            f_tail_lo[d] -= p * lo[d, i]
+            f_tail_hi[d] -= p * hi[d, i]
+            alpha_i = (f_alpha[d] - f_x[d] - f_tail_hi[d]) / p
+            beta_i = (f_beta[d] - f_x[d] - f_tail_lo[d]) / p
+            f_alpha_i[d] = alpha_i
+            f_beta_i[d] = beta_i
             if st_has[d, i] != 2:
                 break
             # stored exactly (tt_probe, Star2._outcome): entered, counted, answered
@@ -942,8 +989,8 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             stats[S_TTC] += 1
             ret = lo[d, i]
             pc = SEARCH_AFTER
-        a = ai if ai > L else L
-        b = bi if bi < U else U
+        a = alpha_i if alpha_i > L else L
+        b = beta_i if beta_i < U else U
         if not a < b:  # closed by float rounding: search exactly (see star1)
             a = L
             b = U

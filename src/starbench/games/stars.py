@@ -361,10 +361,10 @@ class FusedStar:
         of one more move of each successor still open (``Star2._open``), a round that probes
         none ending the phase."""
         L, U, k = self.L, self.U, self.k
-        s_lo = s_hi = 0.0  # Star2._initial_sums
+        sum_lo = sum_hi = 0.0  # Star2._initial_sums
         for p, a, b in zip(probs, lo, hi):  # noqa: B905 - equal lengths
-            s_lo += p * a
-            s_hi += p * b
+            sum_lo += p * a
+            sum_hi += p * b
         nxt = None if left is None else left - 1
         leafy = nxt is not None and nxt <= 0
         run = self._run_leaves if leafy else self._run
@@ -416,24 +416,24 @@ class FusedStar:
                     stop = n
                 if st.next < stop:  # moves left to probe: they need the window
                     if st.is_max:
-                        beta_i = (beta - (s_lo - p * lo[i])) / p
+                        beta_i = (beta - (sum_lo - p * lo[i])) / p
                         b = beta_i if beta_i < U else U
                         run(st, L, b if b > L else U, stop)
                     else:
-                        alpha_i = (alpha - (s_hi - p * hi[i])) / p
+                        alpha_i = (alpha - (sum_hi - p * hi[i])) / p
                         a = alpha_i if alpha_i > L else L
                         run(st, a if a < U else L, U, stop)
                 if st.is_max:
                     if st.best > lo[i]:
-                        s_lo += p * (st.best - lo[i])
+                        sum_lo += p * (st.best - lo[i])
                         lo[i] = st.best
                 elif st.best < hi[i]:
-                    s_hi += p * (st.best - hi[i])
+                    sum_hi += p * (st.best - hi[i])
                     hi[i] = st.best
-                if s_lo >= beta:  # Star2._decided
-                    return s_lo
-                if s_hi <= alpha:
-                    return s_hi
+                if sum_lo >= beta:  # Star2._decided
+                    return sum_lo
+                if sum_hi <= alpha:
+                    return sum_hi
             if not progressed:
                 return None
         return None

@@ -225,11 +225,11 @@ class Star2(Star1):
         return None
 
     def _initial_sums(self, probs: list[Any], lo: list[Any], hi: list[Any]) -> list[Any]:
-        s_lo, s_hi = self.num(0), self.num(0)
+        sum_lo, sum_hi = self.num(0), self.num(0)
         for p, a, b in zip(probs, lo, hi, strict=True):
-            s_lo += p * a
-            s_hi += p * b
-        return [s_lo, s_hi]
+            sum_lo += p * a
+            sum_hi += p * b
+        return [sum_lo, sum_hi]
 
     def _open(self, st: Any, i: int, lo: list[Any], hi: list[Any]) -> bool:
         """Can successor i still be probed (moves left and a non-empty window)?"""
