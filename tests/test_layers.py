@@ -280,3 +280,33 @@ def test_a_planted_cycle_is_found(tmp_path):
     other = copy / "starbench" / "textable.py"
     other.write_text(other.read_text() + "\n\ndef _back():\n    import starbench.limits\n")
     assert ["starbench.limits", "starbench.textable"] in cycles(imports(copy))
+
+
+def _module_containers(path: Path) -> list[str]:
+    """Module-level names bound to a list, dict or set (a literal, a comprehension or a call of
+    ``list``/``dict``/``set``/``defaultdict``): state a module's calls could mutate."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in tree.body:
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        if value is None:
+            continue
+        container = isinstance(
+            value, ast.List | ast.Dict | ast.Set | ast.ListComp | ast.DictComp | ast.SetComp
+        ) or (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in ("list", "dict", "set", "defaultdict", "OrderedDict")
+        )
+        if container:
+            found.append(f"{path.relative_to(SRC)}:{node.lineno}")
+    return found
+
+
+def test_the_hydra_entry_and_plugins_keep_no_module_state():
+    """The module that calls ``hydra.main`` and the Hydra plugins hold no module-level list,
+    dict or set: what a launch learns lives in its task (``starbench.run.Task``)."""
+    paths = [SRC / "starbench" / "run.py", *sorted((SRC / "hydra_plugins").rglob("*.py"))]
+    found = [hit for p in paths for hit in _module_containers(p)]
+    assert not found, f"module-level containers: {found}"
+    assert "hydra.main(" in (SRC / "starbench" / "run.py").read_text()
