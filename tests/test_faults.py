@@ -23,7 +23,15 @@ from starbench.experiment.storage import CellLock
 EXE = str(Path(sys.executable).parent / "starbench")
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["trees=3", "progress=false", "engine=python"]
-NOT_COMPARED = ("seconds", "cpu_seconds", "date", "git_commit", "git_dirty", "hostname")
+NOT_COMPARED = (
+    "seconds",
+    "cpu_seconds",
+    "timing_repeats",
+    "date",
+    "git_commit",
+    "git_dirty",
+    "hostname",
+)
 
 
 def _cli(capsys, *argv: str) -> tuple[int, str, str]:

@@ -22,7 +22,15 @@ from starbench import cli
 from starbench.experiment.storage import read_json
 
 EXE = str(Path(sys.executable).parent / "starbench")
-NOT_COMPARED = ("seconds", "cpu_seconds", "date", "git_commit", "git_dirty", "hostname")
+NOT_COMPARED = (
+    "seconds",
+    "cpu_seconds",
+    "timing_repeats",
+    "date",
+    "git_commit",
+    "git_dirty",
+    "hostname",
+)
 CELL = ["trees=9", "tree.branching=3", "progress=false"]
 
 

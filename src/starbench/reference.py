@@ -33,7 +33,10 @@ COLUMN_DOCS: dict[str, str] = {
     "decision_cutoffs": "MAX and MIN nodes cut off (alpha-beta cut-offs)",
     "resumed": "probed successors resumed after the probe phase (`after_probe=resume`)",
     "seconds": "wall seconds of the search alone",
-    "cpu_seconds": "CPU seconds of the search alone (the timing measure of every figure)",
+    "cpu_seconds": "CPU seconds of the search alone (the timing measure of every figure); a "
+    "search under 1 ms is repeated until its repeats take 1 ms in all, and this is their mean",
+    "timing_repeats": "the searches `cpu_seconds` and `seconds` are the mean of (1: the search "
+    "alone; empty in tables stored before repeats were recorded)",
     "status": "`ok`, `mismatch`, `approx`, `unverified`, `budget_exceeded` or `error`",
     "expectimax_value": "expectimax's value on the same instance (the reference), where it ran",
     "L": "the lower bound of leaf values the search was given",

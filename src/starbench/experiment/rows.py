@@ -59,6 +59,9 @@ FIELDS: tuple[str, ...] = (
     "best_move",
     "seconds",
     "cpu_seconds",
+    # the searches CPU time was measured over (``compute.TIMING_FLOOR_S``); None in tables
+    # stored before it was recorded
+    "timing_repeats",
     *STAT_FIELDS,
     "tree_seed",
     "L",
@@ -336,6 +339,7 @@ REST = (
     "tt_hits",
     "tt_cutoffs",
     "shallow_nodes",
+    "timing_repeats",
     "engine",
     "node_budget",
     "time_budget",
@@ -381,7 +385,16 @@ def table_dtypes() -> dict[str, str]:
     dt = {c: "str" for c in (*COLUMNS, *REST)}
     dt.update(
         dict.fromkeys(
-            ("k", "tt", "best_move", *STAT_FIELDS, "node_budget", "order_evals", "depth_completed"),
+            (
+                "k",
+                "tt",
+                "best_move",
+                *STAT_FIELDS,
+                "node_budget",
+                "order_evals",
+                "depth_completed",
+                "timing_repeats",
+            ),
             "Int64",
         )
     )
