@@ -17,6 +17,7 @@ from starbench.analysis import load_results, plot
 from starbench.analysis.data import PlotError
 from starbench.analysis.figures import FIGURES
 from starbench.analysis.studies import STUDY_FIGURES, STUDY_TABLES
+from starbench.analysis.style import RC
 from starbench.experiment.runner import run_cell
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
 from starbench.trees import RegularTreeSpec
@@ -67,47 +68,43 @@ def results(tmp_path_factory) -> Path:
 def test_every_figure_is_written(results, tmp_path):
     warnings: list[str] = []
     written = plot(results, tmp_path, warn=warnings.append, dpi=DPI)
-    # these tiny trees are searched in microseconds: the timing figure may have nothing to show;
-    # every search here is exact, so error_vs_nodes has nothing to draw (its own test below)
-    assert set(warnings) <= {NOISE, EXACT_ONLY} and EXACT_ONLY in warnings
-    drawn = [
-        n
-        for n in FIGURES
-        if not ((NOISE in warnings and n == "seconds_vs_nodes") or n == "error_vs_nodes")
-    ]
+    # every search here is exact: nothing is traded (error_vs_nodes), no decision differs
+    # from the oracle's (decisions_by_depth) and no regret varies (regret_vs_nodes)
+    skipped = {line.split(": ")[1].removeprefix("skipped figure ") for line in warnings}
+    assert skipped == {"error_vs_nodes", "decisions_by_depth", "regret_vs_nodes"}, warnings
+    assert EXACT_ONLY in warnings
+    drawn = [n for n in FIGURES if n not in skipped]
     for name in drawn:
         for width in ("single", "double"):
             for ext in ("pdf", "png"):
                 assert (tmp_path / f"{name}-{width}.{ext}").stat().st_size > 1000
         md = (tmp_path / f"{name}.md").read_text()
         assert "mean ± SE (n)" in md and "(n=" in md
+        assert md.startswith("<!-- starbench study ")  # where the numbers come from
         assert "\\begin{tabular}" in (tmp_path / f"{name}.tex").read_text()
-        assert "mean,se,n" in (tmp_path / f"{name}.csv").read_text().splitlines()[0]
-    assert len(written) == len(drawn) * 7
+        head = (tmp_path / f"{name}.csv").read_text().splitlines()[0]
+        assert "mean,se,n" in head and head.endswith("study,cells,commit")
+    assert len(written) == len(drawn) * 7 + 3  # and the differences' .md, .tex and .csv
+    assert (tmp_path / "differences.md").exists()
 
 
 @pytest.mark.parametrize("name", ["leaves_by_algorithm", "seconds_vs_nodes"])
-def test_every_panel_title_is_inside_a_single_column_figure(results, name):
-    """A narrow panel's title wraps (one condition per line, a long one at its spaces), so no
-    title runs past the figure's edge: the seaborn grid and a hand-built one."""
+def test_no_text_of_a_single_column_figure_collides(results, name):
+    """On a study of seven cells of an unswept design, every text of the figure is inside it,
+    horizontal or vertical, and clear of every other (``tests/test_figure_layout.py``)."""
     import matplotlib.pyplot as plt
 
-    from starbench.analysis.figures import narrow_title
+    from starbench.analysis.plotting import lay_out
+    from test_figure_layout import text_problems
 
-    assert narrow_title("skew 1/2, ordering random (as generated)", 1.75) == (
-        "skew 1/2\nordering random\n(as generated)"
-    )
-    fig = FIGURES[name](load_results(results), 3.5).figure
-    try:
-        fig.get_layout_engine().execute(fig)
-        box = fig.bbox
-        titles = [ax.title for ax in fig.axes if ax.get_visible() and ax.get_title()]
-        assert titles
-        for t in titles:
-            extent = t.get_window_extent()
-            assert box.x0 - 0.5 <= extent.x0 and extent.x1 <= box.x1 + 0.5, t.get_text()
-    finally:
-        plt.close(fig)
+    with plt.rc_context({**RC, "savefig.dpi": DPI}):
+        fig = FIGURES[name](load_results(results), 3.5).figure
+        try:
+            fig.dpi = DPI
+            lay_out(fig)
+            assert not text_problems(fig)
+        finally:
+            plt.close(fig)
 
 
 EXACT_ONLY = "starbench: skipped figure error_vs_nodes: no inexact (approx) rows: nothing is traded"
@@ -142,12 +139,6 @@ def test_the_error_figure_shows_each_algorithm_s_mean_error_and_moves(tmp_path):
     assert got.loc["star2", "mean_nodes"] == pytest.approx(nodes["star2"], rel=1e-5)
 
 
-NOISE = (
-    "starbench: skipped figure seconds_vs_nodes: needs searches of at least 100 us of CPU "
-    "(shorter ones are timer noise; time small trees with starbench bench)"
-)
-
-
 def _sign(folder: Path) -> None:
     """A ``cell.json`` recording the SHA-256 of a table this test wrote by hand."""
     from starbench.experiment.integrity import write_document
@@ -158,23 +149,33 @@ def _sign(folder: Path) -> None:
 
 
 @pytest.mark.slow
-def test_timing_figures_leave_out_timer_noise(results, tmp_path):
-    df = load_results(results).drop(columns=["label", "_pair"])
-    df["cpu_seconds"] = 5e-5  # CPU time is what the timing figure plots
+def test_every_search_is_timed_and_old_tables_say_what_they_cannot_use(results, tmp_path):
+    """Every search is timed (a short one over repeats: ``timing_repeats``), so the timing
+    figure counts every search; a table stored before repeats (no ``timing_repeats``) whose
+    searches took under 100 us of CPU, once, is timer noise: left out, and the figure says how
+    many."""
+    df = load_results(results)
+    assert (df["timing_repeats"] >= 1).all() and df["cpu_seconds"].notna().all()
+    drawn = FIGURES["seconds_vs_nodes"](df, 7.16)
+    assert int(drawn.table["n"].sum()) == int(df["status"].isin(["ok", "unverified"]).sum())
+    assert "n = " in drawn.figure.legends[0].get_title().get_text()
+    old = df.drop(columns=["label", "_pair", "timing_repeats"])
+    old["cpu_seconds"] = 5e-5
     (tmp_path / "fast").mkdir()
-    df.to_parquet(tmp_path / "fast" / "table.parquet")
+    old.to_parquet(tmp_path / "fast" / "table.parquet")
     _sign(tmp_path / "fast")
     warnings: list[str] = []
     with pytest.raises(PlotError, match="no figure could be drawn"):
         plot(tmp_path / "fast", tmp_path / "f1", names=["seconds_vs_nodes"],
              warn=warnings.append, dpi=DPI)  # fmt: skip
-    assert warnings == [NOISE]
-    df.loc[df.index[::2], "cpu_seconds"] = 2e-3
+    assert len(warnings) == 1 and "no search was timed" in warnings[0]
+    old.loc[old.index[::2], "cpu_seconds"] = 2e-3
     (tmp_path / "slow").mkdir()
-    df.to_parquet(tmp_path / "slow" / "table.parquet")
+    old.to_parquet(tmp_path / "slow" / "table.parquet")
     _sign(tmp_path / "slow")
-    plot(tmp_path / "slow", tmp_path / "f2", names=["seconds_vs_nodes"], dpi=DPI)
-    assert (tmp_path / "f2" / "seconds_vs_nodes.md").exists()
+    drawn = FIGURES["seconds_vs_nodes"](load_results(tmp_path / "slow"), 7.16)
+    said = drawn.figure.legends[0].get_title().get_text()
+    assert f"{len(old) - len(old.index[::2])} searches of under 100 us" in said.replace("\n", " ")
 
 
 def test_numbers_in_the_tables_are_the_data(results, tmp_path):
@@ -364,8 +365,13 @@ def test_every_plotted_value_is_the_mean_of_its_own_condition(sweep, tmp_path):
     table = [line for line in text.splitlines() if line.startswith("|")]
     head = [h.strip() for h in table[0].strip("|").split("|")]
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in table[2:]]
-    assert head[:4] == ["skew", "ordering", "label", "k"]
-    assert text.startswith("Every row: levels 3, N 4, chance_arity 4, outcomes geometric")
+    assert head[:4] == ["skew", "order", "label", "k"]
+    shared = text.splitlines()[1]  # under the line that says where the numbers come from
+    assert shared.startswith(
+        "Every row: depth 2, trailing_chance false, branching 4, chance_arity 4,"
+    )
+    assert "distribution geometric" in shared and "levels" not in shared
+    assert "weight_max" not in shared  # no effect on these trees (geometric outcomes)
     df = load_results(sweep)
     ex = df[df.algorithm == "expectimax"].set_index(["cell", "instance"])["leaves"]
     other = df[df.algorithm != "expectimax"].copy()
@@ -376,7 +382,7 @@ def test_every_plotted_value_is_the_mean_of_its_own_condition(sweep, tmp_path):
     )
     truth = other.groupby(["skew", "ordering", "algorithm", "k"])["pct"].agg(["mean", "count"])
     assert len(rows) == len(truth) == 2 * 2 * 2 * 4
-    order_name = {"random (as generated)": "generated", "optimal": "perfect"}
+    order_name = {"random": "generated", "optimal": "perfect"}
     for r in rows:
         rec = dict(zip(head, r, strict=True))
         key = (rec["skew"], order_name[rec["ordering"]], rec["label"], int(rec["k"]))
@@ -390,20 +396,23 @@ def test_every_plotted_value_is_the_mean_of_its_own_condition(sweep, tmp_path):
     from starbench.analysis.figures import leaves_by_k
 
     drawn = leaves_by_k(df, 7.16)
-    panels = [ax for ax in drawn.figure.axes if ax.get_visible() and ax.get_title()]
-    assert len(panels) == 4
-    # a narrow panel's title is wrapped (a condition a line, a long one at its spaces)
-    titles = {
-        " ".join(f"skew {s} ordering {o}".split()): (s, o)
+    panels = [ax for ax in drawn.figure.axes if ax.get_visible()]
+    assert len(panels) == 4  # skew down the rows, the order along the columns
+    tops = sorted(ax.get_title() for ax in panels if ax.get_title())
+    assert tops == ["order optimal", "order random"]
+    wanted = {
+        (s, o): sorted(
+            round(float(y), 9) for y in truth.xs((s, o), level=("skew", "ordering"))["mean"]
+        )
         for s in truth.index.get_level_values("skew").unique()
-        for o in order_name
+        for o in order_name.values()
     }
+    matched = []
     for ax in panels:
-        skew, ordering = titles[" ".join(ax.get_title().split())]
-        want = truth.xs((skew, order_name[ordering]), level=("skew", "ordering"))
         lines = [ln for ln in ax.get_lines() if len(ln.get_ydata())]
         got = sorted(round(float(y), 9) for ln in lines for y in ln.get_ydata())
-        assert got == sorted(round(float(y), 9) for y in want["mean"]), ax.get_title()
+        matched += [key for key, want in wanted.items() if want == got]
+    assert sorted(matched) == sorted(wanted)  # each panel its own condition's means, once
 
 
 def test_pooling_only_when_asked_and_then_named(sweep, tmp_path, capsys):
@@ -440,8 +449,9 @@ def test_many_k_never_make_a_legend_entry_per_k(sweep):
     legend = drawn.figure.legends[0]
     assert [t.get_text() for t in legend.get_texts()] == ["star2.5-cyclic", "star2.5-sequential"]
     titles = {ax.get_title() for ax in drawn.figure.axes if ax.get_visible()}
-    assert any("ordering optimal" in t for t in titles), titles
-    assert {ax.get_xlabel() for ax in drawn.figure.axes if ax.get_visible()} == {"probing factor k"}
+    assert "order optimal" in titles, titles
+    labels = {ax.get_xlabel() for ax in drawn.figure.axes if ax.get_visible()}
+    assert labels == {"probing factor k", ""}  # the bottom row's
 
 
 def test_the_bands_are_seaborns_bootstrap_to_the_last_bit():

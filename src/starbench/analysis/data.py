@@ -50,7 +50,13 @@ def load_results(path: Path, *, refuse_mismatch: bool = True) -> pd.DataFrame:
             frames.append(tablefile.read(f))
         except tablefile.CorruptTable as e:  # a damaged table is refused, never plotted
             raise PlotError(str(e)) from None
-    df = pd.concat(frames, ignore_index=True)
+    return prepared(pd.concat(frames, ignore_index=True), path, refuse_mismatch)
+
+
+def prepared(df: pd.DataFrame, path: Path, refuse_mismatch: bool = True) -> pd.DataFrame:
+    """A concatenation of stored tables as the figures read it (``load_results``): checked,
+    with the columns added later at their old values, ``label`` and the pairing ``_pair``."""
+    path = Path(path)
     for col in ("algorithm", "status", "instance"):
         if col not in df.columns:
             raise PlotError(f"{path}: the tables have no column {col!r}")

@@ -1,9 +1,12 @@
-"""The figures: each a function of a results table that draws one figure at a given width and
-returns the summarised numbers it shows (written beside it as Markdown and LaTeX).
+"""The figures: each a function of a results table that draws one figure kind at a given width
+and returns the summarised numbers it shows (written beside it as Markdown, LaTeX and CSV).
 
 A figure that the data cannot support raises ``PlotError`` with the reason; ``plot`` skips it
-with a warning and writes the others.  Panels are the combinations of the tree parameters that
-vary in the data (besides the figure's own x axis), so one function serves every study.
+with one line and writes the others.  A figure's conditions are the tree parameters that vary
+in the data besides its own x axis; ``starbench.analysis.layout`` places them along the rows and
+columns of a grid (one figure per value of a third and further condition), so one function
+serves every study's design.  Every label has one colour, marker and line style across the
+study (``style.STUDY``); the algorithms are named on the axis wherever they are its categories.
 """
 
 from __future__ import annotations
@@ -12,12 +15,11 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
-from unittest import mock
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import EngFormatter, LogLocator, NullFormatter
 
 from starbench.analysis.data import (
     PlotError,
@@ -28,47 +30,47 @@ from starbench.analysis.data import (
 )
 from starbench.analysis.decisions import scored_rows
 from starbench.analysis.inexact import abs_error
-from starbench.analysis.style import HEIGHT_RATIO, distinct, style_of
+from starbench.analysis.layout import Grid, design, grid, order_text, split
+from starbench.analysis.style import DASHES, styles
 
-#: The columns that define a condition, in the order they become panels.  ``levels`` stands
-#: for depth and trailing_chance, ``order`` for ordering and outcome_order.  Every one that varies
-#: in the data is on the figure's axis or a panel, or pooled only when asked (``--pool``).
+#: The columns that define a condition, in the order they are listed.  ``order`` stands for
+#: ordering and outcome_order (``conf/order``).  Every one that varies in the data is on the
+#: figure's axis, along its rows or columns, or makes figures of its own, or is pooled only when
+#: asked (``--pool``).
 CONDITIONS = (
     "game",
     "heuristic",
     "sampler",
-    "levels",
+    "depth",
+    "trailing_chance",
     "branching",
     "chance_arity",
+    "pattern",
     "distribution",
     "skew",
     "weight_max",
     "order",
     "value_model",
     "noise_sd",
-    "pattern",
     "resolution",
     "bounds",
     "full_pass_limit",
+    "pool",
     "seed",
     "exact",
 )
-FACETS = CONDITIONS
-MAX_PANELS = 12
-#: The tallest figure, in inches, legend included: a page of a two-column paper has about 9 in
-#: of text height.  Grids wrap into columns and, where still taller, shrink their panels' height.
-MAX_HEIGHT = 9.0
-#: A single-column ``nodes_by_depth`` with more conditions than this draws the nodes only (the
+#: A single-column ``nodes_by_depth`` with more rows than this draws the nodes only (the
 #: effective branching factor stays in its table and in the double-column figure).
 EBF_PANELS = 3
 #: A categorical figure whose algorithms come in more values of k than this draws k on the x
 #: axis instead (one hue per variant, the category as panels), never a legend entry per k.
 MAX_K_HUES = 3
-#: Searches shorter than this are timer noise, not data: timing figures leave them out.
+#: Searches shorter than this, in tables stored before searches were repeated to be timed
+#: (``timing_repeats`` empty), are timer noise: the timing figure leaves them out, and says so.
 MIN_TIMED = 1e-4
-#: What the shaded bands and error bars are (said on every figure).
+#: What the shaded bands and error bars are (said on every figure that has them).
 BAND = "bands and bars: 95% bootstrap CI of the mean over trees (n per point in the table)"
-#: Display names of orderings (decision / outcome order).
+#: Display names of orderings (decision / outcome order) in the tables' ``order`` column.
 ORDERS = {
     "generated/generated": "random (as generated)",
     "perfect/refuting": "optimal",
@@ -76,16 +78,6 @@ ORDERS = {
     "static-interior/generated": "static, interior levels",
     "static-middle/generated": "static, interior levels but the root",
 }
-NAMES = {
-    "levels": "levels",
-    "branching": "N",
-    "distribution": "outcomes",
-    "order": "ordering",
-    "value_model": "values",
-    "noise_sd": "noise",
-}
-
-
 #: seaborn's error bars on the figures: the 95% bootstrap interval (``data.bootstrap_band``,
 #: seaborn's own ``("ci", 95)`` computed at once), or None while ``plot`` writes only the tables
 #: (``images=False``: the tables' intervals come from ``data.summarise``, so the bands would be
@@ -100,9 +92,17 @@ SHARE_Y: ContextVar[bool] = ContextVar("share_y", default=True)
 
 @dataclass(frozen=True)
 class Drawn:
-    figure: plt.Figure
-    table: pd.DataFrame  # group columns, mean, se, n, ci_lo, ci_hi
-    value: str  # what "mean" is
+    """A figure kind drawn: its figures (file-name suffix, figure; one unless a third
+    condition splits the design), the table of what they show and what its ``mean`` is."""
+
+    figures: tuple[tuple[str, plt.Figure], ...]
+    table: pd.DataFrame  # condition columns, label, x, mean, se, n, ci_lo, ci_hi
+    value: str
+
+    @property
+    def figure(self) -> plt.Figure:
+        """The first figure (the only one of an unsplit design)."""
+        return self.figures[0][1]
 
 
 def _prepare(df: pd.DataFrame) -> pd.DataFrame:
@@ -162,8 +162,8 @@ def _with_conditions(s: pd.DataFrame, m: pd.DataFrame, x: str | None = None) -> 
 
 
 def _informative(df: pd.DataFrame, x: str) -> tuple[pd.DataFrame, list[str]]:
-    """Keep the panels in which ``x`` takes at least two values; return them and the facets
-    that still vary."""
+    """Keep the conditions in which ``x`` takes at least two values; return them and the
+    facets that still vary."""
     facets = _facets(df, (x,))
     if facets:
         df = df[df.groupby(facets, sort=True)[x].transform("nunique") >= 2]
@@ -172,229 +172,97 @@ def _informative(df: pd.DataFrame, x: str) -> tuple[pd.DataFrame, list[str]]:
     return df, _facets(df, (x,))
 
 
-def _panels(df: pd.DataFrame, facets: list[str]) -> list[tuple[str, pd.DataFrame]]:
-    if not facets:
-        return [("", df)]
+# --------------------------------------------------------------------------- drawing a design
+def _panel_rows(raw: pd.DataFrame, g: Grid, rv: Any, cv: Any) -> pd.DataFrame:
+    """The rows of one panel: those with its row and column conditions' values."""
+    d = g.design
+    mask = pd.Series(True, index=raw.index)
+    for factor, value in ((d.rows, rv), (d.cols, cv)):
+        if factor is not None:
+            for c, v in zip(factor, value, strict=True):
+                mask &= raw[c].astype(str) == str(v)
+    return raw[mask]
+
+
+def draw_design(
+    raw: pd.DataFrame,
+    facets: list[str],
+    width: float,
+    panel: Callable[[plt.Axes, pd.DataFrame, str], None],
+    *,
+    measures: tuple[str, ...] = ("",),
+    xlabel: str | dict[str, str] = "",
+    ylabel: str | dict[str, str] = "",
+    legend: list[str] | None = None,
+    band: bool | str = True,
+    extra: Callable[[plt.Axes], None] | None = None,
+    value_axis: str = "y",
+    least_height: float = 0.0,
+) -> tuple[tuple[str, plt.Figure], ...]:
+    """Every figure of the design of ``raw``'s ``facets`` (``layout.design``): each panel drawn
+    by ``panel(ax, its rows, measure)``, axis labels once for the grid (``xlabel`` and
+    ``ylabel``: one text, or one per measure, on the grid's edges), the panels of a measure
+    sharing the range of their ``value_axis`` (unless ``--free-y``; the other axis of a
+    categorical figure is shared always), and one legend of the ``legend`` labels below (its
+    title: ``band``).  ``extra(ax)`` adds legend entries of its own; ``least_height``: a panel's
+    least height (a categorical axis's room)."""
+    share = SHARE_Y.get()
+    d = design(raw, facets, width, measures)
     out = []
-    for key, g in df.groupby(facets, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        out.append(
-            (", ".join(f"{NAMES.get(f, f)} {v}" for f, v in zip(facets, key, strict=True)), g)
-        )
-    if len(out) > MAX_PANELS:
-        raise PlotError(
-            f"the data varies in {', '.join(facets)} ({len(out)} panels, at most {MAX_PANELS}): "
-            f"plot fewer conditions, or average over one with --pool COLUMN"
-        )
-    return out
+    for suffix, title, part, dd in split(raw, d):
+        g = grid(dd, width, share and value_axis == "y", title, least_height)
+        rows, cols = dd.shape
+        m = 1 if dd.down else len(dd.measures)
+        for (i, j), ax in sorted(g.axes.items()):
+            rv, cv, measure = g.slot[(i, j)]
+            here = _panel_rows(part, g, rv, cv)
+            if not len(here):
+                ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+                ax.set_xticks([])
+                ax.set_yticks([])
+            else:
+                panel(ax, here, measure)
+            # each measure's labels on the grid's edges, broken to the panel's size
+            tall = g.figure.get_figheight() / rows
+            bottom = i == rows - 1 or dd.down  # measures down: each row its own x
+            ax.set_xlabel(_wrapped(_text(xlabel, measure), width / cols) if bottom else "")
+            ax.set_ylabel(_wrapped(_text(ylabel, measure), tall) if j < m else "")
+            if value_axis == "y" and share and j >= m:  # the row's first panel names its values
+                ax.tick_params(labelleft=False)
+            if value_axis == "x" and j >= m:  # the categories are named once, on the left
+                ax.tick_params(labelleft=False)
+        if value_axis == "x":
+            _share_x(list(g.axes.values()), share)
+        first = g.axes[(0, 0)]
+        for lab, st in styles(legend or []).items():
+            first.plot([], [], color=st.color, marker=st.marker, linestyle=st.line, label=lab)
+        if extra is not None:
+            extra(first)
+        _legend(g.figure, list(g.axes.values()), band)
+        out.append((suffix, g.figure))
+    return tuple(out)
 
 
-def columns(n: int, width: float) -> int:
-    """Panels per row: up to 3 in a double-column figure; in a single-column one, 1 or 2
-    panels stacked, 3 to 8 in two columns, more in three (a grid that fits a page)."""
-    if width > 5:
-        return min(n, 3)
-    return 1 if n <= 2 else 2 if n <= 8 else 3
+def _text(text: str | dict[str, str], measure: str) -> str:
+    return text.get(measure, "") if isinstance(text, dict) else text
 
 
-#: Characters of a narrow panel's title line per inch of the panel's width (the titles' 7 pt
-#: font is about 4.7 pt a character; the axes are about two thirds of their panel).
-TITLE_CHARS_PER_INCH = 10
-
-
-def narrow_title(title: str, panel: float) -> str:
-    """A narrow panel's title: one condition per line, and a condition too long for the panel
-    (``panel`` inches wide) wrapped at its spaces (``ordering random`` / ``(as generated)``)."""
+def _wrapped(text: str, inches: float) -> str:
+    """An axis label broken at its spaces to the width of its panel (about 13 characters an
+    inch at the labels' size)."""
     import textwrap
 
-    chars = max(12, int(TITLE_CHARS_PER_INCH * panel))
-    return "\n".join(
-        "\n".join(textwrap.wrap(part, chars, break_long_words=False)) or part
-        for part in title.split(", ")
-    )
+    return "\n".join(textwrap.wrap(text, max(12, int(inches * 13)))) if text else text
 
 
-def title_lines(titles: list[str], width: float, cols: int) -> int:
-    """Lines of the longest panel title (``narrow_title`` in a narrow panel)."""
-    if not titles or not any(titles):
-        return 0
-    if width / cols >= 3:
-        return 1
-    return max(narrow_title(t, width / cols).count("\n") + 1 for t in titles)
-
-
-def panel_height(rows: int, cols: int, width: float, lines: int = 1) -> float:
-    """One panel's height: the paper ratio and its title's ``lines``, shrunk where ``rows`` of
-    them would be taller than ``MAX_HEIGHT`` less room for the legend."""
-    nominal = width / cols * HEIGHT_RATIO * (1.0 if cols > 1 else 0.9) + 0.14 * lines
-    return min(nominal, (MAX_HEIGHT - 1.4) / rows)
-
-
-def _grid(
-    n: int, width: float, cols: int | None = None, titles: list[str] | None = None
-) -> tuple[plt.Figure, list[plt.Axes]]:
-    cols = cols or columns(n, width)
-    rows = -(-n // cols)
-    lines = title_lines(titles or [], width, cols)
-    fig, axes = plt.subplots(
-        rows,
-        cols,
-        figsize=(width, panel_height(rows, cols, width, lines) * rows),
-        squeeze=False,
-        layout="constrained",
-    )
-    flat = list(axes.ravel())
-    for ax in flat[n:]:
-        ax.set_visible(False)
-    return fig, flat[:n]
-
-
-def _styles(labels: list[str]) -> dict[str, tuple[str, str]]:
-    return distinct(labels)
-
-
-def _hue_style(column: str, labels: list[str]) -> dict[str, Any]:
-    """Seaborn's arguments for one colour and marker per label (``style.STYLES``), solid
-    lines."""
-    styles = _styles(labels)
-    return dict(
-        hue=column,
-        hue_order=labels,
-        style=column,
-        style_order=labels,
-        palette={lab: c for lab, (c, _) in styles.items()},
-        markers={lab: mk for lab, (_, mk) in styles.items()},
-    )
-
-
-def _point_style(labels: list[str]) -> dict[str, Any]:
-    """Seaborn's ``catplot(kind="point")`` arguments for one colour and marker per label, the
-    means as points with error bars and no joining lines."""
-    styles = _styles(labels)
-    return dict(
-        hue="label",
-        hue_order=labels,
-        palette={lab: c for lab, (c, _) in styles.items()},
-        markers=[styles[lab][1] for lab in labels],
-        linestyles="none",
-        err_kws={"linewidth": 1},
-        markersize=4,
-    )
-
-
-def _legend_entries(ax: plt.Axes, labels: list[str]) -> None:
-    """Entries for the figure-level legend (seaborn's own legends are turned off)."""
-    for lab, (color, marker) in _styles(labels).items():
-        ax.plot([], [], color=color, marker=marker, label=lab)
-
-
-def _panel_column(m: pd.DataFrame, facets: list[str]) -> pd.Series:
-    """Each row's panel title (the facet values it shares with its panel)."""
-    if not facets:
-        return pd.Series("", index=m.index)
-    parts = [m[f].astype(str).radd(f"{NAMES.get(f, f)} ") for f in facets]
-    title = parts[0]
-    for p in parts[1:]:
-        title = title + ", " + p
-    return title
-
-
-def _facet(
-    kind: str, raw: pd.DataFrame, facets: list[str], titles: list[str], width: float, **kws
-) -> tuple[plt.Figure, list[plt.Axes]]:
-    """Seaborn draws every panel: ``relplot`` (lines) or ``catplot`` (points), one panel per
-    combination of the facets (column ``_panel``), the mean of the per-tree rows with its 95%
-    bootstrap interval (``N_BOOT`` resamples, seed ``BOOTSTRAP_SEED``).  Paper sizes: the
-    width is fixed, panels wrap at 3 columns (stacked in a single-column figure)."""
-    import seaborn as sns
-
-    n = len(titles)
-    cols = columns(n, width)
-    height = panel_height(-(-n // cols), cols, width, title_lines(titles, width, cols))
-    share = SHARE_Y.get()
-    common = dict(
-        data=raw.assign(_panel=_panel_column(raw, facets)),
-        col="_panel",
-        col_order=titles,
-        col_wrap=cols,
-        height=height,
-        aspect=width / cols / height,
-        errorbar=ERRORBAR.get(),
-        legend=False,
-        facet_kws={"sharex": False, "sharey": share},
-    )
-    # seaborn lays the grid out tightly twice; constrained layout (below) replaces that layout
-    # when the figure is saved, so seaborn's is skipped: the same files, in less time
-    with mock.patch.object(sns.axisgrid.Grid, "tight_layout", _no_tight_layout):
-        if kind == "line":
-            grid = sns.relplot(kind="line", **common, **kws)
-        else:
-            common.pop("facet_kws")
-            grid = sns.catplot(kind="point", sharex=False, sharey=share, **common, **kws)
-    fig = grid.figure
-    fig.set_layout_engine("constrained")
-    axes = list(grid.axes.flat)
-    for ax, title in zip(axes, titles, strict=True):
-        _set_title(ax, title, width / cols < 3, width / cols)
-        if share:  # seaborn hides shared tick labels inside the grid; a wrapped grid keeps them
-            ax.tick_params(labelleft=True)
-    return fig, axes
-
-
-def _no_tight_layout(grid: Any, *args: Any, **kwargs: Any) -> Any:
-    return grid
-
-
-def _set_title(ax: plt.Axes, title: str, narrow: bool, panel: float) -> None:
-    """A panel's title, ``narrow_title`` in a narrow panel (under 3 in) ``panel`` inches wide."""
-    ax.set_title(narrow_title(title, panel) if narrow else title, fontsize="small")
-
-
-def panel_title(ax: plt.Axes, title: str) -> None:
-    """A panel's title on a hand-built grid (narrow: from the axes' own width)."""
-    width = ax.figure.get_figwidth()
-    spec = ax.get_subplotspec()
-    panel = width / spec.get_gridspec().ncols if spec is not None else width
-    _set_title(ax, title, ax.get_position().width * width < 3, panel)
-
-
-def share_y(axes: list[plt.Axes]) -> None:
-    """One y range for ``axes`` (panels of one measure), unless ``--free-y`` was asked."""
-    if SHARE_Y.get() and len(axes) > 1:
-        limits = [ax.get_ylim() for ax in axes]
-        lo, hi = min(a for a, _ in limits), max(b for _, b in limits)
-        for ax in axes[1:]:
-            ax.sharey(axes[0])
-        axes[0].set_ylim(lo, hi)
-
-
-def _lines(ax: plt.Axes, raw: pd.DataFrame, x: str, y: str) -> None:
-    """One line per label through the mean of ``y`` at each ``x`` with its 95% bootstrap band
-    (seaborn's ``lineplot`` on the per-tree rows), on one axis of a hand-built grid."""
-    import seaborn as sns
-
-    labels = sorted(raw["label"].astype(str).unique())
-    sns.lineplot(
-        data=raw.assign(label=raw["label"].astype(str), _y=raw[y].astype(float)),
-        x=x,
-        y="_y",
-        **_hue_style("label", labels),
-        dashes=False,
-        errorbar=ERRORBAR.get(),
-        err_kws={"alpha": 0.18, "linewidth": 0},
-        legend=False,
-        ax=ax,
-    )
-    ax.set_ylabel(y)
-    _legend_entries(ax, labels)
-
-
-def _raw(m: pd.DataFrame, panel: pd.DataFrame, facets: list[str]) -> pd.DataFrame:
-    """The per-tree rows of one panel (the summary rows ``panel`` share its facet values)."""
-    mask = pd.Series(True, index=m.index)
-    for f in facets:
-        mask &= m[f].astype(str) == str(panel[f].iloc[0])
-    return m[mask]
+def _share_x(axes: list[plt.Axes], share: bool) -> None:
+    """One x range for the panels of a horizontal figure (from 0), unless ``--free-y``."""
+    if not share or len(axes) < 2:
+        return
+    hi = max(ax.get_xlim()[1] for ax in axes)
+    for ax in axes[1:]:
+        ax.sharex(axes[0])
+    axes[0].set_xlim(0, hi)
 
 
 def _legend(fig: plt.Figure, axes: list[plt.Axes], band: bool | str = True) -> None:
@@ -406,25 +274,108 @@ def _legend(fig: plt.Figure, axes: list[plt.Axes], band: bool | str = True) -> N
             if lab not in handles:
                 handles[lab] = h
                 labels.append(lab)
+    if not labels:
+        return
     width, height = fig.get_size_inches()
-    ncols = min(len(labels), 4 if width > 5 else 2)
+    longest = max(len(lab) for lab in labels)
+    # an entry: its handle (about 0.5 in) and its text (about 0.055 in a character)
+    per_row = max(1, int((width - 0.2) / (0.5 + 0.055 * longest)))
+    ncols = max(1, min(len(labels), 4 if width > 5 else 2, per_row))
     rows = -(-len(labels) // ncols)
-    fig.set_size_inches(width, height + 0.16 * rows)  # room for the legend below the axes
+    title = band if isinstance(band, str) else BAND if band else None
+    if title and width < 5:
+        title = _wrap(title, int(width * 13))
+    lines = rows + (title.count("\n") + 1 if title else 0)
+    fig.set_size_inches(width, height + 0.15 * lines + 0.1)  # room for it below the axes
     fig.legend(
         [handles[lab] for lab in labels],
         labels,
         loc="outside lower center",
         ncols=ncols,
-        title=band
-        if isinstance(band, str)
-        else (BAND if width > 5 else BAND.replace(" of the mean", "\nof the mean"))
-        if band
-        else None,
+        title=title,
         title_fontsize="small",
         frameon=False,
     )
 
 
+def _wrap(text: str, chars: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, max(chars, 20)))
+
+
+def _line_style(labels: list[str]) -> dict[str, Any]:
+    """seaborn's ``lineplot`` arguments for each label's study-wide colour, marker and line."""
+    st = styles(labels)
+    return dict(
+        hue="label",
+        hue_order=labels,
+        style="label",
+        style_order=labels,
+        palette={lab: s.color for lab, s in st.items()},
+        markers={lab: s.marker for lab, s in st.items()},
+        dashes={lab: DASHES[s.line] for lab, s in st.items()},
+    )
+
+
+def _lines(ax: plt.Axes, raw: pd.DataFrame, x: str, y: str, labels: list[str]) -> None:
+    """One line per label through the mean of ``y`` at each ``x`` with its 95% bootstrap band
+    (seaborn's ``lineplot`` on the per-tree rows)."""
+    import seaborn as sns
+
+    here = [lab for lab in labels if lab in set(raw["label"].astype(str))]
+    sns.lineplot(
+        data=raw.assign(label=raw["label"].astype(str), _y=raw[y].astype(float)),
+        x=x,
+        y="_y",
+        **_line_style(here),
+        errorbar=ERRORBAR.get(),
+        err_kws={"alpha": 0.18, "linewidth": 0},
+        legend=False,
+        ax=ax,
+    )
+
+
+def _means(ax: plt.Axes, g: pd.DataFrame, x: str, y: str, labels: list[str]) -> None:
+    """One line per label through given points (means already taken: no estimate, no band)."""
+    import seaborn as sns
+
+    here = [lab for lab in labels if lab in set(g["label"].astype(str))]
+    sns.lineplot(
+        data=g.assign(label=g["label"].astype(str)),
+        x=x,
+        y=y,
+        **_line_style(here),
+        estimator=None,
+        sort=True,
+        legend=False,
+        ax=ax,
+    )
+
+
+def log_axis(ax: plt.Axes, which: str = "x", unit: str = "") -> None:
+    """A log-scaled axis with few, compact labels (``1k``, ``20k``, ``3M``; with ``unit``
+    ``2 ms``): one per decade over a wide range, 1-2-5 within a narrow one, never the minor
+    ticks' (their labels collide in a narrow panel)."""
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+    lo, hi = ax.get_xlim() if which == "x" else ax.get_ylim()
+    decades = np.log10(max(hi, 1e-300) / max(lo, 1e-300)) if lo > 0 else 10
+    subs = (1.0,) if decades > 2.5 else (1.0, 2.0, 5.0) if decades > 0.6 else (1.0, 1.5, 2, 3, 5, 7)
+    axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=5))
+    axis.set_major_formatter(EngFormatter(unit=unit, sep=" " if unit else "", places=None))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _categories(ax: plt.Axes, categories: list[str]) -> None:
+    """Category names on a categorical (y) axis: horizontal, one per row."""
+    ax.set_yticks(range(len(categories)))
+    ax.set_yticklabels(categories)
+    ax.set_ylim(len(categories) - 0.5, -0.5)
+    ax.yaxis._starbench_categorical = True  # noqa: SLF001 - never thinned (layout.declutter)
+
+
+# --------------------------------------------------------------------------- figure kinds
 def _pct_figure(
     df: pd.DataFrame,
     width: float,
@@ -449,7 +400,6 @@ def _pct_figure(
         raise PlotError(f"needs at least {min_x} values of {x!r}, the data has {m[x].nunique()}")
     m, facets = _informative(m, x)
     s = _with_conditions(summarise(m, [*facets, "label", x]), m, x)
-    panels = _panels(s, facets)
     labels = sorted(m["label"].astype(str).unique())
     refs = pd.DataFrame()
     if reference is not None:
@@ -460,41 +410,43 @@ def _pct_figure(
         if len(r):
             refs = _with_conditions(summarise(r, [*facets, "label"]), r)
             refs[x] = pd.NA
-    fig, axes = _facet(
-        "line",
-        m.assign(label=m["label"].astype(str), pct_leaves=m["pct_leaves"].astype(float)),
-        facets,
-        [t for t, _ in panels],
-        width,
-        x=x,
-        y="pct_leaves",
-        **_hue_style("label", labels),
-        dashes=False,
-        err_kws={"alpha": 0.18, "linewidth": 0},
-    )
-    for ax, (_title, g) in zip(axes, panels, strict=True):
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("% of expectimax's leaves")
+    ref_labels = sorted(refs["label"].astype(str).unique()) if len(refs) else []
+    raw = m.assign(label=m["label"].astype(str), pct_leaves=m["pct_leaves"].astype(float))
+
+    def panel(ax: plt.Axes, here: pd.DataFrame, _measure: str) -> None:
+        _lines(ax, here, x, "pct_leaves", labels)
+        ticks = sorted(here[x].unique())
         if logx:
             ax.set_xscale("log", base=2)
-        ax.set_xticks(sorted(g[x].unique()))
-        ax.set_xticklabels([str(v) for v in sorted(g[x].unique())])
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([str(v) for v in ticks])
         ax.set_ylim(bottom=0)
-    if len(refs):
-        for ax, (_title, g) in zip(axes, panels, strict=True):
-            here = refs
+        if len(refs):
+            mine = refs
             for f in facets:
-                here = here[here[f].astype(str) == str(g[f].iloc[0])]
-            for _, row in here.iterrows():
-                ax.axhline(
-                    row["mean"], color=style_of(str(row["label"]))[0], linestyle="--", linewidth=1
-                )
-        for lab in sorted(refs["label"].astype(str).unique()):
-            axes[0].plot([], [], color=style_of(lab)[0], linestyle="--", label=f"{lab} (no {x})")
+                mine = mine[mine[f].astype(str) == str(here[f].iloc[0])]
+            st = styles(ref_labels)
+            for _, row in mine.iterrows():
+                ax.axhline(row["mean"], color=st[str(row["label"])].color, linestyle="--", lw=1)
+
+    def extra(ax: plt.Axes) -> None:
+        for lab, st in styles(ref_labels).items():
+            ax.plot([], [], color=st.color, linestyle="--", label=f"{lab} (no {x})")
+
+    figures = draw_design(
+        raw,
+        facets,
+        width,
+        panel,
+        xlabel=xlabel,
+        ylabel="% of expectimax's leaves",
+        legend=labels,
+        extra=extra,
+    )
+    if len(refs):
         s = pd.concat([s, refs[s.columns.intersection(refs.columns)]], ignore_index=True)
-    _legend_entries(axes[0], labels)
-    _legend(fig, axes)
-    return Drawn(fig, s, "percent of expectimax's leaves")
+    return Drawn(figures, s, "percent of expectimax's leaves")
 
 
 def leaves_by_branching(df: pd.DataFrame, width: float) -> Drawn:
@@ -522,6 +474,38 @@ def leaves_by_k(df: pd.DataFrame, width: float) -> Drawn:
     return _pct_figure(df, width, "k", "probing factor k", select=star25, reference=without_k)
 
 
+def _points(
+    ax: plt.Axes, here: pd.DataFrame, y: str, categories: list[str], labels: list[str]
+) -> None:
+    """The mean percent of expectimax's leaves of each label (a point with its 95% bootstrap
+    interval) in each category of ``y``, the categories down the axis, named horizontally."""
+    import seaborn as sns
+
+    present = [lab for lab in labels if lab in set(here["label"].astype(str))]
+    st = styles(present)
+    sns.pointplot(
+        data=here.assign(**{y: here[y].astype(str), "label": here["label"].astype(str)}),
+        x="pct_leaves",
+        y=y,
+        order=categories,
+        hue="label",
+        hue_order=present,
+        palette={lab: s.color for lab, s in st.items()},
+        markers=[st[lab].marker for lab in present],
+        linestyles="none",
+        dodge=0.8 - 0.8 / max(len(present), 1) if y != "label" else False,
+        errorbar=ERRORBAR.get(),
+        err_kws={"linewidth": 1},
+        capsize=0.1,
+        markersize=4,
+        orient="h",
+        legend=False,
+        ax=ax,
+    )
+    _categories(ax, categories)
+    ax.set_xlim(left=0)
+
+
 def _categorical(df: pd.DataFrame, width: float, x: str, xlabel: str) -> Drawn:
     df = _prepare(df)
     require(df, x)
@@ -533,92 +517,78 @@ def _categorical(df: pd.DataFrame, width: float, x: str, xlabel: str) -> Drawn:
         return leaves_by_k(df, width)
     m, facets = _informative(m, x)
     s = _with_conditions(summarise(m, [*facets, "label", x]), m, x)
-    panels = _panels(s, facets)
-    cats = sorted(m[x].astype(str).unique())
+    shown = m[x].map(order_text) if x == "order" else m[x]
+    cats = sorted(shown.astype(str).unique())
     labels = sorted(m["label"].astype(str).unique())
-    fig, axes = _facet(
-        "point",
-        m.assign(
-            **{x: m[x].astype(str)},
-            label=m["label"].astype(str),
-            pct_leaves=m["pct_leaves"].astype(float),
-        ),
-        facets,
-        [t for t, _ in panels],
-        width,
-        x=x,
-        y="pct_leaves",
-        order=cats,
-        **_point_style(labels),
-        dodge=0.8 - 0.8 / max(len(labels), 1),
-        capsize=0.08,
+    raw = m.assign(
+        **{x: shown.astype(str)},
+        label=m["label"].astype(str),
+        pct_leaves=m["pct_leaves"].astype(float),
     )
-    for ax in axes:
-        ax.set_xticks(range(len(cats)))
-        ax.set_xticklabels(cats, rotation=20 if len(cats) > 3 else 0)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("% of expectimax's leaves")
-        ax.set_ylim(bottom=0)
-    _legend_entries(axes[0], labels)
-    _legend(fig, axes)
-    return Drawn(fig, s, "percent of expectimax's leaves")
+
+    def panel(ax: plt.Axes, here: pd.DataFrame, _measure: str) -> None:
+        _points(ax, here, x, cats, labels)
+
+    figures = draw_design(
+        raw,
+        facets,
+        width,
+        panel,
+        xlabel="% of expectimax's leaves",
+        ylabel=xlabel,
+        legend=labels,
+        value_axis="x",
+        least_height=0.35 + 0.09 * len(cats) * len(labels),
+    )
+    return Drawn(figures, s, "percent of expectimax's leaves")
 
 
 def leaves_by_algorithm(df: pd.DataFrame, width: float) -> Drawn:
     """Every listed algorithm's percent of expectimax's leaves (the mean with its 95% bootstrap
     interval), one panel per condition that varies: the figure every run and sweep gets,
-    whatever its design; expectimax is the dashed line at 100."""
+    whatever its design.  The algorithms are named down the axis; expectimax is the dashed line
+    at 100."""
     df = _prepare(df)
     m = percent_leaves(df)
     if not len(m):
         raise PlotError("needs expectimax and another algorithm on the same trees")
     facets = _facets(m, ())
     s = _with_conditions(summarise(m, [*facets, "label"]), m)
-    panels = _panels(s, facets)
     labels = sorted(m["label"].astype(str).unique())
-    fig, axes = _facet(
-        "point",
-        m.assign(label=m["label"].astype(str), pct_leaves=m["pct_leaves"].astype(float)),
+    raw = m.assign(label=m["label"].astype(str), pct_leaves=m["pct_leaves"].astype(float))
+    ex = styles(["expectimax"])["expectimax"]
+
+    def panel(ax: plt.Axes, here: pd.DataFrame, _measure: str) -> None:
+        _points(ax, here, "label", labels, labels)
+        ax.axvline(100, color=ex.color, linestyle="--", linewidth=0.8)
+        ax.set_xlim(0, max(ax.get_xlim()[1], 105))
+
+    def extra(ax: plt.Axes) -> None:
+        ax.plot([], [], color=ex.color, linestyle="--", label="expectimax (100)")
+
+    figures = draw_design(
+        raw,
         facets,
-        [t for t, _ in panels],
         width,
-        x="label",
-        y="pct_leaves",
-        order=labels,
-        **_point_style(labels),
-        capsize=0.15,
+        panel,
+        xlabel="% of expectimax's leaves",
+        ylabel="",
+        legend=[],
+        extra=extra,
+        value_axis="x",
+        least_height=0.35 + 0.17 * len(labels),
     )
-    for ax in axes:  # the algorithms are told by colour and marker (the legend), not by tick
-        ax.axhline(100, color=style_of("expectimax")[0], linestyle="--", linewidth=0.8)
-        ax.set_xticks([])
-        ax.set_xlabel("algorithm")
-        ax.set_ylabel("% of expectimax's leaves")
-        ax.set_ylim(bottom=0)
-    axes[0].plot([], [], color=style_of("expectimax")[0], linestyle="--", label="expectimax (100)")
-    _legend_entries(axes[0], labels)
-    _legend(fig, axes)
-    return Drawn(fig, s, "percent of expectimax's leaves")
+    return Drawn(figures, s, "percent of expectimax's leaves")
 
 
 def ordering_effect(df: pd.DataFrame, width: float) -> Drawn:
     """Percent of expectimax's leaves by move ordering (decision / outcome order)."""
-    return _categorical(df, width, "order", "move ordering (decisions / outcomes)")
+    return _categorical(df, width, "order", "move ordering")
 
 
 def distribution_effect(df: pd.DataFrame, width: float) -> Drawn:
     """Percent of expectimax's leaves by outcome probability distribution."""
     return _categorical(df, width, "distribution", "outcome distribution")
-
-
-def nodes_panel(ax: plt.Axes, raw: pd.DataFrame, title: str, g: pd.DataFrame) -> None:
-    """One condition's nodes against depth (log scale): the per-tree rows ``raw``, its
-    summary rows ``g``."""
-    _lines(ax, raw, "levels", "nodes_f")
-    ax.set_yscale("log")
-    panel_title(ax, title)
-    ax.set_xlabel("depth (levels)")
-    ax.set_ylabel("nodes (mean)")
-    ax.set_xticks(sorted(g["levels"].unique()))
 
 
 def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
@@ -632,58 +602,54 @@ def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
     ok["nodes_f"] = ok["nodes"].astype(float)
     s = _with_conditions(summarise(ok, [*facets, "label", "levels"], value="nodes_f"), ok, "levels")
     s["ebf"] = s["mean"] ** (1.0 / s["levels"].astype(float))
-    panels = _panels(s, facets)
-    titles = [t for t, _ in panels]
-    if width < 5 and len(panels) > EBF_PANELS:  # a page: nodes only (the ebf is in the table)
-        fig, axes = _grid(len(panels), width, titles=titles)
-        for ax, (title, g) in zip(axes, panels, strict=True):
-            nodes_panel(ax, _raw(ok, g, facets), title, g)
-        share_y(axes)
-        _legend(fig, axes)
-        return Drawn(fig, s, "nodes")
-    pairs = 2 if width > 5 and len(panels) > EBF_PANELS else 1  # condition pairs per row
-    fig, axes = _grid(
-        2 * len(panels), width, cols=2 * pairs, titles=[t for t in titles for _ in "ab"]
-    )
-    for i, (title, g) in enumerate(panels):
-        ax, bx = axes[2 * i], axes[2 * i + 1]
-        nodes_panel(ax, _raw(ok, g, facets), title, g)
-        import seaborn as sns
+    labels = sorted(ok["label"].astype(str).unique())
+    rows = max((ok[f].nunique() for f in facets), default=1)
+    measures = ("nodes",) if width < 5 and rows > EBF_PANELS else ("nodes", "ebf")
+    raw = ok.assign(label=ok["label"].astype(str))
+    by = [*facets, "label", "levels"]
 
-        labels = sorted(g["label"].astype(str).unique())
-        sns.lineplot(  # the effective branching factor of each mean: no estimate, no band
-            data=g.assign(label=g["label"].astype(str)),
-            x="levels",
-            y="ebf",
-            **_hue_style("label", labels),
-            dashes=False,
-            estimator=None,
-            legend=False,
-            ax=bx,
-        )
-        bx.set_xlabel("depth (levels)")
-        bx.set_ylabel("eff. branching factor")
-        panel_title(bx, title)
-        bx.set_xticks(sorted(g["levels"].unique()))
-    share_y(axes[0::2])
-    share_y(axes[1::2])
-    _legend(fig, axes)
-    return Drawn(fig, s, "nodes")
+    def panel(ax: plt.Axes, here: pd.DataFrame, measure: str) -> None:
+        if measure == "nodes":
+            _lines(ax, here, "levels", "nodes_f", labels)
+            log_axis(ax, "y")
+        else:  # the effective branching factor of each mean: no estimate, no band
+            means = here.groupby(by, dropna=False)["nodes_f"].mean().reset_index()
+            means["ebf"] = means["nodes_f"] ** (1.0 / means["levels"].astype(float))
+            _means(ax, means, "levels", "ebf", labels)
+        ax.set_xticks(sorted(here["levels"].unique()))
+
+    figures = draw_design(
+        raw,
+        facets,
+        width,
+        panel,
+        measures=measures,
+        xlabel="depth (levels)",
+        ylabel={"nodes": "nodes (mean)", "ebf": "eff. branching factor"},
+        legend=labels,
+    )
+    return Drawn(figures, s, "nodes")
 
 
 def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     """CPU seconds of a search against its nodes, per algorithm (log-log), one panel per
     condition that varies.  CPU time, not wall time: on a shared machine the wall clock counts
-    other processes' load; the table gives the mean microseconds of CPU per node."""
+    other processes' load; the table gives the mean microseconds of CPU per node.  Every search
+    is timed (a short one over repeats: ``timing_repeats``); in a table stored before that, a
+    search under ``MIN_TIMED`` is timer noise, left out and counted in the figure's note."""
     import seaborn as sns
 
     require(df, "cpu_seconds", "nodes")
     ok = df[df["status"].isin(["ok", "unverified", "approx"]) & df["cpu_seconds"].notna()].copy()
-    ok = ok[ok["cpu_seconds"].astype(float) >= MIN_TIMED]
+    repeats = ok["timing_repeats"] if "timing_repeats" in ok.columns else pd.Series(pd.NA, ok.index)
+    untimed = repeats.isna() & (ok["cpu_seconds"].astype(float) < MIN_TIMED)
+    dropped = int(untimed.sum())
+    ok = ok[~untimed]
     if len(ok) < 2:
         raise PlotError(
-            f"needs searches of at least {MIN_TIMED * 1e6:.0f} us of CPU (shorter ones are timer "
-            f"noise; time small trees with starbench bench)"
+            f"no search was timed ({dropped} of this table's searches are under "
+            f"{MIN_TIMED * 1e6:.0f} us of CPU, measured once, before searches were repeated to "
+            f"be timed: recompute the cell, or time small trees with starbench bench)"
         )
     ok = _prepare(ok)
     ok["us_per_node"] = 1e6 * ok["cpu_seconds"].astype(float) / ok["nodes"].astype(float)
@@ -692,49 +658,53 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     depth = ["levels"] if "levels" in ok.columns and ok["levels"].nunique() > 1 else []
     by = [*facets, *depth, "label", *(["engine"] if "engine" in ok.columns else [])]
     s = _with_conditions(summarise(ok, by, value="us_per_node"), ok, "levels" if depth else None)
-    panels = _panels(s, facets)
-    fig, axes = _grid(len(panels), width, titles=[t for t, _ in panels])
-    names = sorted(ok["algorithm"].astype(str).unique())  # one colour per algorithm, not per k
-    for ax, (title, g) in zip(axes, panels, strict=True):
-        raw = _raw(ok, g, facets)
+    labels = sorted(ok["label"].astype(str).unique())
+    raw = ok.assign(
+        label=ok["label"].astype(str),
+        nodes=ok["nodes"].astype(float),
+        cpu_seconds=ok["cpu_seconds"].astype(float),
+    )
+
+    def panel(ax: plt.Axes, here: pd.DataFrame, _measure: str) -> None:
         shown = pd.concat(
             h.sample(400, random_state=0) if len(h) > 400 else h
-            for _, h in raw.groupby("algorithm", sort=True)
+            for _, h in here.groupby("label", sort=True)
         )
+        present = [lab for lab in labels if lab in set(shown["label"])]
+        st = styles(present)
         sns.scatterplot(
-            data=shown.assign(
-                algorithm=shown["algorithm"].astype(str),
-                nodes=shown["nodes"].astype(float),
-                cpu_seconds=shown["cpu_seconds"].astype(float),
-            ),
+            data=shown,
             x="nodes",
             y="cpu_seconds",
-            **_hue_style("algorithm", names),
-            s=6,
+            hue="label",
+            hue_order=present,
+            style="label",
+            style_order=present,
+            palette={lab: v.color for lab, v in st.items()},
+            markers={lab: v.marker for lab, v in st.items()},
+            s=8,
             alpha=0.6,
             linewidth=0,
             legend=False,
             ax=ax,
         )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("nodes")
-        ax.set_ylabel("CPU seconds")
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.yaxis.set_minor_formatter(NullFormatter())
-        panel_title(ax, title)
-    share_y(axes)
-    _legend_entries(axes[0], names)
-    _legend(fig, axes, band=f"one point per search of at least {MIN_TIMED * 1e6:.0f} us of CPU")
-    return Drawn(fig, s, "CPU microseconds per node")
+        log_axis(ax, "x")
+        log_axis(ax, "y", unit="s")
+
+    note = f"one point per search, n = {len(ok)} searches"
+    if dropped:
+        note += f"; {dropped} searches of under {MIN_TIMED * 1e6:.0f} us, timed once, not used"
+    figures = draw_design(
+        raw, facets, width, panel, xlabel="nodes", ylabel="CPU time", legend=labels, band=note
+    )
+    return Drawn(figures, s, "CPU microseconds per node")
 
 
 def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:
-    """Decision quality against an exact oracle (``starbench.oracles.decisions``): per panel,
-    the percent of optimal decisions and the mean regret against the search depth, and the
-    percent of optimal decisions against the mean nodes searched (one point per depth)."""
-    import seaborn as sns
-
+    """Decision quality against an exact oracle (``starbench.oracles.decisions``): per
+    condition, the percent of optimal decisions and the mean regret against the search depth,
+    and the percent of optimal decisions against the mean nodes searched (one point per depth).
+    Drawn only where some row's decision was not optimal (else every point would be 100 %)."""
     df = _prepare(df)
     require(df, "decision_optimal", "regret", "levels", "nodes")
     d = scored_rows(df)
@@ -742,6 +712,8 @@ def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:
         raise PlotError("no row has decision-quality columns (an oracle scores pig and trees)")
     if d["levels"].nunique() < 2:
         raise PlotError(f"needs at least 2 depths, the data has {d['levels'].nunique()}")
+    if d["decision_optimal"].all() and (d["regret"].astype(float) == 0).all():
+        raise PlotError("every scored decision is optimal (regret 0): nothing varies to show")
     d["optimal_pct"] = 100.0 * d["decision_optimal"].astype(float)
     d["regret_f"] = d["regret"].astype(float)
     d["nodes_f"] = d["nodes"].astype(float)
@@ -753,115 +725,94 @@ def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:
     )
     s = s.merge(r[[*by, "regret_mean", "regret_se", "regret_ci_lo", "regret_ci_hi"]], on=by)
     s = s.merge(d.groupby(by, dropna=False)["nodes_f"].mean().rename("mean_nodes").reset_index())
-    panels = _panels(s, facets)
-    fig, axes = _grid(3 * len(panels), width, cols=3, titles=[t for t, _ in panels for _ in "abc"])
-    for i, (title, g) in enumerate(panels):
-        a, b, c = axes[3 * i : 3 * i + 3]
-        raw = _raw(d, g, facets)
-        _lines(a, raw, "levels", "optimal_pct")
-        a.set_ylabel("% optimal decisions")
-        _lines(b, raw, "levels", "regret_f")
-        b.set_ylabel("mean regret (oracle units)")
-        labels = sorted(g["label"].astype(str).unique())
-        sns.lineplot(  # one point per depth: the means, no band
-            data=g.assign(label=g["label"].astype(str)),
-            x="mean_nodes",
-            y="mean",
-            **_hue_style("label", labels),
-            dashes=False,
-            estimator=None,
-            sort=True,
-            legend=False,
-            ax=c,
-        )
-        c.set_xscale("log")
-        c.set_xlabel("mean nodes searched")
-        c.set_ylabel("% optimal decisions")
-        for ax in (a, b):
-            ax.set_xlabel("depth (decision plies)")
-            ax.set_xticks(sorted(g["levels"].unique()))
-        panel_title(b, title)  # one title per row of panels, centred
-        b.set_ylim(bottom=0)
-    share_y(axes[0::3])
-    share_y(axes[1::3])
-    share_y(axes[2::3])
-    _legend(fig, axes)
-    return Drawn(fig, s, "percent of optimal decisions")
+    labels = sorted(d["label"].astype(str).unique())
+    raw = d.assign(label=d["label"].astype(str))
+
+    def panel(ax: plt.Axes, here: pd.DataFrame, measure: str) -> None:
+        if measure == "optimal":
+            _lines(ax, here, "levels", "optimal_pct", labels)
+        elif measure == "regret":
+            _lines(ax, here, "levels", "regret_f", labels)
+            ax.set_ylim(bottom=0)
+        else:  # one point per depth: the means, no band
+            means = here.groupby(by, dropna=False)[["optimal_pct", "nodes_f"]].mean().reset_index()
+            _means(ax, means, "nodes_f", "optimal_pct", labels)
+            log_axis(ax, "x")
+        if measure != "nodes":
+            ax.set_xticks(sorted(here["levels"].unique()))
+
+    figures = draw_design(
+        raw,
+        facets,
+        width,
+        panel,
+        measures=("optimal", "regret", "nodes"),
+        xlabel={
+            "optimal": "depth (decision plies)",
+            "regret": "depth (decision plies)",
+            "nodes": "mean nodes searched",
+        },
+        ylabel={
+            "optimal": "% optimal decisions",
+            "regret": "mean regret (oracle units)",
+            "nodes": "% optimal decisions",
+        },
+        legend=labels,
+    )
+    return Drawn(figures, s, "percent of optimal decisions")
 
 
-MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
-
-
-def _per_label(labels: list[str], palette: str) -> dict[str, Any]:
-    """seaborn's keyword arguments for one colour and one marker per label (variants of one
-    algorithm, such as its sample sizes, would share the style registry's colour)."""
-    import seaborn as sns
-
-    return {
-        "hue": "label",
-        "hue_order": labels,
-        "style": "label",
-        "style_order": labels,
-        "palette": dict(zip(labels, sns.color_palette(palette, len(labels)), strict=True)),
-        "markers": dict(zip(labels, MARKERS * 3, strict=False)),
-        "legend": False,
-    }
-
-
-def _per_label_legend(fig: plt.Figure, axes: list[plt.Axes], kw: dict[str, Any], line: str) -> None:
-    """The figure's legend of ``_per_label``'s styles (``line``: the entries' line style)."""
-    for lab in kw["hue_order"]:
-        axes[0].plot(
-            [], [], color=kw["palette"][lab], marker=kw["markers"][lab], linestyle=line, label=lab
-        )
-    _legend(fig, axes, band=False)
+def _varies(values: pd.Series) -> bool:
+    v = values.astype(float)
+    return bool(v.notna().any()) and v.max() > v.min()
 
 
 def regret_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
-    """The trade of inexact search against an exact oracle: per panel, each algorithm's mean
-    regret against its mean nodes searched, one point per depth (exact and inexact rows
-    alike; the lower left is better)."""
-    import seaborn as sns
-
+    """The trade of inexact search against an exact oracle: per condition, each algorithm's
+    mean regret against its mean nodes searched, one point per depth (the lower left is
+    better).  Drawn only where some row is inexact or scored by an oracle and the regrets vary
+    (an exact-only study's regrets are all 0)."""
     df = _prepare(df)
     require(df, "decision_optimal", "regret", "levels", "nodes")
     d = scored_rows(df)
     if not len(d) or d["label"].nunique() < 2:
         raise PlotError("needs decision-quality rows of at least two algorithms")
+    if not _varies(d["regret"]):
+        raise PlotError(
+            "every scored row's regret is the same (every algorithm exact): nothing to show"
+        )
     d = d.assign(regret_f=d["regret"].astype(float), nodes_f=d["nodes"].astype(float))
     facets = _facets(d, ("levels",))
     by = [*facets, "label", "levels"]
     s = _with_conditions(summarise(d, by, value="regret_f"), d, "levels")
     s = s.merge(d.groupby(by, dropna=False)["nodes_f"].mean().rename("mean_nodes").reset_index())
-    panels = _panels(s, facets)
-    fig, axes = _grid(len(panels), width, titles=[t for t, _ in panels])
-    kw = _per_label(sorted(s["label"].astype(str).unique()), "tab10")
-    for ax, (title, g) in zip(axes, panels, strict=True):
-        sns.lineplot(
-            data=g.assign(label=g["label"].astype(str)),
-            x="mean_nodes",
-            y="mean",
-            dashes=False,
-            estimator=None,
-            sort=True,
-            ax=ax,
-            **kw,
-        )
-        ax.set_xscale("log")
-        ax.set_xlabel("mean nodes searched (one point per depth)")
-        ax.set_ylabel("mean regret (oracle units)")
+    labels = sorted(d["label"].astype(str).unique())
+    raw = d.assign(label=d["label"].astype(str))
+
+    def panel(ax: plt.Axes, here: pd.DataFrame, _measure: str) -> None:
+        means = here.groupby(by, dropna=False)[["regret_f", "nodes_f"]].mean().reset_index()
+        _means(ax, means, "nodes_f", "regret_f", labels)
+        log_axis(ax, "x")
         ax.set_ylim(bottom=0)
-        panel_title(ax, title)
-    share_y(axes)
-    _per_label_legend(fig, axes, kw, "-")
-    return Drawn(fig, s, "mean regret")
+
+    figures = draw_design(
+        raw,
+        facets,
+        width,
+        panel,
+        xlabel="mean nodes searched (a point per depth)",
+        ylabel="mean regret (oracle units)",
+        legend=labels,
+        band=False,
+    )
+    return Drawn(figures, s, "mean regret")
 
 
 def error_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
-    """What inexact search trades on random trees (expectimax is the oracle): per panel, each
-    algorithm's mean |value error| (left) and percent of moves among expectimax's best (right)
-    against its mean nodes searched, one point per algorithm and parameter; exact rows sit at
-    error 0 (the lower left, and the upper left, is better)."""
+    """What inexact search trades on random trees (expectimax is the oracle): per condition,
+    each algorithm's mean |value error| (left) and percent of moves among expectimax's best
+    (right) against its mean nodes searched, one point per algorithm and parameter; exact rows
+    sit at error 0 (the lower left, and the upper left, is better)."""
     import seaborn as sns
 
     df = _prepare(df)
@@ -879,30 +830,47 @@ def error_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     same = d.groupby(by, dropna=False)["same_move_pct"].mean().rename("same_move_pct")
     s = s.merge(same.reset_index(), on=by)
     s = s.merge(d.groupby(by, dropna=False)["nodes"].mean().rename("mean_nodes").reset_index())
-    panels = _panels(s, facets)
-    fig, axes = _grid(2 * len(panels), width, cols=2, titles=[t for t, _ in panels for _ in "ab"])
-    kw = _per_label(sorted(s["label"].astype(str).unique()), "tab20")
+    labels = sorted(d["label"].astype(str).unique())
+    raw = d.assign(label=d["label"].astype(str))
     positive = s.loc[s["mean"] > 0, "mean"]
     threshold = float(positive.min()) if len(positive) else 1.0
-    for i, (title, g) in enumerate(panels):
-        a, b = axes[2 * i : 2 * i + 2]
-        g = g.assign(label=g["label"].astype(str))
-        for ax, y, ylabel in (
-            (a, "mean", "mean |value error|"),
-            (b, "same_move_pct", "% best moves (expectimax's)"),
-        ):
-            sns.scatterplot(data=g, x="mean_nodes", y=y, ax=ax, **kw)
-            ax.set_xscale("log")
-            ax.set_xlabel("mean nodes searched")
-            ax.set_ylabel(ylabel)
-        # symlog, one scale for every panel: the exact rows' 0 beside errors spanning decades
-        a.set_yscale("symlog", linthresh=threshold)
-        a.set_ylim(bottom=0)
-        panel_title(a, title)
-    share_y(axes[0::2])
-    share_y(axes[1::2])
-    _per_label_legend(fig, axes, kw, "")
-    return Drawn(fig, s, "mean |value error|")
+
+    def panel(ax: plt.Axes, here: pd.DataFrame, measure: str) -> None:
+        g = here.groupby(by, dropna=False)[["abs_error", "same_move_pct", "nodes"]].mean()
+        g = g.reset_index()
+        present = [lab for lab in labels if lab in set(g["label"])]
+        st = styles(present)
+        y = "abs_error" if measure == "error" else "same_move_pct"
+        sns.scatterplot(
+            data=g,
+            x="nodes",
+            y=y,
+            hue="label",
+            hue_order=present,
+            style="label",
+            style_order=present,
+            palette={lab: v.color for lab, v in st.items()},
+            markers={lab: v.marker for lab, v in st.items()},
+            legend=False,
+            ax=ax,
+        )
+        log_axis(ax, "x")
+        if measure == "error":  # symlog: the exact rows' 0 beside errors spanning decades
+            ax.set_yscale("symlog", linthresh=threshold)
+            ax.set_ylim(bottom=0)
+
+    figures = draw_design(
+        raw,
+        facets,
+        width,
+        panel,
+        measures=("error", "moves"),
+        xlabel="mean nodes searched",
+        ylabel={"error": "mean |value error|", "moves": "% best moves (expectimax's)"},
+        legend=labels,
+        band=False,
+    )
+    return Drawn(figures, s, "mean |value error|")
 
 
 FIGURES: dict[str, Callable[[pd.DataFrame, float], Drawn]] = {

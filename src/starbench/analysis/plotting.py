@@ -1,13 +1,18 @@
 """``starbench plot RESULTS [--out DIR]``: every figure the stored tables support.
 
 Each figure is written as PDF and PNG at single- and double-column width
-(``<name>-single.pdf`` ...), with its numbers as ``<name>.md`` and ``<name>.tex``.  PDFs carry no
-creation date, so reruns are byte-identical.  Nothing is searched: only tables are read.
+(``<name>-single.pdf`` ...; a design split by a third condition gives one figure per value,
+``<name>-<key>-<value>-single.pdf``), with its numbers as ``<name>.md``, ``<name>.tex`` and
+``<name>.csv``; ``differences.*`` gives the paired differences between algorithms.  Every file
+names where its numbers come from (``provenance``: the study, its cells and the commit they were
+computed at) in its metadata or first line.  PDFs carry no creation date, so reruns are
+byte-identical.  Nothing is searched: only tables are read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +20,9 @@ import matplotlib.pyplot as plt
 
 from starbench.analysis.data import PlotError, load_results, pool
 from starbench.analysis.figures import CONDITIONS, ERRORBAR, FIGURES, SHARE_Y
-from starbench.analysis.style import RC, WIDTHS
-from starbench.analysis.tables import csv, latex, markdown
+from starbench.analysis.layout import declutter
+from starbench.analysis.style import RC, STUDY, WIDTHS, study_styles
+from starbench.analysis.tables import csv, differences, latex, markdown
 from starbench.files import atomic_write, atomic_write_text
 
 METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}
@@ -24,9 +30,46 @@ METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": 
 FORMATS = ("pdf", "png")
 
 
-def save(fig: plt.Figure, path: Path) -> None:
+@dataclass(frozen=True)
+class Provenance:
+    """Where a figure's numbers come from: the study (the results folder's name), the cells
+    (their digests) and the commits their rows were computed at."""
+
+    study: str
+    cells: tuple[str, ...]
+    commits: tuple[str, ...]
+
+    @classmethod
+    def of(cls, df: Any, results: Path) -> Provenance:
+        path = Path(results)
+        name = path.name if path.is_dir() else path.parent.name
+        if "name" in df.columns and df["name"].notna().nunique() == 1:
+            name = str(df["name"].dropna().iloc[0])
+        cells = sorted(df["cell"].dropna().astype(str).unique()) if "cell" in df.columns else []
+        commits = []
+        if "git_commit" in df.columns:
+            for commit, g in df.groupby(df["git_commit"].astype(str), sort=True):
+                dirty = "git_dirty" in g.columns and bool(g["git_dirty"].fillna(False).any())
+                commits.append(f"{commit}{' (uncommitted changes)' if dirty else ''}")
+        return cls(name, tuple(cells), tuple(commits))
+
+    def text(self) -> str:
+        return (
+            f"starbench study {self.study}; cells {' '.join(self.cells) or '-'}; commit "
+            f"{', '.join(self.commits) or 'unknown'}"
+        )
+
+    def metadata(self, ext: str, title: str) -> dict[str, Any]:
+        """The image file's metadata: its title and where its numbers come from."""
+        if ext == "pdf":
+            return {**METADATA["pdf"], "Title": title, "Subject": self.text()}
+        return {**METADATA["png"], "Title": title, "Description": self.text()}
+
+
+def save(fig: plt.Figure, path: Path, metadata: dict[str, Any] | None = None) -> None:
     ext = path.suffix[1:]
-    atomic_write(path, lambda p: fig.savefig(p, format=ext, metadata=METADATA[ext]))
+    meta = metadata if metadata is not None else METADATA[ext]
+    atomic_write(path, lambda p: fig.savefig(p, format=ext, metadata=meta))
 
 
 def lay_out(fig: plt.Figure) -> None:
@@ -39,7 +82,7 @@ def lay_out(fig: plt.Figure) -> None:
     dpi, saved = fig.dpi, plt.rcParams["savefig.dpi"]
     fig.dpi = dpi if saved == "figure" else saved  # as savefig lays out: at the saved dpi
     try:
-        engine.execute(fig)
+        declutter(fig)  # lays it out, and again until no text collides
     finally:
         fig.dpi = dpi
     fig.set_layout_engine("none")
@@ -74,6 +117,7 @@ def plot(
         if bad or not asked:
             raise PlotError(f"{flag}: must be one of {', '.join(valid)}, got {bad[:1] or 'none'}")
     df = load_results(Path(results))
+    origin = Provenance.of(df, Path(results))
     note = ""
     if pooled:
         df, note = pool(df, pooled, CONDITIONS)
@@ -81,19 +125,25 @@ def plot(
     written: list[Path] = []
     bands = ERRORBAR.set(ERRORBAR.get() if images else None)
     shared = SHARE_Y.set(share_y)
+    looks = STUDY.set(study_styles(sorted(df["label"].astype(str).unique())))
     try:
         with plt.rc_context({**RC, **({"savefig.dpi": dpi} if dpi else {})}):
             for name, draw in FIGURES.items():
                 if names is None or name in names:
                     try:
-                        written += _figure(name, draw, df, out, note, images, formats, sizes)
+                        written += _figure(
+                            name, draw, df, out, note, images, formats, sizes, origin
+                        )
                     except PlotError as e:
                         warn(f"starbench: skipped figure {name}: {e}")
                     finally:
                         plt.close("all")
+            if names is None:
+                written += _differences(df, out, origin, warn)
     finally:
         ERRORBAR.reset(bands)
         SHARE_Y.reset(shared)
+        STUDY.reset(looks)
     if not written:
         raise PlotError(f"{results}: no figure could be drawn from these tables")
     return written
@@ -108,26 +158,50 @@ def _figure(
     images: bool,
     formats: tuple[str, ...] = FORMATS,
     sizes: tuple[str, ...] = tuple(WIDTHS),
+    origin: Provenance | None = None,
 ) -> list[Path]:
-    """One figure: each asked format at each asked width (none if ``images`` is False), and its
-    tables."""
+    """One figure kind: its figures in each asked format at each asked width (none if
+    ``images`` is False), and its tables."""
     written: list[Path] = []
     drawn = None
     for width_name in [w for w in WIDTHS if w in sizes]:
         drawn = draw(df, WIDTHS[width_name])
-        if note:
-            drawn.figure.suptitle(note, fontsize="small")
+        for suffix, fig in drawn.figures:
+            if not images:
+                plt.close(fig)
+                continue
+            if note:
+                above = fig.get_suptitle()
+                fig.suptitle(f"{above}; {note}" if above else note, fontsize="small")
+            lay_out(fig)
+            title = f"{name}{suffix}" + (f" ({fig.get_suptitle()})" if fig.get_suptitle() else "")
+            for ext in [f for f in FORMATS if f in formats]:
+                path = out / f"{name}{suffix}-{width_name}.{ext}"
+                meta = origin.metadata(ext, title) if origin is not None else None
+                save(fig, path, meta)
+                written.append(path)
+            plt.close(fig)
         if not images:
-            plt.close(drawn.figure)
             break  # the tables do not depend on the width
-        lay_out(drawn.figure)
-        for ext in [f for f in FORMATS if f in formats]:
-            path = out / f"{name}-{width_name}.{ext}"
-            save(drawn.figure, path)
-            written.append(path)
-        plt.close(drawn.figure)
     assert drawn is not None
-    atomic_write_text(out / f"{name}.md", markdown(drawn.table, drawn.value))
-    atomic_write_text(out / f"{name}.tex", latex(drawn.table, drawn.value))
-    atomic_write_text(out / f"{name}.csv", csv(drawn.table))
+    source = origin.text() if origin is not None else ""
+    atomic_write_text(out / f"{name}.md", markdown(drawn.table, drawn.value, source))
+    atomic_write_text(out / f"{name}.tex", latex(drawn.table, drawn.value, source))
+    atomic_write_text(out / f"{name}.csv", csv(drawn.table, origin))
     return [*written, out / f"{name}.md", out / f"{name}.tex", out / f"{name}.csv"]
+
+
+def _differences(df: Any, out: Path, origin: Provenance, warn: Callable[[str], None]) -> list[Path]:
+    """The study's ``differences`` tables (``tables.differences``), where it has two
+    algorithms besides expectimax on the same trees."""
+    try:
+        table = differences(df)
+    except PlotError as e:
+        warn(f"starbench: skipped table differences: {e}")
+        return []
+    value = "difference of percent of expectimax's leaves (A - B, same trees)"
+    source = origin.text()
+    atomic_write_text(out / "differences.md", markdown(table, value, source))
+    atomic_write_text(out / "differences.tex", latex(table, value, source))
+    atomic_write_text(out / "differences.csv", csv(table, origin))
+    return [out / f"differences.{ext}" for ext in ("md", "tex", "csv")]

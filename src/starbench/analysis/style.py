@@ -1,8 +1,17 @@
-"""One look for every figure: a fixed colour and marker per algorithm, paper widths, fonts."""
+"""One look for every figure: one colour, marker and line style per algorithm label across a
+study, paper widths, fonts.
+
+The colours are Okabe and Ito's colour-blind-safe palette (then Paul Tol's muted one for more
+labels); each label of a study also has its own marker and line style, so that the algorithms
+are told apart in grayscale too.  ``study_styles`` gives every label of a study its style once,
+before any figure is drawn (``starbench plot`` sets ``STUDY``): a label has the same look in
+every figure of the study, whatever subset of labels a figure shows.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from contextvars import ContextVar
+from typing import Any, NamedTuple
 
 # The backend is the user's: importing starbench.analysis does not switch it (``starbench plot``
 # and scripts/make_figures.py, which only write files, choose Agg themselves).
@@ -51,6 +60,55 @@ RC: dict[str, Any] = {
     "pdf.fonttype": 42,
     "svg.hashsalt": "starbench",
 }
+
+
+class Style(NamedTuple):
+    """A label's look: colour, marker and line style (a matplotlib dash pattern name)."""
+
+    color: str
+    marker: str
+    line: str
+
+
+#: Line styles, in the order labels take them (with the markers, they tell labels apart in
+#: grayscale).
+LINES = ("-", "--", ":", "-.")
+#: seaborn's dash patterns of ``LINES`` (``lineplot(dashes=...)``).
+DASHES = {"-": "", "--": (4, 1.5), ":": (1, 1.5), "-.": (4, 1.5, 1, 1.5)}
+#: The styles of the labels of the study being drawn (``study_styles``); empty: each figure
+#: styles its own labels.
+STUDY: ContextVar[dict[str, Style] | None] = ContextVar("study_styles", default=None)
+
+
+def study_styles(labels: list[str]) -> dict[str, Style]:
+    """Every label of a study its style: the algorithm's colour and marker (``style_of``), a
+    label whose colour and marker an earlier one already has the first unused extra pair, and
+    line styles in turn, so that no two labels share a colour, nor a marker and line style."""
+    out: dict[str, Style] = {}
+    used_pairs: set[tuple[str, str]] = set()
+    used_looks: set[tuple[str, str]] = set()
+    for i, lab in enumerate(sorted(dict.fromkeys(labels))):
+        color, marker = style_of(lab)
+        if (color, marker) in used_pairs:
+            color, marker = next(
+                (x for x in _EXTRA + _FALLBACK if x not in used_pairs), (color, marker)
+            )
+        line = LINES[i % len(LINES)]
+        if (marker, line) in used_looks:
+            line = next((ln for ln in LINES if (marker, ln) not in used_looks), line)
+        out[lab] = Style(color, marker, line)
+        used_pairs.add((color, marker))
+        used_looks.add((marker, line))
+    return out
+
+
+def styles(labels: list[str]) -> dict[str, Style]:
+    """The styles of ``labels``: the study's (``STUDY``) where it has them, else their own."""
+    study = STUDY.get() or {}
+    if all(lab in study for lab in labels):
+        return {lab: study[lab] for lab in labels}
+    own = study_styles(labels)
+    return {lab: study.get(lab, own[lab]) for lab in labels}
 
 
 def distinct(labels: list[str]) -> dict[str, tuple[str, str]]:

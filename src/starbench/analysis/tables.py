@@ -1,25 +1,77 @@
-"""Tables beside the figures, as Markdown and LaTeX: every cell with its n and standard error."""
+"""Tables beside the figures, as Markdown, LaTeX and CSV: every cell with its n and standard
+error, the conditions by their config names and values as the user wrote them.
+
+A condition that does not apply to a row's trees (``skew`` under uniform outcomes, say:
+``RegularTreeSpec.inapplicable``) is ``-`` in Markdown and LaTeX and empty in CSV, and the line
+above a Markdown table lists only the conditions every row shares that apply to the trees
+(``full_pass_limit``, a memory limit of the compiled engine, is not one).  ``differences``
+is the study's table of paired differences between algorithms: on the same trees, the
+difference of their percent of expectimax's leaves, with its mean, standard error and 95 %
+interval (Student's t over the trees).
+"""
 
 from __future__ import annotations
 
 import math
+from dataclasses import fields
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from starbench.analysis.figures import NAMES
+from starbench.analysis.data import PlotError, percent_leaves
+from starbench.analysis.figures import ORDERS, _facets, _prepare, order_text
+from starbench.analysis.layout import key_name, value_text
+from starbench.trees.regular import RegularTreeSpec
+
+STATS = ("mean", "se", "n", "ci_lo", "ci_hi", "ebf")
+#: A not-applicable condition in Markdown and LaTeX.
+NOT_APPLICABLE = "-"
+_TREE = {f.name for f in fields(RegularTreeSpec)}
+#: Conditions of a cell that do not change its trees (they are still columns of the tables).
+ENGINE_ONLY = ("full_pass_limit",)
+_RAW_ORDER = {v: k for k, v in ORDERS.items()}
 
 
 def _cell(row: pd.Series, value: str) -> str:
     se = row["se"]
     missing = se is None or (isinstance(se, float) and math.isnan(se))
-    if "percent" in value:
+    if "percent" in value or "difference" in value:
         mean, se_text = f"{row['mean']:.1f}", "-" if missing else f"{se:.2f}"
     else:
         mean, se_text = f"{row['mean']:.4g}", "-" if missing else f"{se:.2g}"
     return f"{mean} ± {se_text} (n={int(row['n'])})"
 
 
-STATS = ("mean", "se", "n", "ci_lo", "ci_hi", "ebf")
+def not_applicable(row: pd.Series) -> set[str]:
+    """The tree parameters of a table row that have no effect on its trees (a game's row:
+    none)."""
+    if "game" in row.index and isinstance(row.get("game"), str):
+        return set()
+    kw: dict[str, Any] = {}
+    for c in row.index:
+        v = row[c]
+        if c in _TREE and not (v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v))):
+            kw[c] = v
+    order = row.get("order") if "order" in row.index else None
+    if isinstance(order, str) and not order.startswith(("pooled", "moves:")):
+        ordering, _, outcome = _RAW_ORDER.get(order, order).partition("/")
+        kw.setdefault("ordering", ordering)
+        if outcome:
+            kw.setdefault("outcome_order", outcome)
+    try:
+        return set(RegularTreeSpec(**kw).inapplicable())
+    except Exception:  # noqa: BLE001 - a row the spec cannot read: show every value
+        return set()
+
+
+def _text(row: pd.Series, c: str, inapplicable: set[str], empty: str) -> str:
+    if c in inapplicable:
+        return empty
+    v = row[c]
+    if c == "order":
+        v = order_text(v)
+    return value_text(v) if empty else ("" if value_text(v) == "-" else value_text(v))
 
 
 def _columns(s: pd.DataFrame, varying_only: bool = False) -> list[str]:
@@ -30,29 +82,55 @@ def _columns(s: pd.DataFrame, varying_only: bool = False) -> list[str]:
     return cols
 
 
-def shared(s: pd.DataFrame) -> str:
-    """The conditions every row shares, as one line (``markdown`` prints them above the table;
-    the CSV and LaTeX tables keep them as columns)."""
+def _inapplicable(s: pd.DataFrame) -> list[set[str]]:
+    return [not_applicable(row) for _, row in s.iterrows()]
+
+
+def shared(s: pd.DataFrame, gone: list[set[str]] | None = None) -> str:
+    """The conditions every row shares and that apply to its trees, as one line (``markdown``
+    prints them above the table; the CSV and LaTeX tables keep them as columns)."""
     varying = set(_columns(s, varying_only=True))
-    same = [c for c in _columns(s) if c not in varying]
+    gone = _inapplicable(s) if gone is None else gone
+    never = set.intersection(*gone) if gone else set()
+    same = [c for c in _columns(s) if c not in varying and c not in never and c not in ENGINE_ONLY]
     if not same or not len(s):
         return ""
-    return "Every row: " + ", ".join(f"{NAMES.get(c, c)} {s[c].iloc[0]}" for c in same) + ".\n\n"
+    first = s.iloc[0]
+    return (
+        "Every row: "
+        + ", ".join(f"{key_name(c)} {_text(first, c, set(), NOT_APPLICABLE)}" for c in same)
+        + ".\n\n"
+    )
 
 
-def csv(s: pd.DataFrame) -> str:
-    """The figure table with every condition's parameters as columns, mean with one decimal
-    for percentages."""
+def csv(s: pd.DataFrame, origin: Any = None) -> str:
+    """The figure table with every condition's parameters as columns (empty where one does not
+    apply), and where the numbers come from (``study``, ``cells``, ``commit``)."""
     out = s.copy()
+    gone = _inapplicable(s)
+    for c in out.columns:
+        if c in STATS:
+            continue
+        out[c] = [
+            _text(row, c, g, "") if c in _TREE or c == "order" else row[c]
+            for (_, row), g in zip(s.iterrows(), gone, strict=True)
+        ]
+    if origin is not None:
+        out["study"] = origin.study
+        out["cells"] = " ".join(origin.cells)
+        out["commit"] = ", ".join(origin.commits)
     return out.to_csv(index=False, float_format="%.6g")
 
 
-def markdown(s: pd.DataFrame, value: str) -> str:
+def markdown(s: pd.DataFrame, value: str, source: str = "") -> str:
+    gone = _inapplicable(s)
     cols = _columns(s, varying_only=True)
-    head = [NAMES.get(c, c) for c in cols] + [f"{value}: mean ± SE (n)"]
-    lines = [shared(s) + "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for _, row in s.iterrows():
-        lines.append("| " + " | ".join([str(row[c]) for c in cols] + [_cell(row, value)]) + " |")
+    head = [key_name(c) for c in cols] + [f"{value}: mean ± SE (n)"]
+    top = f"<!-- {source} -->\n" if source else ""
+    lines = [top + shared(s, gone) + "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (_, row), g in zip(s.iterrows(), gone, strict=True):
+        cells = [_text(row, c, g, NOT_APPLICABLE) for c in cols]
+        lines.append("| " + " | ".join([*cells, _cell(row, value)]) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -66,17 +144,64 @@ def _tex(text: str) -> str:
     )
 
 
-def latex(s: pd.DataFrame, value: str) -> str:
+def latex(s: pd.DataFrame, value: str, source: str = "") -> str:
+    gone = _inapplicable(s)
     cols = _columns(s)
-    head = [_tex(NAMES.get(c, c)) for c in cols] + [_tex(f"{value}: mean $\\pm$ SE (n)")]
+    head = [_tex(key_name(c)) for c in cols] + [_tex(f"{value}: mean $\\pm$ SE (n)")]
     lines = [
+        *([f"% {source}"] if source else []),
         "\\begin{tabular}{" + "l" * len(cols) + "r}",
         "\\hline",
         " & ".join(head) + " \\\\",
         "\\hline",
     ]
-    for _, row in s.iterrows():
+    for (_, row), g in zip(s.iterrows(), gone, strict=True):
         cell = _cell(row, value).replace("±", "$\\pm$")
-        lines.append(" & ".join([_tex(str(row[c])) for c in cols] + [cell]) + " \\\\")
+        texts = [_tex(_text(row, c, g, NOT_APPLICABLE)) for c in cols]
+        lines.append(" & ".join([*texts, cell]) + " \\\\")
     lines += ["\\hline", "\\end{tabular}"]
     return "\n".join(lines) + "\n"
+
+
+def differences(df: pd.DataFrame) -> pd.DataFrame:
+    """For each pair of algorithms (labels A, B; every pair, A before B in name order) in each
+    condition: the paired difference of their percent of expectimax's leaves on the same trees
+    (A - B, in points), its mean, standard error, n (trees both searched) and 95 % interval
+    (Student's t with n - 1 degrees of freedom)."""
+    from scipy import stats as st
+
+    m = percent_leaves(_prepare(df))
+    if m["label"].nunique() < 2:
+        raise PlotError("needs two algorithms besides expectimax on the same trees")
+    facets = _facets(m, ())
+    keys = ["_pair", "instance"] if "_pair" in m.columns else ["instance"]
+    rows = []
+    groups = m.groupby(facets, sort=True, dropna=False) if facets else [((), m)]
+    for key, g in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        wide = g.pivot_table(index=keys, columns="label", values="pct_leaves", aggfunc="first")
+        labels = sorted(wide.columns.astype(str))
+        for i, a in enumerate(labels):
+            for b in labels[i + 1 :]:
+                d = (wide[a] - wide[b]).dropna().astype(float).to_numpy()
+                n = len(d)
+                if n == 0:
+                    continue
+                mean = float(d.mean())
+                se = float(d.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+                half = float(st.t.ppf(0.975, n - 1) * se) if n > 1 else float("nan")
+                rows.append(
+                    {
+                        **dict(zip(facets, key, strict=True)),
+                        "A": a,
+                        "B": b,
+                        "mean": mean,
+                        "se": se,
+                        "n": n,
+                        "ci_lo": mean - half,
+                        "ci_hi": mean + half,
+                    }
+                )
+    if not rows:
+        raise PlotError("no two algorithms searched the same trees")
+    return pd.DataFrame(rows)

@@ -177,6 +177,12 @@ class RegularTreeSpec:
             **{**asdict(self), "skew": canonical, **{name: d[name] for name, _ in reset}}
         )
 
+    def inapplicable(self) -> list[str]:
+        """The parameters that cannot have an effect under the others, whatever their value
+        (``NO_EFFECT``; ``skew`` under uniform outcomes, say): the tables show them as ``-``."""
+        now = dict(asdict(self))
+        return [name for name, applies, _needs in NO_EFFECT if not applies(now)]
+
     def ineffective(self) -> list[tuple[str, str]]:
         """The parameters set away from their defaults that have no effect under the others,
         with why (``NO_EFFECT``: the one place of these rules), in the rules' order."""
