@@ -385,7 +385,7 @@ def test_every_plotted_value_is_the_mean_of_its_own_condition(sweep, tmp_path):
     order_name = {"random": "generated", "optimal": "perfect"}
     for r in rows:
         rec = dict(zip(head, r, strict=True))
-        key = (rec["skew"], order_name[rec["ordering"]], rec["label"], int(rec["k"]))
+        key = (rec["skew"], order_name[rec["order"]], rec["label"], int(rec["k"]))
         mean, count = truth.loc[key]
         shown = rec["percent of expectimax's leaves: mean ± SE (n)"]
         assert shown.startswith(f"{mean:.1f} ± ") and shown.endswith(f"(n={int(count)})"), (

@@ -226,8 +226,9 @@ def draw_design(
             tall = g.figure.get_figheight() / rows
             bottom = i == rows - 1 or dd.down  # measures down: each row its own x
             ax.set_xlabel(_wrapped(_text(xlabel, measure), width / cols) if bottom else "")
-            ax.set_ylabel(_wrapped(_text(ylabel, measure), tall) if j < m else "")
-            if value_axis == "y" and share and j >= m:  # the row's first panel names its values
+            # one measure: the row's first panel names it; several: every panel its own
+            ax.set_ylabel(_wrapped(_text(ylabel, measure), tall) if j < m or m > 1 else "")
+            if value_axis == "y" and share and j >= m and m == 1:
                 ax.tick_params(labelleft=False)
             if value_axis == "x" and j >= m:  # the categories are named once, on the left
                 ax.tick_params(labelleft=False)

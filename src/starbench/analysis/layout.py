@@ -12,7 +12,8 @@ x axis (``figures.conditions``).  ``design`` places them:
   the user pools them (``starbench plot --pool``).
 
 A figure that shows several measures per condition (nodes and the effective branching factor,
-say) has the measures along the columns and one condition along the rows; in a single-column
+say) has the measures along the columns (a second condition's values each spanning them) and
+one condition along the rows; in a single-column
 figure, where a row of three measures would not fit, the measures go down the rows and the
 condition (of at most two values) along the columns.  Headers name the
 condition by its config key and its value as the user wrote it (``value_text``), once, on one
@@ -41,6 +42,9 @@ MAX_HEIGHT = 9.0
 LEGEND_ROOM = 1.2
 #: The most panels one figure holds (rows x columns); more: pool a condition, or plot fewer.
 MAX_PANELS = 24
+#: The most panels a double-column figure of several measures puts across (measures times a
+#: condition's values); more, and the measures go down the rows.
+ACROSS = 4
 #: The most columns a single-column (3.5 in) figure holds before its grid is turned.
 SINGLE_COLUMNS = 2
 #: A condition's name as the config calls it (a derived condition keeps its own name).
@@ -118,15 +122,17 @@ class Design:
     def shape(self) -> tuple[int, int]:
         """(rows, columns) of the grid."""
         if self.down:
-            return len(self.measures), len(self.col_values)
+            return len(self.measures) * len(self.row_values), len(self.col_values)
         return len(self.row_values), len(self.col_values) * len(self.measures)
 
     def slots(self) -> Iterator[tuple[int, int, Any, Any, str]]:
         """(row, column, row value, column value, measure) of every panel."""
-        if self.down:
-            for k, measure in enumerate(self.measures):
-                for j, cv in enumerate(self.col_values):
-                    yield k, j, None, cv, measure
+        if self.down:  # each row value's measures in consecutive rows
+            m = len(self.measures)
+            for i, rv in enumerate(self.row_values):
+                for k, measure in enumerate(self.measures):
+                    for j, cv in enumerate(self.col_values):
+                        yield i * m + k, j, rv, cv, measure
             return
         m = len(self.measures)
         for i, rv in enumerate(self.row_values):
@@ -196,19 +202,29 @@ def design(
     ranked = sorted(found, key=lambda f: -len(values[f]))
     if len(measures) > 1:
         rows = ranked[0] if ranked else None
-        few = rows is None or len(values[rows]) <= SINGLE_COLUMNS
-        if width < 5 and len(measures) > 2 and few:  # a narrow page: the measures down
+        cols = ranked[1] if len(ranked) > 1 else None
+        splits = tuple(f for f in found if f not in (rows, cols))
+        wide = cols is not None and len(measures) * len(values[cols]) > ACROSS
+        if width < 5 or wide:  # each row value's measures down, one per row
+            if cols is None:
+                rows, cols = None, rows
+            elif len(values[cols]) > len(values[rows]):
+                rows, cols = cols, rows
             return Design(
-                cols=rows,
-                col_values=values[rows] if rows else (None,),
-                splits=tuple(f for f in found if f != rows),
+                rows=rows,
+                cols=cols,
+                row_values=values[rows] if rows else (None,),
+                col_values=values[cols] if cols else (None,),
+                splits=splits,
                 measures=measures,
                 down=True,
             )
-        return Design(
+        return Design(  # each column's value spans its measures
             rows=rows,
+            cols=cols,
             row_values=values[rows] if rows else (None,),
-            splits=tuple(f for f in found if f != rows),
+            col_values=values[cols] if cols else (None,),
+            splits=splits,
             measures=measures,
         )
     if not found:
@@ -314,7 +330,8 @@ def grid(
             # the column's header, once above its first measure
             text = factor_header(d.cols, cv)
             ax.set_title(text, fontsize="small", loc="left" if m > 1 else "center")
-        if j == cols - 1 and d.rows is not None:
+        first_of_group = not d.down or i % len(d.measures) == 0
+        if j == cols - 1 and d.rows is not None and first_of_group:
             ax.annotate(
                 factor_header(d.rows, rv),
                 xy=(1.0, 0.5),
