@@ -170,3 +170,36 @@ def test_the_latency_bench_times_the_readme_own_study():
     from starbench.latency import STUDY
 
     assert _fences(README, "yaml")[0] == STUDY
+
+
+def test_every_allowed_values_list_in_the_running_guide_is_the_schema_s():
+    """A key's list of values in ``docs/guide/running.md`` (`` `key` (`a`, `b` ...) ``) is
+    exactly what the schema allows: a value added to the code and not to the guide fails."""
+    import re
+
+    from starbench.engines import ENGINES
+    from starbench.trees.regular import (
+        BOUNDS,
+        DISTRIBUTIONS,
+        ORDERINGS,
+        OUTCOME_ORDERS,
+        PATTERNS,
+        VALUE_MODELS,
+    )
+
+    text = (ROOT / "docs" / "guide" / "running.md").read_text()
+    schema = {
+        "pattern": PATTERNS,
+        "distribution": DISTRIBUTIONS,
+        "value_model": VALUE_MODELS,
+        "bounds": BOUNDS,
+        "ordering": ORDERINGS,
+        "outcome_order": OUTCOME_ORDERS,
+        "engine": ENGINES,
+    }
+    for key, allowed in schema.items():
+        m = re.search(rf"`{key}` \(((?:[^()]|\([^()]*\))*)\)", text, re.S)
+        assert m, f"running.md lists no values for {key}"
+        listed = {v for v in re.findall(r"`([^`]+)`", m.group(1)) if v not in ("noise_sd", "skew")}
+        listed -= {"weight_max"}
+        assert listed == set(allowed), (key, sorted(listed), sorted(allowed))

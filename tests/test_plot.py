@@ -517,3 +517,14 @@ def test_plot_imports_seaborn_without_scipy_stats_and_scipy_still_imports_after(
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.returncode == 0 and p.stdout.strip() == "(1.675, 0.6, 2.875)", p.stderr
+
+
+def test_plot_help_lists_every_figure_with_a_line():
+    """``plot --help`` names every figure kind (``analysis.catalog``, read without matplotlib)."""
+    from starbench.analysis.catalog import FIGURE_HELP
+
+    assert list(FIGURE_HELP) == list(FIGURES)
+    out = subprocess.run(
+        [sys.executable, "-m", "starbench", "plot", "--help"], capture_output=True, text=True
+    )
+    assert all(name in out.stdout for name in FIGURES)

@@ -21,13 +21,31 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 
+def _tracked() -> set[str] | None:
+    """The results folders git tracks (a folder a user's run wrote, such as the README's first
+    command's ``results/default``, is no committed study); None outside a git checkout."""
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "--", "results"], cwd=ROOT, capture_output=True, text=True
+        )
+    except OSError:
+        return None
+    if out.returncode != 0:
+        return None
+    return {line.split("/")[1] for line in out.stdout.splitlines() if line.count("/") >= 2}
+
+
 def _studies(cells_only: bool = False) -> list[Path]:
-    """The committed studies: folders with cells, and (unless ``cells_only``) folders of
-    matches only."""
+    """The committed studies: folders git tracks with cells, and (unless ``cells_only``)
+    folders of matches only."""
+    tracked = _tracked()
     return sorted(
         p
         for p in (ROOT / "results").iterdir()
         if p.is_dir()
+        and (tracked is None or p.name in tracked)
         and (any(p.glob("*/table.parquet")) or (not cells_only and any(p.glob("*/match.parquet"))))
     )
 
@@ -52,7 +70,7 @@ def test_every_committed_cell_keeps_its_folder_name():
     identities are hashed, or a cell moved to another folder, fails here."""
     from starbench.experiment.settings import cell_digest
 
-    cells = sorted((ROOT / "results").glob("*/*/cell.json"))
+    cells = sorted(c for study in _studies(cells_only=True) for c in study.glob("*/cell.json"))
     assert len(cells) >= 100
     wrong = []
     for path in cells:

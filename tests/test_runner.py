@@ -771,7 +771,8 @@ def test_run_log_multirun_numbering_and_first_progress_line(tmp_path):
     p = cli_run("-m", "tree.depth=1,2", "trees=30", f"hydra.sweep.dir={tmp_path}")
     assert p.returncode == 0, p.stderr
     assert p.stderr.count("starbench: cell 1/2: ") == 1 and "starbench: cell 2/2: " in p.stderr
-    first = p.stderr.splitlines()[1]
+    assert p.stderr.startswith("starbench: plan: 2 cells x 30 trees x 7 algorithms = 420 searches")
+    first = p.stderr.splitlines()[2]
     # 30 trees of at most 156 nodes: auto runs so small a cell on the Python engine
     assert first.startswith("starbench: 30 instances to compute (python engine)"), p.stderr
     assert "M nodes/s" in p.stderr or "k nodes/s" in p.stderr
@@ -880,3 +881,22 @@ def test_c2_rows_sit_beside_c1_rows_in_one_cell(tmp_path):
     c2 = star2[star2["probe_full_window"].notna()].set_index("instance")
     assert (c2["probes"] < c1["probes"]).all() and (c2["value"] == c1["value"]).all()
     assert (c2["leaves"] <= c1["leaves"]).all()
+
+
+def test_a_compile_of_the_kernel_is_said_whatever_the_settings(tmp_path, monkeypatch):
+    """When numba's cache lacks the kernel (the first run on a machine), one line says it is
+    being compiled before the work starts: with ``n_jobs=2`` and ``progress=false`` too (the
+    compile itself is skipped here: the cache is said to be empty, the warm-up does nothing)."""
+    from starbench.compiled import engine as compiled_engine
+
+    monkeypatch.setattr(compiled_engine, "cached_on_disk", lambda: False)
+    monkeypatch.setattr(compiled_engine, "is_warm", lambda forms=None: False)
+    monkeypatch.setattr(compiled_engine, "warm_up", lambda forms=None: 0.0)
+    said: list[str] = []
+    s = settings(trees=2, n_jobs=2, engine="compiled")  # progress=false
+    run_cell(s, tmp_path / "cell", out=lambda _: None, warn=said.append)
+    compiling = [line for line in said if "compiling the search kernel" in line]
+    assert compiling == [
+        f"starbench: compiling the search kernel (once per machine, about "
+        f"{compiled_engine.COMPILE_SECONDS} s)"
+    ]

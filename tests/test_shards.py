@@ -116,7 +116,7 @@ def test_a_killed_shard_loses_nothing_and_the_printed_command_completes_the_cell
     rest = subprocess.run([EXE, "run", *sharded, "shard=[1,2]"], capture_output=True, text=True)
     assert rest.returncode == 0, rest.stderr[-2000:]
     line = next(ln for ln in rest.stdout.splitlines() if "shards complete" in ln)
-    printed = line.split("computing now: ", 1)[1].removesuffix(")")
+    printed = line.split("still to compute: ", 1)[1].removesuffix(")")
     assert "'shard=[0]'" in printed
     again = subprocess.run(shlex.split(printed), capture_output=True, text=True, cwd="/")
     assert again.returncode == 0, again.stderr[-2000:]

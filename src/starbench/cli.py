@@ -212,7 +212,15 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 def _parser_collect(sub: Any) -> None:
     """``starbench collect``'s arguments."""
-    p = sub.add_parser("collect", help="concatenate the cells of a sweep into one table")
+    p = sub.add_parser(
+        "collect",
+        help="concatenate the cells of a sweep into one table",
+        epilog="Writes DIR/collected.parquet from every readable cell and prints each cell's "
+        "coverage against what was asked of it.  Exit status: 0 when every cell is complete; "
+        "1 when any is missing, incomplete, interrupted, failed, mismatched or corrupt (each "
+        "listed with the command that reruns it: run it, then collect again; the readable "
+        "cells are collected all the same); 2 for bad input (no such folder).",
+    )
     p.add_argument("dir", help="a sweep (or any) folder holding result cells")
     p.add_argument("--csv", action="store_true", help="also write collected.csv")
     p.set_defaults(func=_cmd_collect)
@@ -375,7 +383,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
     from starbench.experiment import calibrate
     from starbench.experiment.cellfolder import check_writable
-    from starbench.experiment.plan import plan
+    from starbench.experiment.plan import composition_error, plan
     from starbench.search import calibration
     from starbench.trees.regular import RegularTreeSpec
 
@@ -387,7 +395,12 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     ):
         return fail("calibrate: one tree model at a time: no sweeps (KEY=A,B) in the overrides")
     cd = ["-cd", args.config_dir] if args.config_dir else []
-    settings = plan([*cd, *overrides]).cells[0].settings
+    try:  # the run's checks, one line each (as starbench run says them)
+        settings = plan([*cd, *overrides]).cells[0].settings
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001 - Hydra's composition errors, one line
+        return fail(composition_error(e))
     spec = settings.tree
     if not isinstance(spec, RegularTreeSpec) and spec.iterative:
         return fail("calibrate: tree.iterative: calibrate the game at its depth, without it")
@@ -605,7 +618,16 @@ def _seaborn_without_scipy_stats() -> None:
 
 def _parser_plot(sub: Any) -> None:
     """``starbench plot``'s arguments."""
-    p = sub.add_parser("plot", help="figures and tables from stored result tables")
+    from starbench.analysis.catalog import help_text
+
+    p = sub.add_parser(
+        "plot",
+        help="figures and tables from stored result tables",
+        epilog=help_text()
+        + "\n\nBeside them: each figure's table (.md, .tex, .csv) and differences.md, the "
+        "paired differences between algorithms.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("results", help="a results folder (or one .parquet table)")
     p.add_argument("--out", help="output folder (default RESULTS/figures)")
     p.add_argument("--figure", action="append", help="only this figure (repeatable)")
@@ -876,17 +898,49 @@ INTERRUPTED = {
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command ended by Ctrl-C
 
 
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a scheduler stopping the command), met as Ctrl-C is: what was
+    written is kept, and one line says so."""
+
+
+def _on_sigterm() -> Any:
+    """Turn SIGTERM into ``Terminated`` while the command runs (in the main thread, where no
+    one else handles it); returns the handler to restore."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    if signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
+        return None
+
+    def handler(signum: int, frame: Any) -> None:
+        raise Terminated()
+
+    return signal.signal(signal.SIGTERM, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import signal
+
     argv = list(sys.argv[1:] if argv is None else argv)
+    before = _on_sigterm()
     try:
         return _main(argv)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         command = argv[0] if argv else ""
         kept = INTERRUPTED.get(
             command, "every file is written whole or not at all; the same command starts again"
         )
-        sys.stderr.write(f"\nstarbench: interrupted (Ctrl-C): {kept}\n")
-        return EXIT_INTERRUPTED
+        how = "SIGTERM" if isinstance(e, Terminated) else "Ctrl-C"
+        sys.stderr.write(f"\nstarbench: interrupted ({how}): {kept}\n")
+        return EXIT_TERMINATED if isinstance(e, Terminated) else EXIT_INTERRUPTED
+    finally:
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
 
 
 def _main(argv: list[str]) -> int:

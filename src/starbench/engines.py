@@ -112,15 +112,22 @@ def choose(
 def prepare(before: Any = None, after: Any = None, specs: Any = None) -> float:
     """Load (the first time on a machine: compile) the compiled kernel's specializations that
     searches with ``specs`` use (with a table, without one; by default the one without) before
-    anything is timed; ``before()`` is called when one is not loaded yet,
+    anything is timed; ``before(compiling, seconds)`` is called when one is not loaded yet
+    (``compiling``: numba's cache does not hold it, so it is compiled, in about ``seconds``),
     ``after(seconds)`` once they are.  Returns the seconds it took (0 when already loaded)."""
-    from starbench.compiled.engine import forms_for, is_warm, warm_up
+    from starbench.compiled.engine import (
+        COMPILE_SECONDS,
+        cached_on_disk,
+        forms_for,
+        is_warm,
+        warm_up,
+    )
 
     forms = forms_for(specs) if specs else None
     if is_warm(forms):
         return 0.0
     if before is not None:
-        before()
+        before(not cached_on_disk(), COMPILE_SECONDS)
     seconds = warm_up(forms)
     if after is not None:
         after(seconds)

@@ -307,6 +307,23 @@ def forms_for(specs: Any) -> set[Form]:
     return {bool(_kernel_form(spec)[2].bits) for spec in specs}
 
 
+#: About how long the kernel's first compile takes, in seconds (a fresh numba cache, on the
+#: development machine: ``scripts/engine_speed.py``'s cold compile, ``results/bench/engine.md``).
+COMPILE_SECONDS = 12
+
+
+def cached_on_disk() -> bool:
+    """Does numba's cache hold the kernel compiled from this source (so that a first search
+    loads it in about a second rather than compiling it)?  numba's own index of the kernel's
+    entry, read as numba reads it (stale or missing: empty)."""
+    from starbench.compiled.kernel import entry
+
+    try:
+        return bool(entry._cache._cache_file._load_index())  # noqa: SLF001 - numba's cache
+    except Exception:  # noqa: BLE001 - an unreadable cache is one numba compiles again
+        return False
+
+
 def is_warm(forms: Any = None) -> bool:
     """Has this process loaded (or compiled) these specializations (default: the one without a
     table)?"""

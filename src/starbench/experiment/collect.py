@@ -103,7 +103,7 @@ def _write_sharded_table(folder: Path, command: str, context: dict[str, Any] | N
         (overrides, settings, _f), *_ = [c for c in cells if c.folder.resolve() == folder.resolve()]
         n = min(settings.shards, settings.trees)
         quiet = lambda _line: None  # noqa: E731 - collect reports the cell itself
-        shards.finish(settings, folder, n, 0, overrides, quiet, quiet, context)
+        shards.finish(settings, folder, n, {}, overrides, quiet, quiet, context)
     except Exception:  # noqa: BLE001 - reported as incomplete, with the command that does it
         return False
     return read_document(folder / CELL).intact

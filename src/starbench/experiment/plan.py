@@ -202,11 +202,8 @@ def plan(argv: list[str]) -> Plan:
         )
         if multirun:
             check_launcher(base.hydra.launcher)
-        if any(o.is_sweep_override() for o in parsed) and not multirun:
-            bad = next(o for o in parsed if o.is_sweep_override())
-            raise ConfigError(
-                f"{bad.get_key_element()}: a sweep ({bad.input_line}) needs -m (--multirun)"
-            )
+        for o in parsed:
+            _check_commas(o, multirun)
         sweep_keys = {o.get_key_element().lstrip("+~") for o in parsed if o.is_sweep_override()}
         sweep_keys |= {str(k) for k in (base.hydra.sweeper.params or {})}
         for sub in sub_sweeps:
@@ -258,6 +255,7 @@ def plan(argv: list[str]) -> Plan:
             cells.append(Cell(list(overrides_of_cell), settings, folder))
         if multirun:
             notes.extend(_collapses(grid, folders, sorted(sweep_keys), needs))
+            notes.append(plan_line(cells))
         jobs = jobs_of(cells) if multirun else []
         sweep_dir = Path(str(base.hydra.sweep.dir)) if multirun else None
     if sweep_dir is not None:
@@ -276,6 +274,58 @@ def plan(argv: list[str]) -> Plan:
         config_name=config_name,
         output_elsewhere=any(w in target for w in ("submitit", "starbench_slurm")),
     )
+
+
+#: Keys whose one value may hold commas (a pattern, an action history, a game string): given
+#: unquoted, Hydra reads the commas as a sweep.
+COMMA_KEYS = ("tree.pattern", "tree.position", "tree.game", "tree.dice")
+
+
+def quoted(key: str, value: str) -> str:
+    """The override that gives ``key`` the one value ``value``, commas and all, as a shell
+    takes it: ``'tree.pattern="max,chance"'``."""
+    return f"'{key}=\"{value}\"'"
+
+
+def _check_commas(o: Any, multirun: bool) -> None:
+    """A value with commas given unquoted where the key takes one value is refused with the
+    quoted form that works; a sweep without ``-m``, with both ways out."""
+    if not o.is_sweep_override():
+        return
+    key = o.get_key_element().lstrip("+~")
+    try:
+        values = [str(v) for v in o.sweep_string_iterator()]
+    except Exception:  # noqa: BLE001 - a range or glob sweep: not a value with commas
+        values = []
+    joined = ",".join(values)
+    if key == "tree.pattern" and values:
+        from starbench.trees.regular import PATTERNS
+
+        if all(v not in PATTERNS for v in values):  # one pattern, not a sweep of them
+            raise ConfigError(
+                f"{key}: {o.input_line.split('=', 1)[1]} is one value with commas, which must "
+                f"be quoted: {quoted(key, joined)} (to sweep patterns, with -m: "
+                f'\'{key}="max,chance","max,min"\')'
+            )
+    if not multirun:
+        hint = (
+            f"; a value with commas is quoted: {quoted(key, joined)}" if key in COMMA_KEYS else ""
+        )
+        raise ConfigError(f"{key}: a sweep ({o.input_line}) needs -m (--multirun){hint}")
+
+
+def plan_line(cells: list[Cell]) -> str:
+    """What a sweep will do, said before it starts: its cells, trees and algorithms, and the
+    searches in all (a cell that grows to a target standard error: its first batch)."""
+    searches = sum(c.settings.trees * len(c.settings.algorithms) for c in cells)
+    trees = {c.settings.trees for c in cells}
+    algos = {len(c.settings.algorithms) for c in cells}
+    grows = " at least" if any(c.settings.target_se is not None for c in cells) else ""
+    if len(trees) == 1 and len(algos) == 1:
+        shape = f"{len(cells)} cells x {trees.pop()} trees x {algos.pop()} algorithms"
+    else:
+        shape = f"{len(cells)} cells (trees and algorithms vary by cell)"
+    return f"starbench: plan: {shape} = {searches:,}{grows} searches"
 
 
 def _launch_line(argv: list[str], overrides: list[str], parsed: Any, multirun: bool) -> list[str]:
@@ -523,10 +573,49 @@ def exclusive_flags(args: Any) -> str | None:
     return f"{' and '.join(given)} cannot be combined: give one of {allowed}{hint}"
 
 
+def yaml_error(e: BaseException) -> str | None:
+    """A YAML mistake in a config file as one line, ``FILE:LINE:COLUMN: problem (context)``
+    (the file relative to the working folder where it is inside it), or None when ``e`` has
+    none in its chain."""
+    import yaml
+
+    seen: BaseException | None = e
+    while seen is not None:
+        if isinstance(seen, yaml.MarkedYAMLError):
+            mark = seen.problem_mark or seen.context_mark
+            where = ""
+            if mark is not None:
+                name = Path(str(mark.name))
+                if name.resolve().is_relative_to(Path.cwd()):
+                    name = name.resolve().relative_to(Path.cwd())
+                where = f"{name}:{mark.line + 1}:{mark.column + 1}: "
+            problem = seen.problem or seen.context or "not valid YAML"
+            context = ""
+            if seen.context and seen.problem and seen.context_mark is not None:
+                c = seen.context_mark
+                context = f" ({seen.context}, from line {c.line + 1}, column {c.column + 1})"
+            return f"{where}{problem}{context}"
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def composition_error(e: BaseException) -> str:
-    """A short message from a Hydra/OmegaConf composition error, naming the key."""
+    """A short message from a Hydra/OmegaConf composition error, naming the key (a YAML
+    mistake: its file, line and column, ``yaml_error``)."""
     from omegaconf.errors import OmegaConfBaseException
 
+    said = yaml_error(e)
+    if said is not None:
+        return said
+    from hydra.errors import OverrideParseException
+
+    if isinstance(e, OverrideParseException) and e.override is not None:
+        key, _, value = str(e.override).partition("=")
+        if value and any(c in value for c in "(),[] "):  # a game string, say: quote it
+            return (
+                f"{key}: Hydra cannot read {value} unquoted (parentheses, commas and spaces "
+                f"are its grammar); quote the value: {quoted(key.lstrip('+~'), value)}"
+            )
     seen: BaseException | None = e
     while seen is not None:
         if isinstance(seen, OmegaConfBaseException) and getattr(seen, "full_key", None):

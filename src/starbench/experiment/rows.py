@@ -585,9 +585,15 @@ def summary(table: Any, computed: dict[str, int] | None = None) -> str:
             )
         )
     text = text_table(lines)
+    shown = [str(line[0]) for line in lines[1:]]
+    if any("after_probe=" in label for label in shown):
+        text += (
+            "\n(after_probe: what Star2 does with a probed outcome after its probe phase: resume "
+            "its search where the probe stopped (Ballard's), or research it from the start)"
+        )
     if quality:
         text += (
             f"\n(decision quality: {len(scored)} rows scored by an exact oracle; regret in the "
-            f"oracle's units, see starbench.oracles.decisions)"
+            f"oracle's units: docs/guide/oracles.md)"
         )
     return text

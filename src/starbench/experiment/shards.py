@@ -66,13 +66,13 @@ def run_shards(
     log = stages.RunLog(folder / stages.RUN_LOG)
     show, say = log.tee(out), log.tee(warn)
     n = effective_shards(settings, say)
-    computed = 0
+    fresh: dict[tuple[Any, ...], int] = {}  # the rows computed now, by key, every shard
     for shard in settings.selected_shards:
         if shard >= n:
             say(f"starbench: shard {shard} has no instances (shards capped at {n})")
             continue
-        computed += _run_shard(settings, folder, shard, n, overrides, show, say, command)
-    return finish(settings, folder, n, computed, overrides, out, warn, command)
+        _run_shard(settings, folder, shard, n, overrides, show, say, command, fresh)
+    return finish(settings, folder, n, fresh, overrides, out, warn, command)
 
 
 def _run_shard(
@@ -84,9 +84,10 @@ def _run_shard(
     out: Callable[[str], None],
     warn: Callable[[str], None],
     command: dict[str, Any] | None,
+    fresh: dict[tuple[Any, ...], int],
 ) -> int:
     """Compute the instances of one shard the cell lacks, into the shard's own journal (the
-    stages load, pending and compute); the rows computed."""
+    stages load, pending and compute); the rows computed (counted by key in ``fresh``)."""
     from starbench.experiment.coverage import requested
     from starbench.experiment.metadata import metadata
 
@@ -109,7 +110,6 @@ def _run_shard(
         run = max(journal.read().runs, default=-1) + 1  # the journal numbers its own runs
         journal.append_header(stages.run_header(settings, run, metadata(), overrides, command))
         stages.announce(settings, wanted, len(pending), warn)
-        fresh: dict[tuple[Any, ...], int] = {}
         try:
             computed = stages.compute(settings, pending, journal, run, cell, set(), warn, fresh)
         finally:
@@ -148,7 +148,7 @@ def finish(
     settings: RunSettings,
     folder: Path,
     n: int,
-    computed: int,
+    fresh: dict[tuple[Any, ...], int],
     overrides: list[str] | None,
     out: Callable[[str], None],
     warn: Callable[[str], None],
@@ -156,7 +156,10 @@ def finish(
 ) -> Any:
     """Under the cell lock: the cell's table and ``cell.json`` from every journal when every
     shard is done (``cell.json`` records the overrides without ``shard``, so its command
-    reruns the whole cell); else one line naming the shards still to compute."""
+    reruns the whole cell, and its summary counts ``fresh``, the rows these shards computed);
+    else one line naming the shards still to compute, with the command that computes them
+    unless a launcher runs this shard among others (it is still running them)."""
+    computed = sum(fresh.values())
     show = stages.RunLog(folder / stages.RUN_LOG).tee(out)
     lock = CellLock(folder)
     try:
@@ -167,15 +170,20 @@ def finish(
     try:
         missing = missing_shards(settings, folder, n)
         if missing:
+            if (command or {}).get("sweep"):  # the launcher runs the others: no command
+                rest = "the last shard to finish writes it"
+            else:
+                rest = f"still to compute: {missing_command(overrides, folder, command, missing)}"
             show(
                 f"{n - len(missing)} of {n} shards complete; the cell's table is written when "
-                f"every shard is (still to compute, or computing now: "
-                f"{missing_command(overrides, folder, command, missing)})"
+                f"every shard is ({rest})"
             )
             return stages.CellOutcome(folder, folder / TABLE, 0, computed, {})
         whole = replace(settings, shards=1, shard=None)
         before = _process_cpu()
-        done = stages.run_whole(whole, folder, without_shard(overrides), out, warn, command)
+        done = stages.run_whole(
+            whole, folder, without_shard(overrides), out, warn, command, earlier=fresh
+        )
         show(
             f"every shard done: the table written from their journals in "
             f"{_process_cpu() - before:.2f} s CPU"

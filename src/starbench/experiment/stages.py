@@ -151,10 +151,12 @@ def run_whole(
     out: Callable[[str], None],
     warn: Callable[[str], None],
     command: dict[str, Any] | None = None,
+    earlier: dict[tuple[Any, ...], int] | None = None,
 ) -> CellOutcome:
     """The whole cell in ``folder``, under its lock (the caller holds it): load, then compute
     what is pending (growing the cell to ``target_se`` if asked), then write its table and
-    ``cell.json``."""
+    ``cell.json``.  ``earlier``: rows this command computed before, by key (the shards that
+    ran it), counted as computed now in what it says."""
     log = RunLog(folder / RUN_LOG)
     out, warn = log.tee(out), log.tee(warn)
     cellfolder.check_folder(settings, folder, locked=True)
@@ -187,20 +189,20 @@ def run_whole(
     header = run_header(settings, run, meta, overrides, command)
     journal = Journal(folder)
     n = settings.trees
-    computed = 0
-    fresh: dict[tuple[Any, ...], int] = {}  # rows computed now, by key
+    fresh: dict[tuple[Any, ...], int] = dict(earlier or {})  # rows computed now, by key
+    computed = sum(fresh.values())
     printed: set[tuple[Any, ...]] = set()  # the mismatches shown as they were computed
     try:
         while True:
             todo = pending(settings, cell, n)
-            if cell.loaded and todo and computed == 0:
+            if cell.loaded and todo and not fresh:
                 out(
                     f"resuming {folder}: {cell.loaded} saved rows kept, {len(todo)} instances to do"
                 )
             if todo and run not in runs:
                 journal.append_header(header)
                 runs[run] = header
-            if todo and computed == 0:
+            if todo and not fresh:
                 announce(settings, wanted, len(todo), warn)
             computed += compute(settings, todo, journal, run, cell, printed, warn, fresh)
             if settings.target_se is None:
@@ -362,14 +364,23 @@ def announce(
     engines = sorted(set(chosen.values()))
     if settings.progress:
         warn(f"starbench: {todo} instances to compute ({', '.join(engines)} engine)")
-    if "compiled" in engines and settings.n_jobs == 1:
+    if "compiled" in engines:
+        # in this process, before any worker starts and before the progress line's clock: a
+        # compile (the first on a machine) is said whatever the settings, and the workers then
+        # load the kernel from numba's cache
         from starbench.engines import prepare
 
+        def before(compiling: bool, seconds: float) -> None:
+            if compiling:
+                warn(
+                    f"starbench: compiling the search kernel (once per machine, about "
+                    f"{seconds:.0f} s)"
+                )
+            elif settings.progress:
+                warn("starbench: loading the compiled kernel (compiled once, then cached)")
+
         prepare(
-            lambda: (
-                settings.progress
-                and warn("starbench: loading the compiled kernel (compiled once, then cached)")
-            ),
+            before,
             lambda seconds: (
                 settings.progress
                 and seconds > 2
