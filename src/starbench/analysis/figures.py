@@ -642,15 +642,17 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
 
     require(df, "cpu_seconds", "nodes")
     ok = df[df["status"].isin(["ok", "unverified", "approx"]) & df["cpu_seconds"].notna()].copy()
-    repeats = ok["timing_repeats"] if "timing_repeats" in ok.columns else pd.Series(pd.NA, ok.index)
-    untimed = repeats.isna() & (ok["cpu_seconds"].astype(float) < MIN_TIMED)
+    repeats = ok.get("timing_repeats", pd.Series(pd.NA, ok.index))
+    once = repeats.isna() | (repeats.fillna(1) == 1)  # timed once: old tables, timing=once
+    untimed = once & (ok["cpu_seconds"].astype(float) < MIN_TIMED)
     dropped = int(untimed.sum())
     ok = ok[~untimed]
     if len(ok) < 2:
         raise PlotError(
             f"no search was timed ({dropped} of this table's searches are under "
-            f"{MIN_TIMED * 1e6:.0f} us of CPU, measured once, before searches were repeated to "
-            f"be timed: recompute the cell, or time small trees with starbench bench)"
+            f"{MIN_TIMED * 1e6:.0f} us of CPU, measured once (timing=once, or a table stored "
+            f"before searches were repeated to be timed): recompute the cell with timing=repeat, "
+            f"or time small trees with starbench bench)"
         )
     ok = _prepare(ok)
     ok["us_per_node"] = 1e6 * ok["cpu_seconds"].astype(float) / ok["nodes"].astype(float)

@@ -255,10 +255,11 @@ def compute_instance(
             "engine": engine,
         }
         if result is not None:
-            deepened = "depth_completed" in stats  # its time is every iteration's, once
+            once = "depth_completed" in stats or settings.timing == "once"  # deepening: its
+            # time is every iteration's, once
             cpu, wall, repeats = (
                 (result.cpu_seconds, result.seconds, 1)
-                if deepened
+                if once
                 else inst.timed(spec, engine, result)
             )
             row.update(
