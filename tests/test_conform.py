@@ -32,7 +32,7 @@ def _row(out, name):
 def test_a_correct_engine_passes_with_equal_counts(capsys, tmp_path):
     code, out, err = _conform(capsys, tmp_path, "correct", "--trees", "20")
     assert code == 0, err
-    assert _row(out, "trees") == _row(out, "agree") == "350" and _row(out, "disagree") == "0"
+    assert _row(out, "requests") == _row(out, "agree") == "466" and _row(out, "disagree") == "0"
     assert "350 of 350" in out  # its nodes and leaves are expectimax's, every node visited
     assert not (tmp_path / "out").exists()
 
@@ -63,14 +63,23 @@ def test_a_wrong_engine_is_caught_and_shrunk(capsys, tmp_path):
         ("hog", "over its memory limit of 268435456 bytes", ("--memory-limit", str(2**28))),
     ],
 )
-def test_a_broken_engine_is_one_line_naming_the_tree(capsys, tmp_path, mode, said, extra):
-    code, _out, err = _conform(capsys, tmp_path, mode, "--trees", "0", *extra)
-    assert code == 1 and len(err) == 1 and said in err[0], err
+def test_a_broken_engine_fails_its_tree_in_one_line_and_fail_fast_stops(
+    capsys, tmp_path, mode, said, extra
+):
+    """With --fail-fast the run stops at the first failed tree: one line naming it, the tree
+    written, exit 1."""
+    code, out, err = _conform(capsys, tmp_path, mode, "--trees", "0", "--fail-fast", *extra)
+    failed = [line for line in out.splitlines() if line.startswith("FAILED on")]
+    assert code == 1 and len(failed) == 1 and said in failed[0], (out, err)
+    assert _row(out, "failed") == "1"
+    (written,) = (tmp_path / "out").glob("failed-*.json")
+    doc = json.loads(written.read_text())
+    assert doc["disagreement"]["first"] == "corpus mixed #2" and "root" in doc
 
 
 def test_an_engine_that_declines_everything_does_not_pass(capsys, tmp_path):
     code, out, _err = _conform(capsys, tmp_path, "unsupported", "--trees", "0")
-    assert code == 1 and _row(out, "unsupported") == _row(out, "trees") == "330"
+    assert code == 1 and _row(out, "unsupported") == _row(out, "requests") == "440"
     assert "first unsupported: corpus mixed #0: this engine declines every tree" in out
 
 
@@ -110,5 +119,205 @@ def test_openspiel_s_expectiminimax_is_checked_through_the_protocol(capsys, tmp_
     out = capsys.readouterr().out
     assert code == 0, out
     assert _row(out, "disagree") == "0" and int(_row(out, "agree")) >= 150
-    assert int(_row(out, "agree")) + int(_row(out, "unsupported")) == 350
+    assert int(_row(out, "agree")) + int(_row(out, "unsupported")) == 466
     assert "do not alternate" in out
+
+
+STAR = f"{sys.executable} {Path(__file__).parent / 'engines' / 'star_engine.py'}"
+
+
+def _star(mode):
+    from starbench import conform
+
+    return conform.Engine(f"{STAR} {mode}", 10.0, 2**31)
+
+
+def _first_disagreements(engine, label, n=1, **options):
+    """Run the default cases until ``n`` disagreements are filed; their files and requests."""
+    from starbench import conform
+
+    run = conform.Run(engine, label, options.pop("out"), show=lambda _line: None)
+    asked = 0
+    try:
+        for case in conform.cases(**options):
+            run.case(case)
+            asked += 1
+            if run.report.disagree >= n:
+                break
+    finally:
+        engine.close()
+    return run.report, asked
+
+
+def test_the_default_run_catches_a_window_edge_bug_early(tmp_path):
+    """A Star2 that takes a probe result on its window's edge as the successor's exact value
+    (``>=`` for ``>``: the public backgammon engine's bug) is caught by the default trees
+    (the game shapes), its counterexample shrunk to at most 10 nodes."""
+    from starbench import conform
+
+    report, asked = _first_disagreements(_star("edge"), "star2", 2, out=tmp_path)
+    assert report.disagree == 2 and asked < 600, asked
+    for cause in report.causes.values():
+        doc = json.loads(cause.path.read_text())
+        assert shrink.nodes(shrink.Tree.of(doc).root) <= 10
+    assert conform.DEFAULT_REQUESTS >= sum(conform.conformtrees.DEFAULT.values()) > 0
+
+
+def test_the_default_run_stays_within_ten_thousand_requests():
+    from starbench import conform
+
+    assert sum(1 for _case in conform.cases()) <= conform.DEFAULT_REQUESTS == 10_000
+
+
+def test_an_engine_that_lies_only_inside_windows_is_caught_with_its_window(tmp_path):
+    report, _asked = _first_disagreements(_star("window-liar"), "star2", 1, out=tmp_path)
+    (cause,) = report.causes.values()
+    doc = json.loads(cause.path.read_text())["disagreement"]
+    assert doc["window"] is not None and doc["fail_soft_range"] is not None
+    assert "with window [" in doc["why"] and "outside" in doc["why"]
+    assert doc["nodes"] <= 10
+
+
+def test_a_correct_star2_passes_every_kind_of_request(capsys, tmp_path):
+    code = cli.main(
+        ["conform", "--engine", f"{STAR} correct", "--algorithm", "star2", "--trees", "30",
+         "--out", str(tmp_path / "out")]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert _row(out, "disagree") == _row(out, "failed") == "0"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_crash_on_one_kind_of_tree_leaves_the_rest_judged(capsys, tmp_path):
+    """An engine that dies on every tree with a wide root: each is a failed tree (one line, the
+    tree written, one file for the one cause), the engine restarted, the rest judged."""
+    code = cli.main(
+        ["conform", "--engine", f"{STAR} crash-on-wide", "--algorithm", "star2", "--trees", "0",
+         "--out", str(tmp_path / "out")]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 1
+    failed = int(_row(out, "failed"))
+    assert failed > 0 and int(_row(out, "agree")) > 300
+    assert out.count("FAILED on") == failed
+    files = list((tmp_path / "out").glob("failed-*.json"))
+    assert len(files) == 1  # one cause
+    doc = json.loads(files[0].read_text())
+    assert doc["trees"] == failed and len(next(iter(doc["root"].values()))) >= 4
+
+
+def test_an_engine_that_exits_is_said_at_once_with_its_code(tmp_path):
+    """An engine that exits while a child of its holds its output open is reported with its
+    exit code at once, not after the time limit; the whole process group is killed."""
+    import time
+
+    from starbench import conform
+
+    engine = conform.Engine(f"{STAR} exit-with-child", 30.0, 2**31)
+    t0 = time.monotonic()
+    report = conform.conform(
+        engine, "star2", conform.cases(0), tmp_path, show=lambda _l: None, fail_fast=True
+    )
+    assert time.monotonic() - t0 < 10
+    (cause,) = report.causes.values()
+    assert "exited with code 3" in cause.document["disagreement"]["failed"]
+
+
+def test_float_answers_are_shown_as_printed_and_grouped_by_cause(tmp_path):
+    from starbench import conform
+
+    report, _asked = _first_disagreements(_star("floats3"), "star2", 25, out=tmp_path)
+    assert report.disagree == 25 and len(report.causes) < 25  # grouped
+    doc = json.loads(next(iter(report.causes.values())).path.read_text())["disagreement"]
+    printed = doc["answer"]["value"]
+    assert "/" not in printed and "." in printed  # as the engine printed it
+    assert f"{printed} differs from " in doc["why"] and "tolerance 1e-08" in doc["why"]
+
+
+def test_your_own_trees_a_file_a_jsonl_and_a_folder(capsys, tmp_path):
+    tree = {"bounds": [0, 10], "root": {"max": [{"chance": [["1/2", 3], ["1/2", 7]]}, 4]}}
+    (tmp_path / "one.json").write_text(json.dumps(tree))
+    (tmp_path / "many.jsonl").write_text("\n".join(json.dumps(tree) for _ in range(3)))
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for i in range(2):
+        (folder / f"t{i}.json").write_text(json.dumps({**tree, "window": [6, 8]}))
+    for path, requests in ((tmp_path / "one.json", 1), (tmp_path / "many.jsonl", 4), (folder, 2)):
+        code = cli.main(
+            ["conform", "--engine", f"{STAR} correct", "--algorithm", "star2",
+             "--trees-from", str(path), "--out", str(tmp_path / "out")]
+        )  # fmt: skip
+        out = capsys.readouterr().out
+        assert code == 0 and _row(out, "requests") == str(requests), out
+    (tmp_path / "bad.json").write_text("{")
+    code = cli.main(["conform", "--engine", STAR, "--algorithm", "star2", "--trees-from",
+                     str(tmp_path / "bad.json")])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "bad.json" in err[0], err
+
+
+def test_keep_shape_shrinks_within_the_game_s_alternation(tmp_path):
+    from starbench import conform
+
+    engine = _star("edge")
+    run = conform.Run(engine, "star2", tmp_path, show=lambda _l: None, keep_shape=True)
+    try:
+        for case in conform.cases():
+            tree = shrink.Tree.of(case.tree)
+            if case.window is not None or not case.what.startswith("backgammon"):
+                continue
+            found = run.ask(tree, case.what, None)
+            if found is not None and found.kind == "disagree":
+                _key, doc, _size = run.reduce(tree, case.what, None, found)
+                assert conform.keeps_shape(tree)(shrink.Tree.of(doc))
+                break
+    finally:
+        engine.close()
+
+
+def test_shrink_against_an_external_engine(capsys, tmp_path):
+    tree = {"bounds": [0, 10], "root": {"max": [{"chance": [["1/2", 3], ["1/2", 7]]}, 4, 2]}}
+    (tmp_path / "t.json").write_text(json.dumps(tree))
+    engine = f"{ENGINE} skip-last-outcome"
+    code = cli.main(["shrink", str(tmp_path / "t.json"), "--algorithm", "expectimax",
+                     "--engine", engine, "--out", str(tmp_path / "s.json")])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0, out
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert shrink.nodes(shrink.Tree.of(doc).root) <= 4
+
+
+def test_a_plugin_is_judged_in_process_and_its_disagreements_shrunk(capsys, tmp_path):
+    plugins = Path(__file__).parent / "plugins"
+    sys.path.insert(0, str(plugins))
+    try:
+        code = cli.main(
+            ["conform", "--plugin", "wrong_stars", "--algorithm", "skip-last-outcome",
+             "--trees", "0", "--out", str(tmp_path / "out")]
+        )  # fmt: skip
+    finally:
+        sys.path.remove(str(plugins))
+    out = capsys.readouterr().out
+    assert code == 1 and int(_row(out, "disagree")) > 0
+    for f in (tmp_path / "out").glob("disagreement-*.json"):
+        assert shrink.nodes(shrink.Tree.of(json.loads(f.read_text())).root) <= 10
+    code = cli.main(["conform", "--algorithm", "star2", "--trees", "0", "--out",
+                     str(tmp_path / "own")])  # fmt: skip
+    assert code == 0, capsys.readouterr().out
+
+
+def test_a_javascript_engine_written_from_the_protocol_page_passes(capsys, tmp_path):
+    """The protocol page is enough to write an engine in another language: a minimal one in
+    JavaScript (tests/engines/expectimax_engine.js), run where Node.js is installed."""
+    import shutil
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed (apt-get install nodejs)")
+    engine = f"{node} {Path(__file__).parent / 'engines' / 'expectimax_engine.js'}"
+    code = cli.main(["conform", "--engine", engine, "--algorithm", "expectimax", "--trees", "20",
+                     "--out", str(tmp_path / "out")])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert _row(out, "disagree") == _row(out, "failed") == "0"

@@ -57,7 +57,10 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("experiment", ("starbench.experiment.*",)),
     ("analysis", ("starbench.analysis.*",)),
-    ("external", ("starbench.conform", "starbench.corpus", "starbench.shrink")),
+    (
+        "external",
+        ("starbench.conform", "starbench.conformtrees", "starbench.corpus", "starbench.shrink"),
+    ),
     (
         "commands",
         (

@@ -292,6 +292,18 @@ def _parser_shrink(sub: Any) -> None:
     p.add_argument(
         "--plugin", action="append", metavar="MODULE", help="import a module first (repeatable)"
     )
+    p.add_argument(
+        "--engine",
+        metavar="'COMMAND ARGS'",
+        help="shrink against an engine outside starbench (the conform protocol) instead",
+    )
+    p.add_argument("--time-limit", type=float, default=10.0, help="with --engine: seconds per tree")
+    p.add_argument(
+        "--memory-limit", type=int, default=2 * 2**30, help="with --engine: bytes (2 GB)"
+    )
+    p.add_argument(
+        "--keep-shape", action="store_true", help="with --engine: keep the kinds' alternation"
+    )
     _out_and_size(p, "shrunk.json", "size limit of the tree given")
     p.set_defaults(func=_cmd_shrink)
 
@@ -308,7 +320,8 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
 
         import_plugin(module, "--plugin")
     name, params = parse_spec(args.algorithm)
-    resolve(name, params)  # an unknown algorithm or parameter: one line, before any work
+    if args.engine is None:
+        resolve(name, params)  # an unknown algorithm or parameter: one line, before any work
     source = Path(args.source)
     if source.is_dir():
         from starbench.experiment.export import export
@@ -328,6 +341,8 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
 
     # read as solve reads it (the file's errors in one line), then in exact numbers
     tree = shrink.Tree.of(tree_to_json(loads_tree(text, str(source), max_nodes=args.max_nodes)))
+    if args.engine is not None:
+        return _shrink_with_engine(args, tree, source)
     before = resource.getrusage(resource.RUSAGE_SELF)
     done = shrink.shrink(tree, args.algorithm)
     after = resource.getrusage(resource.RUSAGE_SELF)
@@ -346,6 +361,37 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
         f"wrote {out}; see it: starbench solve {out} --exact --algorithm expectimax "
         f"--algorithm {args.algorithm}{plugins}"
     )
+    return 0
+
+
+def _shrink_with_engine(args: argparse.Namespace, tree: Any, source: Path) -> int:
+    """``starbench shrink --engine COMMAND``: the disagreement of an engine outside
+    starbench, shrunk with the engine answering every candidate (``conform``'s rules)."""
+    from starbench import conform, shrink
+    from starbench.files import atomic_write_text
+
+    engine = conform.Engine(args.engine, args.time_limit, args.memory_limit)
+    run = conform.Run(engine, args.algorithm, Path(args.out).parent, keep_shape=args.keep_shape)
+    try:
+        found = run.ask(tree, str(source), None)
+        if found is None or found.kind != "disagree":
+            said = "failed on" if found is None else f"{found.kind}s with expectimax on"
+            print(f"the engine's {args.algorithm} {said} {source}: nothing to shrink")
+            return 1
+        reduced = run.reduce(tree, str(source), None, found)
+    finally:
+        engine.close()
+    if reduced is None:
+        print(
+            f"asked again, the engine agreed on {source}: its answers are not a function "
+            f"of the tree"
+        )
+        return 1
+    _key, doc, size = reduced
+    out = Path(args.out)
+    atomic_write_text(out, json.dumps(doc, indent=1) + "\n")
+    print(f"{size}: {doc[shrink.ANSWERS]['why']}")
+    print(f"wrote {out}; see it: starbench solve {out} --exact --algorithm expectimax")
     return 0
 
 
@@ -430,58 +476,108 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 def _parser_conform(sub: Any) -> None:
     """``starbench conform``'s arguments."""
     p = sub.add_parser(
-        "conform", help="check an engine in any language through the JSON-lines protocol"
+        "conform",
+        help="check an engine in any language (or a plugin) against exact expectimax",
+        epilog="Exit status: 0 when no tree disagrees or failed and at least one agrees; 1 "
+        "otherwise; 2 for bad input.  The protocol: docs/reference/protocol.md.",
     )
-    p.add_argument("--engine", required=True, metavar="'COMMAND ARGS'", help="the engine's command")
+    p.add_argument(
+        "--engine",
+        metavar="'COMMAND ARGS'",
+        help="the engine's command (without it: --algorithm in this process, a registered "
+        "plugin's or starbench's own)",
+    )
     p.add_argument(
         "--algorithm", required=True, metavar="LABEL", help="e.g. star2:after_probe=resume"
     )
     p.add_argument("--plugin", action="append", metavar="MODULE", help="import a module first")
-    p.add_argument("--trees", type=int, default=200, help="generated trees after the corpus (200)")
-    p.add_argument("--seed", type=int, default=0, help="their seed (default 0)")
+    p.add_argument(
+        "--trees",
+        type=int,
+        default=None,
+        help="N of the corpus's mixed trees after the corpus (default: the game-shaped "
+        "families, about 8,400 requests)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="the generated trees' seed (default 0)")
+    p.add_argument(
+        "--trees-from",
+        metavar="PATH",
+        help="your own trees: a tree file, a JSON-lines file of trees, or a folder of tree files "
+        "(alone; with --defaults, before the default trees)",
+    )
+    p.add_argument(
+        "--defaults", action="store_true", help="with --trees-from: the default trees too"
+    )
+    p.add_argument(
+        "--keep-shape",
+        action="store_true",
+        help="shrink only to trees with the same alternation of kinds on every path",
+    )
+    p.add_argument("--fail-fast", action="store_true", help="stop at the first failed tree")
     p.add_argument("--time-limit", type=float, default=10.0, help="seconds per tree (default 10)")
     p.add_argument(
-        "--memory-limit", type=int, default=2 * 2**30, help="bytes of address space (2 GB)"
+        "--memory-limit",
+        type=int,
+        default=2 * 2**30,
+        help="bytes of address space (2 GB; a JVM needs more)",
     )
-    p.add_argument("--out", metavar="DIR", default="conform", help="the shrunk trees (conform/)")
+    p.add_argument("--out", metavar="DIR", default="conform", help="one file per cause (conform/)")
     p.set_defaults(func=_cmd_conform)
+
+
+def _engine_of(args: argparse.Namespace) -> Any:
+    """The engine ``--engine`` names (a process), or, without it, ``--algorithm`` in this
+    process; refused in one line when there is neither."""
+    from starbench import conform
+
+    if not args.time_limit > 0:
+        raise InputError(f"--time-limit: must be a number of seconds > 0, got {args.time_limit}")
+    if args.memory_limit < 2**24:
+        raise InputError(
+            f"--memory-limit: must be at least 16 MB (16777216), got {args.memory_limit}"
+        )
+    if args.engine is None:
+        return conform.InProcess(args.algorithm)
+    return conform.Engine(args.engine, args.time_limit, args.memory_limit)
 
 
 def _cmd_conform(args: argparse.Namespace) -> int:
     """``starbench conform`` (``starbench.conform``)."""
     from starbench import conform
     from starbench.experiment.cellfolder import check_writable
-    from starbench.search.registry import parse_spec
-
-    if args.trees < 0:
-        return fail(f"--trees: must be an integer >= 0, got {args.trees}")
-    if not args.time_limit > 0:
-        return fail(f"--time-limit: must be a number of seconds > 0, got {args.time_limit}")
-    if args.memory_limit < 2**24:
-        return fail(f"--memory-limit: must be at least 16 MB (16777216), got {args.memory_limit}")
     from starbench.experiment.plan import import_plugin
+    from starbench.search.registry import parse_spec, resolve
 
+    if args.trees is not None and args.trees < 0:
+        return fail(f"--trees: must be an integer >= 0, got {args.trees}")
+    if args.defaults and not args.trees_from:
+        return fail("--defaults goes with --trees-from (the default trees are run anyway)")
     for module in args.plugin or []:
         import_plugin(module, "--plugin")
-    parse_spec(args.algorithm)  # a malformed label is one line
+    name, params = parse_spec(args.algorithm)  # a malformed label is one line
+    if args.engine is None:
+        resolve(name, params)  # in this process: a registered algorithm
     check_writable(Path(args.out), "--out")
-    try:
-        report = conform.conform(
-            args.engine,
-            args.algorithm,
-            args.trees,
-            args.seed,
-            args.time_limit,
-            args.memory_limit,
-            Path(args.out),
-        )
-    except conform.EngineFailed as e:
-        sys.stderr.write(f"starbench: {e}\n")
-        return 1
+    trees_from = Path(args.trees_from) if args.trees_from else None
+    if trees_from is not None:
+        next(iter(conform.given_trees(trees_from)), None)  # a bad file: one line, at once
+    source = conform.cases(
+        args.trees, args.seed, trees_from, defaults=trees_from is None or args.defaults
+    )
+    engine = _engine_of(args)
+    report = conform.conform(
+        engine,
+        args.algorithm,
+        source,
+        Path(args.out),
+        keep_shape=args.keep_shape,
+        fail_fast=args.fail_fast,
+    )
     print(conform.table(report))
     if report.first_unsupported:
         print(f"(first unsupported: {report.first_unsupported})")
-    return 0 if report.disagree == 0 and report.agree > 0 else 1
+    ok = report.disagree == 0 and report.failed == 0 and report.agree > 0
+    return 0 if ok else 1
 
 
 def _parser_export(sub: Any) -> None:

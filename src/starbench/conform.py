@@ -1,28 +1,26 @@
-"""``starbench conform``: an engine in any language checked through a protocol.
+"""``starbench conform``: an engine in any language, or a registered plugin, checked through a
+protocol.
 
-The protocol (``docs/reference/protocol.md``): one engine process for the whole run, JSON lines
-over its standard input and output.  starbench writes one request a line,
-``{"tree": TREE, "algorithm": LABEL, "params": {...}}`` (TREE in the format ``starbench solve``
-reads, numbers as integers or ``"a/b"`` strings; LABEL starbench's label, e.g.
-``star2:after_probe=resume``; ``params`` the label's parameters), and reads one answer a line:
-``{"value": V, "best_move": M}`` with optional ``"nodes"`` and ``"leaves"`` (V a number or an
-``"a/b"`` string, M the 0-based move or null), or ``{"unsupported": "why"}``.
+The protocol (``docs/reference/protocol.md``): one engine process, JSON lines over its standard
+input and output.  starbench writes one request a line, ``{"tree": TREE, "algorithm": LABEL,
+"params": {...}}``, some with ``"window": [ALPHA, BETA]``, and reads one answer a line,
+``{"value": V, "best_move": M}`` (optionally ``nodes`` and ``leaves``) or ``{"unsupported":
+"why"}``.
 
-The trees: the reference corpus's (``starbench.corpus``: the same seeded families, so the same
-trees as ``results/corpus``) and ``--trees`` more drawn by the corpus's mixed-tree generator with
-``--seed``.  Each answer is checked against exact expectimax (``starbench.shrink.value``): the
-value exactly when the engine gives ``"a/b"`` (or an integer), else within starbench's float
-tolerance; the best move at a decision root inside the tied set.  Where the engine reports
-``nodes`` (and ``leaves``), they are compared with starbench's own algorithm of that label in
-exact arithmetic, and the report says whether they equal it (a difference is not a
-disagreement: counting conventions differ).  Every disagreement is shrunk with ``starbench
-shrink``'s reducer, the engine answering every candidate, and the 1-minimal tree written to
-``--out``.
+The trees (``cases``): the reference corpus's (``starbench.corpus``), then by default the game
+shapes of ``starbench.conformtrees`` (``--trees N``: ``N`` of the corpus's mixed trees instead;
+``--trees-from PATH``: your own), every ``WINDOW_EVERY``-th also asked with a root window.  Each
+answer is judged against exact expectimax (``judge``): the value exactly when the engine gives
+``"a/b"`` or an integer, else within the float tolerance ``1e-9 * max(1, |L|, |U|)``; the best
+move at a decision root inside the tied set; a windowed answer inside the fail-soft range.
 
-An engine that dies, hangs (no answer within ``--time-limit`` seconds), answers garbage, or
-exceeds ``--memory-limit`` bytes of address space (``RLIMIT_AS``, set before it starts) ends the
-run with one line naming the tree it got stuck on, exit 1.  Exit 0 when no tree disagrees and at
-least one agrees; 1 otherwise; 2 on bad input.
+A run survives its engine: a crash, a hang, a garbled answer or a memory death on one tree is
+that tree's failure (one line, the tree written to ``--out``, the engine restarted, the run
+goes on; ``--fail-fast`` stops).  Every disagreement is shrunk with ``starbench shrink``'s
+reducer (``--keep-shape``: only to trees of the same alternation of kinds), and disagreements
+are grouped by cause, the same shrunk shape up to leaf values or the same error: one file per
+cause in ``--out``, written when it is first shrunk.  Exit 0 when no tree disagrees or failed
+and at least one agrees; 1 otherwise; 2 on bad input.
 """
 
 from __future__ import annotations
@@ -30,91 +28,145 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
+import re
 import resource
 import select
 import shlex
 import signal
 import subprocess
-import tempfile
+import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from starbench import conformtrees, shrink
+from starbench.corpus import expected as fail_soft_range
 from starbench.errors import InputError
 
 TIME_LIMIT = 10.0
 MEMORY_LIMIT = 2 * 2**30
-DEFAULT_TREES = 200
 #: The most candidate trees one disagreement's shrinking asks the engine about.
 SHRINK_EVALUATIONS = 2000
+#: The bytes of the engine's standard error kept (its last ones), to show when it dies.
+STDERR_TAIL = 64 * 1024
+#: The most requests the default run sends (``conformtrees.DEFAULT`` with the corpus's trees and
+#: the windowed requests stays within it; a test checks).
+DEFAULT_REQUESTS = 10_000
+#: Failures in a row, without one answer in between, after which a run stops (and after
+#: ``FAILURES_FIRST`` when the engine has not answered once in the run: it cannot start).
+FAILURES_IN_A_ROW = 100
+FAILURES_FIRST = 3
 
 
 class EngineFailed(Exception):
     """The engine died, hung or answered garbage (the message is the one line to show)."""
 
 
+@dataclass(frozen=True)
+class Case:
+    """One tree to ask about, with its name and, for a windowed request, the window's name
+    (``conformtrees.WINDOWS``) or its numbers."""
+
+    what: str
+    tree: dict[str, Any]
+    window: str | tuple[Fraction, Fraction] | None = None
+
+
+# --------------------------------------------------------------------------- the engines
 class Engine:
-    """One engine process, asked one tree at a time."""
+    """One engine process in its own process group, restarted after a failure."""
 
     def __init__(self, command: str, time_limit: float, memory_limit: int):
         try:
-            argv = shlex.split(command)
+            self.argv = shlex.split(command)
         except ValueError as e:
             raise InputError(f"--engine: cannot split {command!r} ({e})") from None
-        if not argv:
+        if not self.argv:
             raise InputError("--engine: empty command")
         self.command = command
         self.time_limit = time_limit
         self.memory_limit = memory_limit
-        self._buffer = b""
+        self.answered = 0  # answers in the whole run, every process of it
+        self.proc: Any = None
+        self._start(first=True)
 
-        def limit() -> None:  # in the child, before exec
+    def _start(self, first: bool = False) -> None:
+        limit = self.memory_limit
+
+        def child() -> None:  # before exec
             signal.signal(signal.SIGINT, signal.SIG_DFL)
-            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
-        # its standard error goes to a file (a pipe nobody reads would fill and block it);
-        # its last line is shown when it dies
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
         try:
             self.proc = subprocess.Popen(
-                argv,
+                self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=self._stderr,
-                preexec_fn=limit,
+                stderr=subprocess.PIPE,
+                preexec_fn=child,
+                start_new_session=True,  # its own process group: killed as one
             )
         except OSError as e:
-            self._stderr.close()
-            raise InputError(f"--engine: cannot start {argv[0]!r} ({e.strerror})") from None
+            if first:
+                raise InputError(
+                    f"--engine: cannot start {self.argv[0]!r} ({e.strerror})"
+                ) from None
+            raise EngineFailed(f"the engine could not be restarted ({e.strerror})") from None
+        self._buffer = b""
+        self._tail = bytearray()
+        self._reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._reader.start()
 
-    def _died(self, what: str) -> EngineFailed:
-        try:
-            code = self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # it closed its output but lives on
-            self.kill()
-            code = self.proc.returncode
-        self._stderr.seek(0)
-        err = self._stderr.read()
-        last = (err.decode(errors="replace").strip().splitlines() or [""])[-1][:120]
+    def _read_stderr(self) -> None:
+        """Keep the last ``STDERR_TAIL`` bytes of the engine's standard error."""
+        stream = self.proc.stderr
+        tail = self._tail
+        with contextlib.suppress(OSError, ValueError):
+            for chunk in iter(lambda: stream.read1(65536), b""):
+                tail += chunk
+                if len(tail) > STDERR_TAIL:
+                    del tail[: len(tail) - STDERR_TAIL]
+
+    def _last_words(self) -> str:
+        self._reader.join(timeout=1)
+        text = bytes(self._tail).decode(errors="replace").strip().splitlines()
+        return text[-1][:160] if text else ""
+
+    def _died(self, what: str, code: int | None) -> EngineFailed:
+        self.kill()
+        last = self._last_words()
         memory = ""
-        if "MemoryError" in last or "bad_alloc" in last or code in (-signal.SIGKILL, -9):
-            memory = f" (over its memory limit of {self.memory_limit} bytes? --memory-limit)"
+        if (
+            self.answered == 0
+            or "MemoryError" in last
+            or "bad_alloc" in last
+            or code in (-signal.SIGKILL, -signal.SIGSEGV, 137)
+        ):
+            memory = (
+                f" (the engine may need more address space than --memory-limit "
+                f"{self.memory_limit}: a runtime that reserves memory at start, such as a JVM, "
+                f"needs a larger --memory-limit)"
+                if self.answered == 0
+                else f" (over its memory limit of {self.memory_limit} bytes? --memory-limit)"
+            )
         said = f": {last}" if last else ""
-        return EngineFailed(f"the engine exited with code {code} on {what}{memory}{said}")
+        before = " before its first answer" if self.answered == 0 else ""
+        return EngineFailed(f"the engine exited with code {code}{before} on {what}{memory}{said}")
 
-    def ask(self, request: dict[str, Any], what: str) -> dict[str, Any]:
-        """The engine's answer to one request (EngineFailed naming ``what`` otherwise)."""
+    def ask(self, request: dict[str, Any], what: str) -> tuple[dict[str, Any], str]:
+        """The engine's answer to one request and the line it printed (``EngineFailed``
+        naming ``what`` otherwise)."""
         line = (json.dumps(request, separators=(",", ":")) + "\n").encode()
         try:
-            self.proc.stdin.write(line)  # type: ignore[union-attr]
-            self.proc.stdin.flush()  # type: ignore[union-attr]
+            self.proc.stdin.write(line)
+            self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise self._died(what) from None
+            raise self._died(what, self.proc.poll()) from None
         deadline = time.monotonic() + self.time_limit
-        fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        fd = self.proc.stdout.fileno()
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -123,14 +175,18 @@ class Engine:
                     f"the engine did not answer within {self.time_limit:g} s on {what} "
                     f"(--time-limit)"
                 )
-            ready, _, _ = select.select([fd], [], [], left)
+            ready, _, _ = select.select([fd], [], [], min(left, 0.05))
             if not ready:
+                code = self.proc.poll()
+                if code is not None:  # it exited (a child of its may hold its output open)
+                    raise self._died(what, code)
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:
-                raise self._died(what)
+                raise self._died(what, self.proc.wait())
             self._buffer += chunk
-        text, _, self._buffer = self._buffer.partition(b"\n")
+        raw, _, self._buffer = self._buffer.partition(b"\n")
+        text = raw.decode(errors="replace")
         try:
             answer = json.loads(text)
         except ValueError:
@@ -138,94 +194,346 @@ class Engine:
         if not isinstance(answer, dict) or not (
             "unsupported" in answer or ("value" in answer and "best_move" in answer)
         ):
-            shown = text.decode(errors="replace")[:80]
+            self.kill()
             raise EngineFailed(
-                f"the engine answered something that is not an answer on {what}: {shown!r} "
-                f'(expected {{"value": V, "best_move": M}} or {{"unsupported": "why"}})'
+                f"the engine answered something that is not an answer on {what}: "
+                f'{text[:80]!r} (expected {{"value": V, "best_move": M}} or '
+                f'{{"unsupported": "why"}})'
             )
-        return answer
+        self.answered += 1
+        return answer, text
+
+    def restart(self) -> None:
+        self.kill()
+        self._release()
+        self._start()
+
+    def _release(self) -> None:
+        """Close the pipes of a process that has ended (its standard error read to the end)."""
+        self._reader.join(timeout=2)
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        """The engine's whole process group, at once."""
+        if self.proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            self.proc.wait(timeout=5)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
-            self.proc.stdin.close()  # type: ignore[union-attr]
-        try:
+            self.proc.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            self.kill()
-        self.proc.stdout.close()  # type: ignore[union-attr]
-        self._stderr.close()
+        self.kill()
+        self._release()
 
 
-def trees(count: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
-    """(name, tree): the reference corpus's trees, then ``count`` mixed trees drawn with
-    ``seed``."""
+class InProcess:
+    """A registered algorithm (a plugin, or starbench's own), asked in this process as an
+    engine would be, in exact arithmetic; a search that raises answers ``{"error": ...}``."""
+
+    answered = 0
+
+    def __init__(self, label: str):
+        from starbench.search.registry import parse_spec
+
+        self.label = label
+        self.name, self.params = parse_spec(label)
+
+    def ask(self, request: dict[str, Any], what: str) -> tuple[dict[str, Any], str]:
+        from starbench.search import reference_search, search_window
+        from starbench.trees.explicit import parse_tree
+
+        tree = parse_tree(request["tree"])
+        try:
+            if "window" in request:
+                alpha, beta = (Fraction(str(w)) for w in request["window"])
+                v, _stats = search_window(tree, self.name, alpha, beta, exact=True, **self.params)
+                answer = {"value": _text(Fraction(v)), "best_move": None}
+            else:
+                r = reference_search(tree, self.name, exact=True, **self.params)
+                answer = {
+                    "value": _text(Fraction(r.value)),
+                    "best_move": r.best_move,
+                    "nodes": r.stats.nodes,
+                    "leaves": r.stats.leaves,
+                }
+        except Exception as e:  # noqa: BLE001 - a plugin's error is a disagreement
+            answer = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
+        self.answered += 1
+        return answer, json.dumps(answer)
+
+    def restart(self) -> None:  # nothing to restart
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+# --------------------------------------------------------------------------- the trees
+def cases(
+    count: int | None = None,
+    seed: int = 0,
+    trees_from: Path | None = None,
+    defaults: bool = True,
+) -> Iterator[Case]:
+    """The cases of a run, lazily: ``trees_from``'s trees (each file's own ``window``, if it
+    has one), then with ``defaults`` the corpus's and the generated ones (``count`` mixed
+    trees, or by default ``conformtrees.DEFAULT``'s game shapes), every ``WINDOW_EVERY``-th
+    asked a second time with a root window."""
+    n = 0
+    windows = list(conformtrees.WINDOWS)
+
+    def with_windows(what: str, tree: dict[str, Any]) -> Iterator[Case]:
+        nonlocal n
+        yield Case(what, tree)
+        n += 1
+        if n % conformtrees.WINDOW_EVERY == 0:
+            name = windows[(n // conformtrees.WINDOW_EVERY) % len(windows)]
+            yield Case(f"{what}, window {name}", tree, name)
+
+    if trees_from is not None:
+        for what, tree in given_trees(trees_from):
+            window = tree.pop("window", None)
+            if window is not None:
+                yield Case(what, tree, (Fraction(str(window[0])), Fraction(str(window[1]))))
+            else:
+                yield from with_windows(what, tree)
+    if not defaults:
+        return
     from starbench import corpus
 
-    out = [(f"corpus {family} #{i}", tree) for family, i, tree in corpus.trees()]
-    rng = random.Random(f"starbench-conform-{seed}")
-    make = corpus.FAMILIES["mixed"]
-    for i in range(count):
-        out.append((f"generated #{i} (seed {seed})", make(rng)))
+    for family, i, tree in corpus.trees():
+        yield from with_windows(f"corpus {family} #{i}", tree)
+    counts = {"mixed": count} if count is not None else conformtrees.DEFAULT
+    for what, tree in conformtrees.generated(counts, seed):
+        yield from with_windows(what, tree)
+
+
+def given_trees(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(name, tree) of a tree file (``solve``'s format), a JSON-lines file of trees, or a
+    folder of tree files (``*.json``, in name order); a tree that cannot be read is refused
+    naming its file and line."""
+    from starbench.trees.explicit import loads_tree, tree_to_json
+
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(path.glob("*.json"))
+        if not files:
+            raise InputError(f"--trees-from: {path} holds no tree file (*.json)")
+    elif path.is_file():
+        files = [path]
+    else:
+        raise InputError(f"--trees-from: {path}: no such file or folder")
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        jsonl = f.suffix == ".jsonl" or (
+            len(lines) > 1
+            and all(ln.lstrip().startswith("{") for ln in lines[:2])
+            and _one_object(lines[0])
+        )
+        chunks = (
+            [(f"{f.name}:{i + 1}", ln) for i, ln in enumerate(lines)] if jsonl else [(f.name, text)]
+        )
+        for what, chunk in chunks:
+            try:
+                obj = json.loads(chunk)
+                window = obj.pop("window", None) if isinstance(obj, dict) else None
+                tree = tree_to_json(loads_tree(json.dumps(obj), what))
+            except InputError as e:
+                raise InputError(f"--trees-from: {e}") from None
+            except ValueError as e:
+                raise InputError(f"--trees-from: {what}: not JSON ({e})") from None
+            if window is not None:
+                tree["window"] = window
+            yield what, tree
+
+
+def _one_object(line: str) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
+def _text(x: Fraction) -> int | str:
+    return int(x) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def _decimal(x: Fraction) -> str:
+    """A fraction in decimals, ``8.0952...`` where it does not end."""
+    if x.denominator == 1:
+        return str(x.numerator)
+    text = f"{float(x):.6g}"
+    return text if Fraction(text) == x else f"{float(x):.5g}..."
+
+
+# --------------------------------------------------------------------------- judging
+@dataclass(frozen=True)
+class Verdict:
+    """What an answer is: ``agree``, ``disagree`` or ``unsupported``; for a disagreement, why
+    (one line) and the value as the engine printed it."""
+
+    kind: str
+    why: str = ""
+    printed: str | None = None
+    answer: dict[str, Any] = field(default_factory=dict)
+    window: tuple[Fraction, Fraction] | None = None
+    expected: Fraction | None = None
+    range: tuple[Fraction, Fraction] | None = None
+    tied: tuple[int, ...] = ()
+    error: str | None = None
+
+
+def _printed_value(raw: str, answer: dict[str, Any]) -> str:
+    """The answer's value as the engine printed it (its JSON text)."""
+    m = re.search(r'"value"\s*:\s*("(?:[^"\\]|\\.)*"|[^,}\s]+)', raw)
+    if m:
+        return m.group(1).strip('"')
+    return str(answer.get("value"))
+
+
+def judge(
+    engine: Any,
+    label: str,
+    params: dict[str, Any],
+    tree: shrink.Tree,
+    what: str,
+    window: tuple[Fraction, Fraction] | None = None,
+) -> Verdict:
+    """The engine's answer on a ``shrink.Tree`` (with the root window ``window``), judged."""
+    from starbench.search.arith import tolerance
+
+    request: dict[str, Any] = {"tree": tree.json(), "algorithm": label, "params": params}
+    if window is not None:
+        request["window"] = [_text(w) for w in window]
+    answer, raw = engine.ask(request, what)
+    if "unsupported" in answer:
+        return Verdict("unsupported", str(answer["unsupported"]), answer=answer)
+    exact, tied_at_root = shrink.value_and_tied(tree.root)
+    L, U = tree.bounds
+    if "error" in answer:  # an in-process search that raised
+        return Verdict(
+            "disagree", f"{label} raises {answer['error']}", None, answer, window, exact,
+            error=str(answer["error"]),
+        )  # fmt: skip
+    printed = _printed_value(raw, answer)
+    value = answer["value"]
+    try:
+        if isinstance(value, bool):
+            raise ValueError(value)
+        got: Fraction | float = Fraction(value) if isinstance(value, str | int) else float(value)
+    except (ValueError, ZeroDivisionError, TypeError):
+        raise EngineFailed(
+            f"the engine answered a value that is not a number on {what}: {value!r}"
+        ) from None
+    is_exact = isinstance(got, Fraction)
+    tol = tolerance(L, U)
+    if window is None:
+        lo = hi = exact
+        tied = tied_at_root
+    else:
+        _kind, lo, hi = fail_soft_range(exact, *window)
+        tied = ()
+    inside = (lo <= got <= hi) if is_exact else (float(lo) - tol <= got <= float(hi) + tol)
+    if not inside:
+        if window is None:
+            want = f"{_text(exact)}" + ("" if exact.denominator == 1 else f" = {_decimal(exact)}")
+            why = f"{printed} differs from {want}"
+            if not is_exact:
+                why += f" by {abs(got - float(exact)):.2g}; tolerance {tol:.2g}"
+        else:
+            rng = f"[{_text(lo)}, {_text(hi)}]" if lo != hi else f"{_text(lo)}"
+            why = (
+                f"{printed} with window [{_text(window[0])}, {_text(window[1])}] is outside "
+                f"{rng}, what a fail-soft search may answer (the value is {_text(exact)})"
+            )
+        return Verdict("disagree", why, printed, answer, window, exact, (lo, hi), tied)
+    move = answer.get("best_move")
+    if (
+        window is None
+        and tied
+        and not (isinstance(move, int) and not isinstance(move, bool) and move in tied)
+    ):
+        why = f"best move {move!r} is outside expectimax's tied best moves {list(tied)}"
+        return Verdict("disagree", why, printed, answer, window, exact, (lo, hi), tied)
+    return Verdict("agree", "", printed, answer, window, exact, (lo, hi), tied)
+
+
+def _window_of(case: Case, tree: shrink.Tree) -> tuple[Fraction, Fraction] | None:
+    if case.window is None or isinstance(case.window, tuple):
+        return case.window
+    return conformtrees.window(case.window, shrink.value(tree.root), tree.bounds)
+
+
+# --------------------------------------------------------------------------- shapes
+def _kinds_by_depth(n: shrink.Node, depth: int = 0, out: dict | None = None) -> dict[int, set]:
+    out = {} if out is None else out
+    if isinstance(n, dict):
+        ((kind, children),) = n.items()
+        out.setdefault(depth, set()).add(kind)
+        for c in children:
+            _kinds_by_depth(c[1] if kind == "chance" else c, depth + 1, out)
     return out
 
 
-def _number(v: Any) -> Fraction | float:
-    if isinstance(v, str):
-        return Fraction(v)
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        raise ValueError(v)
-    return Fraction(v) if isinstance(v, int) else float(v)
+def keeps_shape(original: shrink.Tree) -> Callable[[shrink.Tree], bool]:
+    """A test of a candidate: every inner node at a depth of a kind the original has there
+    (the alternation of kinds along every path kept: the game's shape)."""
+    allowed = _kinds_by_depth(original.root)
+
+    def ok(candidate: shrink.Tree) -> bool:
+        found = _kinds_by_depth(candidate.root)
+        return all(kinds <= allowed.get(d, set()) for d, kinds in found.items())
+
+    return ok
+
+
+def signature(tree: shrink.Tree) -> str:
+    """A tree's shape up to its leaf values (and bounds): the cause of a disagreement."""
+
+    def shape(n: shrink.Node) -> Any:
+        if not isinstance(n, dict):
+            return "leaf"
+        ((kind, children),) = n.items()
+        if kind == "chance":
+            return {kind: [[str(p), shape(c)] for p, c in children]}
+        return {kind: [shape(c) for c in children]}
+
+    return json.dumps(shape(tree.root), sort_keys=True)
+
+
+# --------------------------------------------------------------------------- the run
+@dataclass
+class Cause:
+    """One cause of disagreements (or of failures): its file and how many trees showed it."""
+
+    path: Path
+    document: dict[str, Any]
+    trees: int = 1
 
 
 @dataclass
 class Report:
-    trees: int = 0
+    trees: int = 0  # the requests judged
     agree: int = 0
     disagree: int = 0
+    failed: int = 0
     unsupported: int = 0
     counted: int = 0  # answers with counts
     counts_equal: int = 0
-    shrunk: list[str] = field(default_factory=list)
+    causes: dict[str, Cause] = field(default_factory=dict)
     first_unsupported: str | None = None
+    stopped: str | None = None
 
 
-def judge(
-    engine: Engine, label: str, params: dict[str, Any], tree: Any, what: str
-) -> tuple[str, Any, Any]:
-    """("agree" | "unsupported" | "disagree", the engine's answer, the ``shrink.Disagreement``
-    or None) on a ``shrink.Tree``."""
-    from starbench import shrink
-    from starbench.search.arith import agree
-
-    answer = engine.ask({"tree": tree.json(), "algorithm": label, "params": params}, what)
-    if "unsupported" in answer:
-        return "unsupported", answer, None
-    expected = shrink.value(tree.root)
-    try:
-        got = _number(answer["value"])
-    except (ValueError, ZeroDivisionError):
-        raise EngineFailed(
-            f"the engine answered a value that is not a number on {what}: {answer['value']!r}"
-        ) from None
-    L, U = tree.bounds
-    # an "a/b" (or integer) answer exactly, a float within the tolerance
-    same = agree(got, expected, L, U, isinstance(got, Fraction))
-    tied = shrink.tied_moves(tree.root, expected)
-    move = answer.get("best_move")
-    if same and tied:
-        same = isinstance(move, int) and not isinstance(move, bool) and move in tied
-    if same:
-        return "agree", answer, None
-    who = f"the engine's {label}"
-    return "disagree", answer, shrink.Disagreement(who, expected, got, move, tied)
-
-
-def _own_counts(tree: Any, label: str) -> dict[str, int] | None:
+def _own_counts(tree: shrink.Tree, label: str) -> dict[str, int] | None:
     """starbench's own algorithm of ``label`` on the tree: its nodes and leaves (None when
     starbench has no such algorithm or it does not apply)."""
     from starbench.search import reference_search as search
@@ -240,94 +548,239 @@ def _own_counts(tree: Any, label: str) -> dict[str, int] | None:
     return {"nodes": r.stats.nodes, "leaves": r.stats.leaves}
 
 
-def conform(
-    command: str,
-    label: str,
-    count: int = DEFAULT_TREES,
-    seed: int = 0,
-    time_limit: float = TIME_LIMIT,
-    memory_limit: int = MEMORY_LIMIT,
-    out: Path = Path("conform"),
-    show: Any = print,
-) -> Report:
-    """Run every tree through the engine (``EngineFailed`` ends it) and shrink each
-    disagreement into ``out``."""
-    from starbench import shrink
-    from starbench.search.registry import parse_spec
+class Run:
+    """One ``conform`` run: the engine, what it has found, where files go."""
 
-    _name, params = parse_spec(label)
-    report = Report()
-    written: dict[str, Path] = {}
-    engine = Engine(command, time_limit, memory_limit)
+    def __init__(
+        self,
+        engine: Any,
+        label: str,
+        out: Path,
+        show: Callable[[str], None] = print,
+        keep_shape: bool = False,
+        fail_fast: bool = False,
+    ):
+        from starbench.search.registry import parse_spec
+
+        self.engine = engine
+        self.label = label
+        self.params = parse_spec(label)[1]
+        self.out = Path(out)
+        self.show = show
+        self.keep_shape = keep_shape
+        self.fail_fast = fail_fast
+        self.report = Report()
+        self._in_a_row = 0
+
+    # ---------------------------------------------------------------- files
+    def _write(self, cause: Cause) -> None:
+        from starbench.files import atomic_write_text
+
+        cause.document["trees"] = cause.trees
+        self.out.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(cause.path, json.dumps(cause.document, indent=1) + "\n")
+
+    def _cause(self, key: str, stem: str, document: dict[str, Any]) -> tuple[Cause, bool]:
+        """The cause ``key`` (made and written if new; its count raised otherwise), and
+        whether it is new."""
+        causes = self.report.causes
+        if key in causes:
+            cause = causes[key]
+            cause.trees += 1
+            self._write(cause)
+            return cause, False
+        n = sum(1 for c in causes.values() if c.path.name.startswith(stem)) + 1
+        cause = Cause(self.out / f"{stem}-{n}.json", document)
+        causes[key] = cause
+        self._write(cause)
+        return cause, True
+
+    def failed(self, tree: shrink.Tree, what: str, error: EngineFailed, window: Any) -> None:
+        """A failure on ``tree``: one line, the tree written (one file per error, counted),
+        the engine restarted."""
+        self.report.failed += 1
+        message = str(error)
+        key = "failed: " + message.replace(what, "TREE")
+        doc = {
+            **tree.json(),
+            shrink.ANSWERS: {
+                "algorithm": self.label,
+                "failed": message,
+                "window": None if window is None else [_text(w) for w in window],
+                "first": what,
+            },
+        }
+        cause, new = self._cause(key, "failed", doc)
+        self.show(f"FAILED on {what}: {message}" + (f": {cause.path}" if new else ""))
+        self._in_a_row += 1
+        if self.fail_fast:
+            self.report.stopped = "--fail-fast"
+            return
+        never = getattr(self.engine, "answered", 1) == 0
+        if self._in_a_row >= (FAILURES_FIRST if never else FAILURES_IN_A_ROW):
+            self.report.stopped = (
+                f"the engine failed on {self._in_a_row} trees in a row"
+                + (" without answering once" if never else "")
+                + ": stopped"
+            )
+            return
+        self.engine.restart()
+
+    def ask(self, tree: shrink.Tree, what: str, window: Any) -> Verdict | None:
+        """The verdict on one tree, or None when the engine failed on it (said, written)."""
+        try:
+            verdict = judge(self.engine, self.label, self.params, tree, what, window)
+        except EngineFailed as e:
+            self.failed(tree, what, e, window)
+            return None
+        self._in_a_row = 0
+        return verdict
+
+    # ---------------------------------------------------------------- a case
+    def case(self, case: Case) -> None:
+        tree = shrink.Tree.of(case.tree)
+        window = _window_of(case, tree)
+        verdict = self.ask(tree, case.what, window)
+        r = self.report
+        r.trees += 1
+        if verdict is None:
+            return
+        if verdict.kind == "unsupported":
+            r.unsupported += 1
+            r.first_unsupported = r.first_unsupported or f"{case.what}: {verdict.why}"
+            return
+        if "nodes" in verdict.answer and window is None:
+            own = _own_counts(tree, self.label)
+            r.counted += 1
+            theirs = {k: verdict.answer.get(k) for k in ("nodes", "leaves") if k in verdict.answer}
+            if own is not None and all(own[k] == v for k, v in theirs.items()):
+                r.counts_equal += 1
+        if verdict.kind == "agree":
+            r.agree += 1
+            return
+        r.disagree += 1
+        self.shrink(tree, case.what, window, verdict)
+
+    def shrink(self, tree: shrink.Tree, what: str, window: Any, found: Verdict) -> Path | None:
+        """Shrink one disagreement (the engine answering every candidate) and file it under its
+        cause; the cause's file."""
+        reduced = self.reduce(tree, what, window, found)
+        if reduced is None:
+            return None
+        key, doc, size = reduced
+        cause, new = self._cause(key, "disagreement", doc)
+        why = doc[shrink.ANSWERS]["why"]
+        if new:
+            self.show(f"DISAGREE on {what}: {why}; {size}: {cause.path}")
+        else:
+            self.show(f"DISAGREE on {what}: {size}, the same cause as {cause.path}")
+        return cause.path
+
+    def reduce(
+        self, tree: shrink.Tree, what: str, window: Any, found: Verdict
+    ) -> tuple[str, dict[str, Any], str] | None:
+        """The 1-minimal tree a disagreement shrinks to, the engine answering: (its cause's
+        key, its file's document, what it shrank from and to); None when the engine agrees
+        when asked again."""
+        shape = keeps_shape(tree) if self.keep_shape else None
+
+        def check(candidate: shrink.Tree, _label: str) -> Verdict | None:
+            if shape is not None and not shape(candidate):
+                return None
+            got = self.ask(candidate, f"{what}, a shrunk candidate", window)
+            return got if got is not None and got.kind == "disagree" else None
+
+        again = check(tree, self.label)
+        if again is None:  # an engine whose answers are not a function of the request
+            self.show(
+                f"DISAGREE on {what}: {found.why}; asked again it agreed (or failed): the "
+                f"engine's answers are not a function of the tree, not shrunk"
+            )
+            return None
+        done = shrink.shrink(tree, self.label, SHRINK_EVALUATIONS, check)
+        assert done is not None
+        small, verdict = done.tree, done.disagreement
+        key = (
+            ("error: " + verdict.error)
+            if verdict.error
+            else (f"{'window' if window is not None else 'value'}: {signature(small)}")
+        )
+        doc = {
+            **small.json(),
+            shrink.ANSWERS: {
+                "algorithm": self.label,
+                "why": verdict.why,
+                "answer": {
+                    "value": verdict.printed,
+                    "best_move": verdict.answer.get("best_move"),
+                    **({"error": verdict.error} if verdict.error else {}),
+                },
+                "expectimax": {
+                    "value": _text(verdict.expected) if verdict.expected is not None else None,
+                    "decimal": _decimal(verdict.expected) if verdict.expected is not None else None,
+                    "tied_best_moves": list(verdict.tied),
+                },
+                "window": None if window is None else [_text(w) for w in window],
+                "fail_soft_range": None
+                if window is None or verdict.range is None
+                else [_text(x) for x in verdict.range],
+                "nodes": shrink.nodes(small.root),
+                "first": what,
+                "evaluations": done.evaluations,
+            },
+        }
+        return key, doc, f"shrunk {done.start_nodes} -> {shrink.nodes(small.root)} nodes"
+
+
+def conform(
+    engine: Any,
+    label: str,
+    source: Iterator[Case],
+    out: Path = Path("conform"),
+    show: Callable[[str], None] = print,
+    keep_shape: bool = False,
+    fail_fast: bool = False,
+) -> Report:
+    """Judge every case of ``source`` (``cases``) with ``engine`` (an ``Engine`` or an
+    ``InProcess``), shrinking each disagreement into ``out``."""
+    run = Run(engine, label, out, show, keep_shape, fail_fast)
     try:
-        for what, obj in trees(count, seed):
-            tree = shrink.Tree.of(obj)
-            verdict, answer, _found = judge(engine, label, params, tree, what)
-            report.trees += 1
-            if verdict == "unsupported":
-                report.unsupported += 1
-                report.first_unsupported = report.first_unsupported or (
-                    f"{what}: {answer['unsupported']}"
-                )
-                continue
-            if "nodes" in answer:
-                own = _own_counts(tree, label)
-                report.counted += 1
-                theirs = {k: answer.get(k) for k in ("nodes", "leaves") if k in answer}
-                if own is not None and all(own[k] == v for k, v in theirs.items()):
-                    report.counts_equal += 1
-            if verdict == "agree":
-                report.agree += 1
-                continue
-            report.disagree += 1
-            report.shrunk.append(_shrink(engine, label, params, tree, what, out, show, written))
+        for case in source:
+            run.case(case)
+            if run.report.stopped:
+                show(f"starbench: {run.report.stopped}")
+                break
     finally:
         engine.close()
-    return report
+    return run.report
 
 
-def _shrink(
-    engine: Engine,
+def check_engine(
+    command: str,
     label: str,
-    params: dict[str, Any],
-    tree: Any,
-    what: str,
-    out: Path,
-    show: Any,
-    written: dict[str, Path],
-) -> str:
-    """Shrink one disagreement with the engine answering; write it unless an earlier one shrank
-    to the same tree (``written``: canonical tree -> file); return its file."""
-    from starbench import shrink
-
-    def check(candidate: Any, _spec: str) -> shrink.Disagreement | None:
-        return judge(engine, label, params, candidate, f"{what}, shrunk step")[2]
-
-    done = shrink.shrink(tree, label, SHRINK_EVALUATIONS, check)
-    if done is None:  # it agreed when asked again: an engine whose answers are not a function
-        raise EngineFailed(f"the engine answered {what} differently when asked again")
-    key = json.dumps(done.tree.json(), sort_keys=True)
-    path = written.get(key)
-    size = f"shrunk {done.start_nodes} -> {shrink.nodes(done.tree.root)} nodes"
-    if path is None:
-        out.mkdir(parents=True, exist_ok=True)
-        path = written[key] = out / f"disagreement-{len(written) + 1}.json"
-        shrink.write(done, path)
-        show(f"DISAGREE on {what}: {done.disagreement.describe()}; {size}: {path}")
-    else:
-        show(f"DISAGREE on {what}: {size}, the same tree as {path}")
-    return str(path)
+    out: Path = Path("conform"),
+    time_limit: float = TIME_LIMIT,
+    memory_limit: int = MEMORY_LIMIT,
+    **options: Any,
+) -> Report:
+    """The default run of ``starbench conform --engine COMMAND --algorithm LABEL``, for an
+    author's own tests (``options``: ``cases``' keywords)."""
+    engine = Engine(command, time_limit, memory_limit)
+    return conform(engine, label, cases(**options), out, show=lambda _line: None)
 
 
 def table(report: Report) -> str:
+    """The summary: one line per count, the count's name first."""
     counts = (
         f"{report.counts_equal} of {report.counted}" if report.counted else "no counts reported"
     )
     rows = [
-        ("trees", report.trees),
         ("agree", report.agree),
         ("disagree", report.disagree),
+        ("failed", report.failed),
         ("unsupported", report.unsupported),
+        ("requests", report.trees),
+        ("causes", len(report.causes)),
         ("counts equal starbench's", counts),
     ]
     return "\n".join(f"{k:<26}{v}" for k, v in rows)

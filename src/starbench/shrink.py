@@ -158,6 +158,16 @@ class Disagreement:
         }
 
 
+def value_and_tied(root: Node) -> tuple[Fraction, tuple[int, ...]]:
+    """``value(root)`` and ``tied_moves`` of it, each child valued once."""
+    if not isinstance(root, dict) or "chance" in root:
+        return value(root), ()
+    ((kind, children),) = root.items()
+    values = [value(c) for c in children]
+    best = max(values) if kind == "max" else min(values)
+    return best, tuple(i for i, v in enumerate(values) if v == best)
+
+
 def tied_moves(root: Node, expected: Fraction) -> tuple[int, ...]:
     """A decision root's children whose expectimax value is the root's ``expected`` (empty at
     a chance root or a leaf)."""
