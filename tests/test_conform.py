@@ -225,7 +225,6 @@ def test_an_engine_that_exits_is_said_at_once_with_its_code(tmp_path):
 
 
 def test_float_answers_are_shown_as_printed_and_grouped_by_cause(tmp_path):
-    from starbench import conform
 
     report, _asked = _first_disagreements(_star("floats3"), "star2", 25, out=tmp_path)
     assert report.disagree == 25 and len(report.causes) < 25  # grouped
