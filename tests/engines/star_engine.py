@@ -11,8 +11,8 @@ successor's exact value (``<=`` where ``<`` is right: with non-strict cut-offs a
 edge is only a bound; the bug of a public backgammon engine); window-liar answers every
 windowed request with a third of the way up the window when the value falls inside (right
 without a window); floats3 prints its values as floats of 3 significant digits; crash-on-wide
-exits on any tree whose root has four or more children; exit-with-child leaves a child process holding its
-output and exits at its fifth request.
+exits on any tree whose root has four or more children; exit-with-child leaves a child process
+holding its output and exits at its fifth request.
 """
 
 import json
