@@ -171,7 +171,7 @@ def test_a_folder_of_matches_is_tabulated_and_drawn(tmp_path):
     assert (star["lo"], star["hi"]) == binomial_interval(wins, 8)
     assert star["nodes"] == b["nodes1"].sum() / b["moves1"].sum() and star["depth"] == 1.0
     text = matches.matches_table(tmp_path, name_column=True)
-    assert text.count("\n") == 6 and "| b | pig(winscore=20) | `star2:depth=1` | 8 |" in text
+    assert text.count("\n") == 8 and "| b | pig(winscore=20) | `star2:depth=1` | 8 |" in text
     fig, table = matches.win_rate_figure(tmp_path, 3.3)
     plt.close(fig)
     assert table.splitlines()[3].startswith(f"| b | `star2:depth=1` | {wins / 8:.3f} |")

@@ -862,6 +862,22 @@ def _parser_match(sub: Any) -> None:
     p.add_argument(
         "--n-jobs", type=int, default=1, help="games played at a time, in processes (default 1)"
     )
+    p.add_argument(
+        "--paired",
+        action="store_true",
+        help="games 2m and 2m+1 are dealt the same dice, the seats swapped (an even --games)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        metavar="M",
+        help="non-inferiority margin: player 1's score below one half it may lose (e.g. 0.05)",
+    )
+    p.add_argument(
+        "--sequential",
+        action="store_true",
+        help="with --margin: stop once the verdict is decided (10 looks; --games is the cap)",
+    )
     _memory_flag(p)
     p.set_defaults(func=_cmd_match)
 
@@ -869,7 +885,7 @@ def _parser_match(sub: Any) -> None:
 def _cmd_match(args: argparse.Namespace) -> int:
     from starbench.analysis.matches import summary
     from starbench.games.source import load_openspiel
-    from starbench.match import Match, parse_player, run_match, slug
+    from starbench.match import Analysis, Match, parse_player, run_match, slug
 
     if not args.player or len(args.player) != 2:
         return fail("--player: give exactly two players (--player A --player B)")
@@ -877,6 +893,16 @@ def _cmd_match(args: argparse.Namespace) -> int:
         return fail(f"--games: must be an integer >= 1, got {args.games}")
     if args.n_jobs < 1:
         return fail(f"--n-jobs: must be an integer >= 1, got {args.n_jobs}")
+    if args.paired and args.games % 2:
+        return fail(
+            f"--games: a paired match plays pairs of games: give an even number, got {args.games}"
+        )
+    if args.margin is not None and not 0 <= args.margin < 0.5:
+        return fail(
+            f"--margin: must be a number in [0, 0.5) (a win-rate difference), got {args.margin}"
+        )
+    if args.sequential and args.margin is None:
+        return fail("--sequential: stops when the verdict at a margin is decided: give --margin M")
     game = load_openspiel(args.game.removeprefix("openspiel:"), "GAME")
     if game.num_players() != 2:
         return fail(f"GAME: {args.game}: a match needs a two-player game")
@@ -887,10 +913,19 @@ def _cmd_match(args: argparse.Namespace) -> int:
     players = tuple(
         parse_player(p, args.game, "--player", args.oracle_memory_limit) for p in args.player
     )
-    match = Match(args.game, players, args.games, args.seed)  # type: ignore[arg-type]
+    match = Match(args.game, players, args.games, args.seed, args.paired)  # type: ignore[arg-type]
     out = Path(args.out) if args.out else Path("results") / "match" / slug(match)
-    df = run_match(match, out, out=lambda line: print(line, file=sys.stderr), n_jobs=args.n_jobs)
-    print(summary(df))
+    analysis = Analysis(args.margin, args.sequential)
+    df = run_match(
+        match,
+        out,
+        out=lambda line: print(line, file=sys.stderr),
+        n_jobs=args.n_jobs,
+        analysis=analysis,
+    )
+    from starbench.experiment.storage import read_json
+
+    print(summary(df, (read_json(out / "match.json") or {}).get("analysis")))
     print(f"table: {out / 'match.parquet'} ({len(df)} games)")
     return 0
 

@@ -16,26 +16,31 @@ Game ``g`` of a match with seed ``s`` draws its chance outcomes from numpy's PCG
 ``(s, g)`` (the ``seed`` column), in the order the game asks for them, and a random player's
 moves from a stream of its own; seats alternate: in game ``g`` the configured player ``g % 2``
 moves first (``first_player``).  A match is thus reproducible; each game has dice of its own
-(games ``2m`` and ``2m + 1`` are not dealt the same dice).
+(games ``2m`` and ``2m + 1`` are not dealt the same dice), except in a paired match
+(``Match.paired``, ``--paired``): there both games of pair ``m`` draw their chance outcomes
+from the stream of game ``2m``'s seed, whatever the players draw themselves, and the row's
+``pair`` is ``m`` (empty in an unpaired match).  ``Analysis`` says how the games are read: a
+non-inferiority margin, and sequential stopping at ten looks
+(``starbench.analysis.matches``: the verdicts and their error rates).
 
 The table (``match.parquet``, one row per game): ``game_index``, ``seed``, ``first_player``,
 ``player0``, ``player1`` (the two players' specs), ``winner`` (0 or 1, the configured player;
 empty for a game without a winner, e.g. one OpenSpiel ended at its ``horizon``), ``moves``
-(decisions in the game), ``moves0``, ``moves1`` (each player's decisions: in a game like pig
-one side may make more than the other), ``nodes0``, ``nodes1`` (nodes each player's searches
+(decisions in the game), ``moves0``, ``moves1`` (each player's decisions: in a game like pig one
+side may make more than the other), ``nodes0``, ``nodes1`` (nodes each player's searches
 visited; 0 for the oracle and random players), ``depth0``, ``depth1`` (the sum over each
 player's decisions of the depth of the search its move came from: its ``depth``, or under a
-``node_budget`` the deepest search that finished; 0 for the oracle and random players) and
-``cpu_seconds0``, ``cpu_seconds1`` (CPU time of each player's move choices).  The folder also
-holds ``match.json`` (the request, and under ``meta`` the starbench version and git commit that
-first played it) and ``games.jsonl`` (one line per finished game, flushed as it ends): a rerun
-of the same command, or with more ``--games``, continues where it stopped; a different request
-in the same folder is refused.  ``--n-jobs N`` plays N games at a time in worker processes: the
-same rows but for the CPU times.  The summary gives each side's win rate with its 95 % Wilson
-interval (``scipy.stats.binomtest``), overall and by seat, its nodes per move and its mean
-depth per move (``starbench.analysis.matches.per_move``; a table stored before the columns
-``moves0``, ``moves1``, ``depth0`` and ``depth1`` shows nodes over half the decisions and no
-depth).
+``node_budget`` the deepest search that finished; 0 for the oracle and random players),
+``cpu_seconds0``, ``cpu_seconds1`` (CPU time of each player's move choices) and ``pair``. The
+folder also holds ``match.json`` (the request, the analysis asked, and under ``meta`` the
+starbench version and git commit that first played it) and ``games.jsonl`` (one line per
+finished game, flushed as it ends): a rerun of the same command, or with more ``--games``,
+continues where it stopped; a different request in the same folder is refused. ``--n-jobs N``
+plays N games at a time in worker processes: the same rows but for the CPU times. The summary
+gives each side's win rate with its 95 % Wilson interval (``scipy.stats.binomtest``), overall
+and by seat, its nodes per move and its mean depth per move
+(``starbench.analysis.matches.per_move``; a table stored before the columns ``moves0``,
+``moves1``, ``depth0`` and ``depth1`` shows nodes over half the decisions and no depth).
 """
 
 from __future__ import annotations
@@ -67,7 +72,10 @@ COLUMNS = (
     "depth1",
     "cpu_seconds0",
     "cpu_seconds1",
+    "pair",
 )
+#: Columns added since matches were first stored: a stored row without them is still a game.
+LATE_COLUMNS = ("pair",)
 PLAYER_KEYS = ("depth", "node_budget", "heuristic")
 DEFAULT_DEPTH = 2
 JOURNAL, REQUEST, TABLE = "games.jsonl", "match.json", "match.parquet"
@@ -158,14 +166,19 @@ class Match:
     players: tuple[Player, Player]
     games: int
     seed: int
+    #: games 2m and 2m + 1 are dealt the same chance outcomes, the seats swapped
+    paired: bool = False
 
     def request(self) -> dict[str, Any]:
-        return {
+        out = {
             "game": self.game,
             "player0": self.players[0].spec,
             "player1": self.players[1].spec,
             "seed": self.seed,
         }
+        if self.paired:  # absent for an unpaired match, as before pairs existed
+            out["paired"] = True
+        return out
 
     def heuristics(self) -> list[str | None]:
         """Each player's heuristic as played (its own, else the game's default; None for the
@@ -274,7 +287,10 @@ def play(match: Match, index: int) -> dict[str, Any]:
     from starbench.games.spec import draw_outcome
 
     gseed = game_seed(match.seed, index)
-    dice = np.random.Generator(np.random.PCG64(np.random.SeedSequence([gseed, 0])))
+    # the chance outcomes: a stream of their own; in a paired match the pair's (the first
+    # game's), so both seatings roll the same dice whatever the players draw themselves
+    dealt = game_seed(match.seed, index - index % 2) if match.paired else gseed
+    dice = np.random.Generator(np.random.PCG64(np.random.SeedSequence([dealt, 0])))
     moves_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([gseed, 1])))
     first = index % 2
     state = load_openspiel(match.game, "GAME").new_initial_state()
@@ -315,6 +331,7 @@ def play(match: Match, index: int) -> dict[str, Any]:
         "depth1": depths[1],
         "cpu_seconds0": cpu[0],
         "cpu_seconds1": cpu[1],
+        "pair": index // 2 if match.paired else None,
     }
 
 
@@ -355,7 +372,7 @@ def _read_journal(match: Match, folder: Path, out: Any) -> dict[int, dict[str, A
 
 def _not_a_game(match: Match, row: Any) -> str | None:
     """Why a journal line that decodes is not a game of ``match`` (None when it is one)."""
-    if not isinstance(row, dict) or set(row) != set(COLUMNS):
+    if not isinstance(row, dict) or set(row) | set(LATE_COLUMNS) != set(COLUMNS):
         return "is not a game row"
     index = row["game_index"]
     if not isinstance(index, int) or not index >= 0:
@@ -367,24 +384,28 @@ def _not_a_game(match: Match, row: Any) -> str | None:
         return "is a game of another match"
     if row["winner"] not in (None, 0, 1) or row["first_player"] != index % 2:
         return "is not a game row"
+    if row.get("pair") != (index // 2 if match.paired else None):
+        return "is a game of another match"
     return None
 
 
 @functools.lru_cache(maxsize=2)
-def _worker_match(game: str, players: tuple[tuple[str, str | None], ...], seed: int) -> Match:
+def _worker_match(
+    game: str, players: tuple[tuple[str, str | None], ...], seed: int, paired: bool
+) -> Match:
     """The match a worker process plays: its players parsed again from their specs, with the
     heuristics the match plays them with (an oracle is read from its cache, as the parent
     process made sure it is there)."""
     parsed = tuple(
         replace(parse_player(spec, game, "--player"), heuristic=h) for spec, h in players
     )
-    return Match(game, parsed, 0, seed)  # type: ignore[arg-type]
+    return Match(game, parsed, 0, seed, paired)  # type: ignore[arg-type]
 
 
 def _play_in_worker(
-    game: str, players: tuple[tuple[str, str | None], ...], seed: int, index: int
+    game: str, players: tuple[tuple[str, str | None], ...], seed: int, paired: bool, index: int
 ) -> dict[str, Any]:
-    return play(_worker_match(game, players, seed), index)
+    return play(_worker_match(game, players, seed, paired), index)
 
 
 def _played(match: Match, todo: list[int], n_jobs: int) -> Any:
@@ -397,18 +418,45 @@ def _played(match: Match, todo: list[int], n_jobs: int) -> Any:
 
     players = tuple((p.spec, p.heuristic) for p in match.players)
     return Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_play_in_worker)(match.game, players, match.seed, g) for g in todo
+        delayed(_play_in_worker)(match.game, players, match.seed, match.paired, g) for g in todo
     )
 
 
-def run_match(match: Match, folder: Path, out: Any = print, n_jobs: int = 1) -> Any:
-    """Play the games ``folder`` does not hold yet (in ``n_jobs`` processes); write the table;
-    return it (a DataFrame)."""
+@dataclass(frozen=True)
+class Analysis:
+    """How a match's games are read: a non-inferiority ``margin`` (player 1's score below one
+    half, e.g. 0.05; None: no verdict line) and ``sequential`` (stop once the verdict at the
+    margin is decided, at one of ``looks`` evenly spaced looks up to ``--games``)."""
+
+    margin: float | None = None
+    sequential: bool = False
+    looks: int = 10
+
+    def as_json(self) -> dict[str, Any]:
+        return {"margin": self.margin, "sequential": self.sequential, "looks": self.looks}
+
+
+def run_match(
+    match: Match,
+    folder: Path,
+    out: Any = print,
+    n_jobs: int = 1,
+    analysis: Analysis | None = None,
+) -> Any:
+    """Play the games ``folder`` does not hold yet (in ``n_jobs`` processes; with a sequential
+    ``analysis``, until its verdict is decided); write the table; return it (a DataFrame)."""
     import pandas as pd
 
+    from starbench.analysis.matches import (
+        non_inferiority,
+        score_interval,
+        sequential_level,
+        sequential_looks,
+    )
     from starbench.experiment.integrity import read_document, sign, write_document
     from starbench.files import atomic_write, file_digest
 
+    analysis = analysis or Analysis()
     folder.mkdir(parents=True, exist_ok=True)
     request = match.request()
     doc = read_document(folder / REQUEST)
@@ -420,6 +468,12 @@ def run_match(match: Match, folder: Path, out: Any = print, n_jobs: int = 1) -> 
         )
     stored = doc.data
     if stored is not None:
+        if bool(stored.get("paired")) != match.paired:
+            was = "paired" if stored.get("paired") else "unpaired"
+            raise InputError(
+                f"--paired: {folder} holds a match played {was}; a paired match is a request "
+                f"of its own (its games are dealt other dice): use another --out folder"
+            )
         if {k: stored.get(k) for k in request} != request:
             shown = {k: stored.get(k) for k in request}
             raise InputError(f"{folder}: holds another match ({shown}); use another --out folder")
@@ -432,22 +486,78 @@ def run_match(match: Match, folder: Path, out: Any = print, n_jobs: int = 1) -> 
         write_document(folder / REQUEST, stored, None)
     match = as_recorded(match, stored, out)
     done = _read_journal(match, folder, out)
-    todo = [g for g in range(match.games) if g not in done]
+    looks = (
+        sequential_looks(match.games, analysis.looks, 2 if match.paired else 1)
+        if analysis.sequential
+        else []
+    )
+    level = sequential_level(len(looks)) if looks else None
+    before = stored.get("analysis") or {}
+    if (
+        looks
+        and before.get("sequential")
+        and (before.get("margin") != analysis.margin or before.get("looks_at") != looks)
+    ):
+        raise InputError(
+            f"--sequential: {folder} holds a sequential test of margin {before.get('margin')} "
+            f"looking at {before.get('looks_at')} games; margin {analysis.margin} with --games "
+            f"{match.games} is another test: use another --out folder"
+        )
+
+    def decided(n: int) -> str | None:
+        """The verdict at ``n`` games in game order, when a look decides it."""
+        if n not in looks or analysis.margin is None:
+            return None
+        first = pd.DataFrame([done[g] for g in range(n)], columns=list(COLUMNS))
+        _s, low, high, _k = score_interval(first, 1, level)
+        verdict = non_inferiority(low, high, analysis.margin)
+        return None if verdict == "undecided" else verdict
+
+    stop = next((n for n in looks if n <= _prefix(done) and decided(n)), None)
+    todo = [g for g in range(stop or match.games) if g not in done]
     if done:
         out(f"starbench: {len(done)} games already played in {folder}; {len(todo)} to play")
+    # a sequential match plays up to each look in turn (no game past the look that decides)
+    ends = [n for n in looks if n > _prefix(done)] if looks and stop is None else []
+    segments, start = [], 0
+    for end in [*ends, stop or match.games]:
+        segments.append([g for g in todo if start <= g < end])
+        start = end
+    n = 0
     with open(folder / JOURNAL, "a", encoding="utf-8") as journal:
-        for n, (g, row) in enumerate(zip(todo, _played(match, todo, n_jobs), strict=True), 1):
-            journal.write(sign(json.dumps(row)) + "\n")
-            journal.flush()
-            done[g] = row
-            if n % max(1, len(todo) // 10) == 0:
-                out(f"starbench: {n}/{len(todo)} games")
-    rows = [done[g] for g in range(match.games)]
+        for segment in segments:
+            for g, row in zip(segment, _played(match, segment, n_jobs), strict=True):
+                journal.write(sign(json.dumps(row)) + "\n")
+                journal.flush()
+                done[g] = row
+                n += 1
+                if n % max(1, len(todo) // 10) == 0:
+                    out(f"starbench: {n}/{len(todo)} games")
+            prefix = _prefix(done)  # games finished out of order count in game order
+            if looks and prefix in looks and decided(prefix):
+                stop = prefix
+                break
+    played = sorted(g for g in done if g < (stop or match.games))
+    rows = [done[g] for g in played]
     df = pd.DataFrame(rows, columns=list(COLUMNS))
     df["winner"] = df["winner"].astype("Int64")
+    df["pair"] = df["pair"].astype("Int64")
     atomic_write(folder / TABLE, lambda p: df.to_parquet(p, index=False))
-    # the table's checksum, checked by every reader (``tablefile.read``)
+    said = dict(analysis.as_json())
+    if looks:
+        said.update(looks_at=looks, level=level, stopped_at=stop)
+    # the table's checksum, checked by every reader (``tablefile.read``); the analysis asked
     write_document(
-        folder / REQUEST, {**stored, "tables": {TABLE: file_digest(folder / TABLE)}}, None
+        folder / REQUEST,
+        {**stored, "analysis": said, "tables": {TABLE: file_digest(folder / TABLE)}},
+        None,
     )
     return df
+
+
+def _prefix(done: dict[int, Any]) -> int:
+    """How many games from game 0 on are all finished (the games a verdict may read)."""
+    n = 0
+    while n in done:
+        n += 1
+    return n

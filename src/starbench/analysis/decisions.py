@@ -9,10 +9,11 @@ scored, the percent of optimal decisions with its 95 % Wilson interval, the mean
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from starbench.oracles.decisions import binomial_interval, mean_interval
+from starbench.oracles.decisions import binomial_interval, mcnemar, mean_interval
 
 CONDITION = ["game", "heuristic", "sampler", "depth"]
 
@@ -51,6 +52,26 @@ def quality(df: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def paired_p(
+    df: pd.DataFrame, label: str, reference: str, condition: tuple[Any, ...]
+) -> float | None:
+    """The exact McNemar p-value (``oracles.decisions.mcnemar``) of "``label`` and ``reference``
+    choose optimally equally often", over the positions both scored in the same condition
+    (``condition``: the values of ``CONDITION``; the rows of ``scored_rows``): a difference
+    between two decision rates on the same positions is tested paired, never as two independent
+    proportions.  None when no position was scored by both."""
+    keys = [*CONDITION, "instance"]
+    d = scored_rows(df)
+    d = d[(d[CONDITION] == pd.Series(condition, index=CONDITION)).all(axis=1)]
+    a = d[d["label"] == label].set_index(keys)["decision_optimal"]
+    b = d[d["label"] == reference].set_index(keys)["decision_optimal"]
+    both = a.index.intersection(b.index)
+    if len(both) == 0:
+        return None
+    a, b = a.loc[both], b.loc[both]
+    return mcnemar(int((a & ~b).sum()), int((~a & b).sum()))
 
 
 def same_decisions(df: pd.DataFrame) -> bool:
@@ -106,7 +127,8 @@ def inexact_table(df: pd.DataFrame) -> str:
     decisions [95 % Wilson interval], the mean regret [95 % bootstrap interval], the mean nodes,
     and for an inexact algorithm its mean absolute value error against expectimax at the same
     depth (the column ``value_error``) and how often its move is one of expectimax's best
-    (``decision_agrees``)."""
+    (``decision_agrees``), with the exact McNemar p-value of its percent of optimal decisions
+    against expectimax's on the same positions (``paired_p``)."""
     q = quality(df)
     d = scored_rows(df)
     err = d.assign(abs_error=d["value_error"].astype(float).abs()).groupby([*CONDITION, "label"])
@@ -117,16 +139,23 @@ def inexact_table(df: pd.DataFrame) -> str:
     q = q.merge(extra, on=[*CONDITION, "label"], how="left")
     lines = [
         "| depth | algorithm | positions | % optimal [95% CI] | mean regret [95% CI] | mean nodes "
-        "| mean abs. value error vs expectimax | % same move as expectimax |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|",
+        "| mean abs. value error vs expectimax | % same move as expectimax | p, % optimal vs "
+        "expectimax (exact McNemar) |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for _, r in q.sort_values(["depth", "nodes"]).iterrows():
         e = "-" if pd.isna(r["abs_error"]) else f"{r['abs_error']:.4f}"
         a = "-" if pd.isna(r["agrees"]) else f"{100 * r['agrees']:.1f}"
+        condition = tuple(r[c] for c in CONDITION)
+        p = None if r["label"] == REFERENCE else paired_p(df, r["label"], REFERENCE, condition)
         lines.append(
             f"| {int(r['depth'])} | {r['label']} | {int(r['positions'])} | "
             f"{r['pct_optimal']:.1f} [{r['pct_lo']:.1f}, {r['pct_hi']:.1f}] | "
             f"{r['regret']:.4f} [{r['regret_lo']:.4f}, {r['regret_hi']:.4f}] | "
-            f"{r['nodes']:.0f} | {e} | {a} |"
+            f"{r['nodes']:.0f} | {e} | {a} | {'-' if p is None else f'{p:.2g}'} |"
         )
     return "\n".join(lines) + "\n"
+
+
+#: The search an inexact one is compared with, at the same depth on the same positions.
+REFERENCE = "expectimax"

@@ -127,6 +127,17 @@ def binomial_interval(successes: int, n: int, level: float = 0.95) -> tuple[floa
     return (0.0 if k == 0 else center - delta), (1.0 if k == n else center + delta)
 
 
+def mcnemar(only_first: int, only_second: int) -> float:
+    """The two-sided p-value of the exact McNemar test of two decision rates measured on the
+    same positions: of the discordant positions (right in one search only), ``only_first``
+    went one way and ``only_second`` the other; under equal rates each way is a fair coin
+    (``scipy.stats.binomtest``); no discordant position: 1."""
+    from scipy import stats
+
+    n = int(only_first) + int(only_second)
+    return float(stats.binomtest(int(only_first), n, 0.5).pvalue) if n else 1.0
+
+
 def mean_interval(values: Any, level: float = 0.95) -> tuple[float, float, float]:
     """(mean, low, high): the mean with its bootstrap percentile interval
     (``scipy.stats.bootstrap``, 999 resamples, seed 0: reproducible; a skewed, non-negative
