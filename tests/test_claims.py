@@ -103,3 +103,66 @@ def test_numbers_after_a_slash_a_caret_a_dot_and_before_a_unit_are_read():
     )
     found = [text[a:b] for a, b in claims.numbers(claims.prose(text))]
     assert found == ["1", "36", "2", "22", "5", "10"], found
+
+
+STUDIES = ROOT / "experiments"
+
+
+def _check_changed(study: str, tmp_path: Path, readme_edits, claims_edits=()) -> claims.Report:
+    """The check of a study's README and claims file, each with ``(old, new)`` edits applied
+    (each old text must be there)."""
+    readme, path = STUDIES / study / "README.md", STUDIES / study / "claims.yaml"
+    text, spec = readme.read_text(encoding="utf-8"), path.read_text(encoding="utf-8")
+    for old, new in readme_edits:
+        assert old in text, old
+        text = text.replace(old, new)
+    for old, new in claims_edits:
+        assert old in spec, old
+        spec = spec.replace(old, new)
+    (tmp_path / "README.md").write_text(text, encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(spec, encoding="utf-8")
+    return claims.check(tmp_path / "README.md", tmp_path / "claims.yaml", study)
+
+
+def test_a_wrong_denominator_fails_even_where_the_claims_file_quotes_it(tmp_path):
+    """pig-inexact's sampled Star2 rows are 900 (2,700 is the count of expectimax-ss rows): the
+    count is computed from the rows it describes, so the README and its quote both saying 2,700
+    is a wrong claim."""
+    edit = [("of its 900 rows", "of its 2,700 rows")]
+    r = _check_changed(
+        "pig-inexact", tmp_path, edit, [("of its {900} rows", "of its {2,700} rows")]
+    )
+    assert any("2,700" in w and "900" in w for w in r.wrong), r
+
+
+def test_a_flipped_verdict_word_fails(tmp_path):
+    """A verdict word says what its test must have decided: a sentence turned from "not
+    resolved" into "rises", from "not worse by more than" into "worse", from "beats" into "as
+    good as", or a new "beats" without a test, fails."""
+    cases = [
+        ("pig-decisions", "so neither change is resolved at 5 %", "so the rate rises at 5 %"),
+        ("chanceprobcut-pig", "its decisions are\n  not worse by more than 2 points",
+         "its decisions are\n  worse by 2 points"),
+        ("hauk2004", "clearly beats\nexpectimax", "is as good as\nexpectimax"),
+        ("pig-inexact", "neither match separates the players", "Star2 beats MCTS"),
+    ]  # fmt: skip
+    for study, old, new in cases:
+        assert claims.check(
+            STUDIES / study / "README.md", STUDIES / study / "claims.yaml", study
+        ).ok
+        r = _check_changed(study, tmp_path, [(old, new)])
+        assert not r.ok and any("verdict" in w for w in r.wrong), (study, r)
+
+
+def test_a_verdict_the_tables_stop_supporting_fails():
+    assert (
+        claims.margin_verdict(0.46, 0.54, 0.05).holds
+        and claims.margin_verdict(0.46, None, 0.05).holds
+    )
+    assert not claims.margin_verdict(0.44, 0.55, 0.05).holds
+    assert claims.margin_verdict(None, 0.3, 0.5, centre=0.0).holds
+    assert not claims.difference(0.062).holds and claims.difference(0.0012).holds
+    assert claims.sign_test([1] * 9 + [-1]).holds and not claims.sign_test([1, -1, 1]).holds
+    words = claims.verdict_words("ChanceProbCut is not worse by more than 0.05, and Star2 beats it")
+    assert words == {"margin": ["not worse by more than"], "difference": ["beats"]}
+    assert claims.verdict_words("outcomes equally likely") == {}

@@ -22,6 +22,19 @@ number in braces, and one of
 
 So changing a quoted result makes its quote miss the prose (or its expression disagree), and a
 number added to the prose without an entry is unlisted: both fail ``tests/test_claims.py``.
+
+**Verdict words** (``VERDICT_WORDS``), in a study's README. A sentence that says two things are
+alike ("no loss", "no difference", "no gain", "held", "as good as", "equal", "not worse by more
+than") needs, on an entry quoted in that sentence, a ``verdict`` key whose expression gives a
+``margin`` verdict that holds (a non-inferiority or equivalence interval at a stated margin);
+one that says they differ ("a loss", "loses", "better", "worse", "beats", "rises") needs a
+``difference`` verdict that holds (a test at p < 0.05, adjusted for the study's other tests
+where it makes several). The expression gives one ``Verdict`` or a list (helpers
+``margin_verdict``, ``difference``, ``match_margin``, ``match_difference``); a sentence with
+both kinds of words needs both. Words that are no verdict of ours (a question, a source's words,
+a setting such as "equal depth") are quoted under the file's ``not_verdicts:`` (why -> [quote,
+...]). So a verdict word flipped in the prose fails the check, as does a verdict the tables stop
+supporting.
 """
 
 from __future__ import annotations
@@ -95,6 +108,7 @@ class Entry:
     quote: str
     kind: str  # expr, published or fact
     what: Any
+    verdict: str | None = None  # an expression giving the Verdict(s) behind its verdict words
 
     @property
     def plain(self) -> str:
@@ -123,7 +137,10 @@ def load_entries(path: Path) -> list[Entry]:
         kinds = [k for k in ("expr", "published", "fact") if k in e]
         if "quote" not in e or len(kinds) != 1:
             raise ValueError(f"{path}: claims[{i}] needs a quote and one of expr, published, fact")
-        out.append(Entry(str(e["quote"]), kinds[0], e[kinds[0]]))
+        verdict = e.get("verdict")
+        out.append(
+            Entry(str(e["quote"]), kinds[0], e[kinds[0]], None if verdict is None else str(verdict))
+        )
     # shorthand: facts: {why: [quote, ...]}
     for why, quotes in (data.get("facts") or {}).items():
         out += [Entry(str(q), "fact", why) for q in quotes or []]
@@ -195,6 +212,9 @@ def check(readme: Path | Sequence[Path], claims: Path, study: str | None) -> Rep
             got = _values(e, study, ns)
             if got != e.braced():
                 wrong.append(f"{plain!r}: the quote says {e.braced()}, its {e.kind} gives {got}")
+
+    if study is not None:
+        wrong += verdict_problems(text, entries, _not_verdicts(claims), ns)
     unlisted = []
     for a, b in numbers(text):
         if not any(x <= a and b <= y for x, y in covered):
@@ -217,6 +237,173 @@ def _values(e: Entry, study: str | None, ns: dict[str, Any]) -> list[str]:
     except Exception as err:  # noqa: BLE001 - reported as a wrong claim
         return [f"error: {type(err).__name__}: {err}"]
     return [str(x) for x in got] if isinstance(got, list | tuple) else [str(got)]
+
+
+# --------------------------------------------------------------------------- verdicts
+#: The words of a result's quote that claim a verdict, by the verdict they need: ``margin``
+#: (alike within a stated margin) or ``difference`` (a test at p < 0.05).  The margin phrases
+#: are read first and blanked, so "not worse by more than" is not read as "worse".
+VERDICT_WORDS: dict[str, tuple[str, ...]] = {
+    "margin": (
+        r"not worse by more than",
+        r"no loss",
+        r"no difference",
+        r"no gain",
+        r"held",
+        r"as good as",
+        r"equal",
+    ),
+    "difference": (r"a loss", r"loses", r"better", r"worse", r"beats", r"rises?"),
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A verdict a quote's words stand on: ``kind`` ``margin`` (an interval within a stated
+    margin of no difference) or ``difference`` (a test's p-value under 0.05); ``holds`` whether
+    the tables support it; ``says`` what was tested (shown when it does not hold)."""
+
+    kind: str
+    holds: bool
+    says: str
+
+
+def verdict_words(quote: str) -> dict[str, list[str]]:
+    """The verdict words of ``quote`` by the kind of verdict they need (``VERDICT_WORDS``)."""
+    text, found = normal(quote).lower(), {}
+    for kind in ("margin", "difference"):
+        for word in VERDICT_WORDS[kind]:
+            pattern = re.compile(rf"\b{word}\b")
+            if pattern.search(text):
+                found.setdefault(kind, []).append(word)
+                text = pattern.sub(" ", text)
+    return found
+
+
+#: Where a sentence of the prose ends: its last mark, a heading, a list item, removed text.
+SENTENCE_END = re.compile(
+    r"(?<=[.!?])\s+(?=[A-Z*(\[!#`])|\s#+\s|\s-\s(?=\*\*)|" + re.escape(SEPARATOR)
+)
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """Spans of the sentences of ``prose(...)`` (``SENTENCE_END``)."""
+    out, start = [], 0
+    for m in SENTENCE_END.finditer(text):
+        out.append((start, m.start()))
+        start = m.end()
+    return [*out, (start, len(text))]
+
+
+def _not_verdicts(claims: Path) -> list[str]:
+    """The claims file's ``not_verdicts`` quotes (why -> [quote, ...]): verdict words that are
+    not a verdict of ours (a question, a source's words, a setting such as "equal depth")."""
+    import yaml
+
+    data = yaml.safe_load(claims.read_text(encoding="utf-8")) if claims.exists() else None
+    return [normal(str(q)) for qs in ((data or {}).get("not_verdicts") or {}).values() for q in qs]
+
+
+def verdict_problems(
+    text: str, entries: list[Entry], excused: list[str], ns: dict[str, Any]
+) -> list[str]:
+    """Why the verdict words of a study README's sentences are not backed (empty when they
+    are): each sentence's words, outside its ``not_verdicts`` quotes, each need a verdict of
+    their kind that holds among the ``verdict`` keys of the entries quoted in the sentence."""
+    out = []
+    for a, b in sentences(text):
+        sentence = text[a:b]
+        for quote in excused:
+            sentence = sentence.replace(quote, " ")
+        words = verdict_words(sentence)
+        inside = [e for e in entries if e.verdict is not None and e.plain in text[a:b]]
+        if not words and not inside:
+            continue
+        verdicts: list[Any] = []
+        for e in inside:
+            try:
+                got = eval(e.verdict, ns)  # noqa: S307 - the project's own claims files
+            except Exception as err:  # noqa: BLE001 - reported as a wrong claim
+                out.append(f"{e.plain!r}: its verdict fails: {type(err).__name__}: {err}")
+                continue
+            verdicts += list(got) if isinstance(got, list | tuple) else [got]
+        shown = text[a:b][:120]
+        for kind, ws in words.items():
+            backing = [v for v in verdicts if isinstance(v, Verdict) and v.kind == kind]
+            if not backing:
+                out.append(f"{shown!r}...: says {ws[0]!r}, which needs a {kind} verdict: none")
+            out += [f"{shown!r}...: says {ws[0]!r} but {v.says}" for v in backing if not v.holds]
+        for v in verdicts:
+            if isinstance(v, Verdict) and v.kind not in words:
+                out.append(f"{shown!r}...: a {v.kind} verdict, but no word of the sentence says it")
+    return out
+
+
+def margin_verdict(
+    low: float | None, high: float | None, margin: float, centre: float = 0.5
+) -> Verdict:
+    """Alike within ``margin``: the interval [low, high] lies above ``centre - margin`` and
+    below ``centre + margin`` (an equivalence verdict); one end None: that side is not claimed
+    (``high=None``: non-inferiority, "not worse by more than"; ``low=None``: "no gain" or "no
+    more than").  A match's score is centred on one half, a difference on 0."""
+    above = low is None or low > centre - margin
+    below = high is None or high < centre + margin
+    ends = ", ".join(
+        f"{name} end {x:.3g}" for name, x in (("its low", low), ("its high", high)) if x is not None
+    )
+    return Verdict("margin", bool(above and below), f"{ends}: not within {margin:g} of {centre:g}")
+
+
+def no_gain(high: float, margin: float, centre: float = 0.5) -> Verdict:
+    """No gain larger than ``margin``: the interval's upper end lies below ``centre + margin``."""
+    return Verdict(
+        "margin", bool(high < centre + margin), f"{high:.3f} is not below {centre + margin:g}"
+    )
+
+
+def difference(p: float, what: str = "p") -> Verdict:
+    """A difference: the (adjusted, where the study makes several tests) p-value under 0.05."""
+    return Verdict("difference", bool(p < 0.05), f"{what} = {p:.3g} is not under 0.05")
+
+
+def sign_test(differences: Any, what: str = "the sign test's p") -> Verdict:
+    """A difference: the exact two-sided sign test of paired ``differences`` (one per tree or
+    position, ties left out; ``scipy.stats.binomtest``) under 0.05."""
+    from scipy import stats
+
+    d = np.asarray(differences, dtype=float)
+    up, down = int((d > 0).sum()), int((d < 0).sum())
+    p = float(stats.binomtest(up, up + down, 0.5).pvalue) if up + down else 1.0
+    return difference(p, f"{what} ({up} up, {down} down)")
+
+
+def match_table(folder: str) -> pd.DataFrame:
+    """A committed match's table (``results/<folder>/match.parquet``)."""
+    return pd.read_parquet(ROOT / "results" / folder / "match.parquet")
+
+
+def match_margin(folder: str, margin: float) -> Verdict:
+    """Player 1 of a committed match is not worse than player 0 by more than ``margin`` (its
+    score's 95 % interval, paired where the match was: ``analysis.matches.score_interval``)."""
+    from starbench.analysis.matches import score_interval
+
+    _s, low, _high, _n = score_interval(match_table(folder), 1)
+    return Verdict(
+        "margin",
+        bool(low > 0.5 - margin),
+        f"{folder}: its low end {low:.3f} is not above {0.5 - margin:g}",
+    )
+
+
+def match_difference(study: str, match: str) -> Verdict:
+    """The players of a committed match differ: its p-value of equal strength, adjusted by Holm
+    over the study's matches (``analysis.matches``), under 0.05."""
+    from starbench.analysis.matches import holm, p_value, stored
+
+    found = stored(ROOT / "results" / study)
+    names = [name for name, _g, _df in found]
+    adjusted = dict(zip(names, holm([p_value(df) for _n, _g, df in found]), strict=True))
+    return difference(adjusted[match], f"{match}'s Holm-adjusted p")
 
 
 # --------------------------------------------------------------------------- helpers for expr
@@ -276,6 +463,14 @@ def select(frame: pd.DataFrame, **where: Any) -> pd.DataFrame:
 
 
 NAMESPACE: dict[str, Any] = {
+    "Verdict": Verdict,
+    "margin_verdict": margin_verdict,
+    "no_gain": no_gain,
+    "difference": difference,
+    "sign_test": sign_test,
+    "match_table": match_table,
+    "match_margin": match_margin,
+    "match_difference": match_difference,
     "load": load,
     "bench": bench,
     "fmt": fmt,
