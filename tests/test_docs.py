@@ -102,7 +102,14 @@ def test_every_column_and_key_is_in_the_reference():
             assert f"| `{p.name}` |" in algorithms, (name, p.name)
 
 
-TEMPLATE = ("## Question", "## Setup", "## Command", "## Result", "## What holds and what does not")
+TEMPLATE = (
+    "## Question",
+    "## Setup",
+    "## Method",
+    "## Command",
+    "## Result",
+    "## What holds and what does not",
+)
 
 
 @pytest.mark.parametrize(
@@ -111,8 +118,8 @@ TEMPLATE = ("## Question", "## Setup", "## Command", "## Result", "## What holds
     ids=lambda p: p.parent.name,
 )
 def test_every_study_readme_follows_the_template(readme):
-    """Question, setup, command, result, what holds and what does not: in this order, each a
-    section (more sections may come between, a heading may go on: "## Results: ...")."""
+    """Question, setup, method (the tests, margins and corrections), command, result, what holds
+    and what does not: in this order, each a section (more sections may come between, a heading may go on: "## Results: ...")."""
     heads = [h for h in readme.read_text(encoding="utf-8").splitlines() if h.startswith("## ")]
     at = []
     for part in TEMPLATE:
