@@ -119,7 +119,8 @@ TEMPLATE = (
 )
 def test_every_study_readme_follows_the_template(readme):
     """Question, setup, method (the tests, margins and corrections), command, result, what holds
-    and what does not: in this order, each a section (more sections may come between, a heading may go on: "## Results: ...")."""
+    and what does not: in this order, each a section (more sections may come between, a
+    heading may go on: "## Results: ...")."""
     heads = [h for h in readme.read_text(encoding="utf-8").splitlines() if h.startswith("## ")]
     at = []
     for part in TEMPLATE:

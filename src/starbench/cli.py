@@ -3,12 +3,14 @@
 Subcommands: ``solve`` (search one JSON tree), ``run`` (the Hydra experiment runner; every
 argument after ``run`` goes to Hydra), ``collect`` (one table from a sweep), ``export`` (an
 instance of a result row as a JSON tree).  Bad input prints one line ``starbench: error: ...`` on
-stderr and exits with status 2; a value mismatch exits with status 1.
+stderr and exits with status 2; a value mismatch, or a search that raised (one line each), exits
+with status 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Sequence
@@ -16,7 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from starbench.errors import InputError
-from starbench.limits import EXPORT_MAX_NODES, JSON_MAX_BYTES, JSON_MAX_NODES
+from starbench.limits import (
+    EXPORT_MAX_NODES,
+    JSON_MAX_BYTES,
+    JSON_MAX_NODES,
+    MAX_CONFORM_TREES,
+    MAX_GAMES,
+    MAX_POSITIONS,
+)
 
 EXIT_MISMATCH = 1
 EXIT_BAD_INPUT = 2
@@ -184,7 +193,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         after=None if source is None else source.order_evals,
         node_budget=args.node_budget,
     )
-    for line in solved.stopped:
+    for line in (*solved.stopped, *solved.failed):
         sys.stderr.write(line + "\n")
     from starbench.games.source import flat_note
 
@@ -207,7 +216,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if solved.mismatch:
         sys.stderr.write(f"starbench: MISMATCH: {solved.mismatch}\n")
         return EXIT_MISMATCH
-    return 0
+    return 1 if solved.failed else 0
 
 
 def _parser_collect(sub: Any) -> None:
@@ -297,7 +306,12 @@ def _parser_shrink(sub: Any) -> None:
         metavar="'COMMAND ARGS'",
         help="shrink against an engine outside starbench (the conform protocol) instead",
     )
-    p.add_argument("--time-limit", type=float, default=10.0, help="with --engine: seconds per tree")
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=10.0,
+        help="seconds one search of a candidate tree may take (default 10); past it, it fails",
+    )
     p.add_argument(
         "--memory-limit", type=int, default=2 * 2**30, help="with --engine: bytes (2 GB)"
     )
@@ -343,8 +357,15 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
     tree = shrink.Tree.of(tree_to_json(loads_tree(text, str(source), max_nodes=args.max_nodes)))
     if args.engine is not None:
         return _shrink_with_engine(args, tree, source)
+    if not args.time_limit > 0:
+        return fail(f"--time-limit: must be a number of seconds > 0, got {args.time_limit}")
     before = resource.getrusage(resource.RUSAGE_SELF)
-    done = shrink.shrink(tree, args.algorithm)
+    check = functools.partial(shrink.disagreement, time_limit=args.time_limit)
+    try:
+        done = shrink.shrink(tree, args.algorithm, check=check)
+    except shrink.NotReproducible as e:
+        print(f"starbench: {e}", file=sys.stderr)
+        return 1
     after = resource.getrusage(resource.RUSAGE_SELF)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if done is None:
@@ -433,8 +454,13 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     from starbench.search import calibration
     from starbench.trees.regular import RegularTreeSpec
 
-    if args.positions < 2:
-        return fail(f"--positions: must be an integer >= 2, got {args.positions}")
+    if not 2 <= args.positions <= MAX_POSITIONS:
+        return fail(
+            f"--positions: must be an integer in 2..{MAX_POSITIONS:,} (limits.MAX_POSITIONS), "
+            f"got {args.positions}"
+        )
+    if args.seed is not None and not 0 <= args.seed < 2**64:
+        return fail(f"--seed: must be an integer in 0..2^64-1, as run's seed, got {args.seed}")
     overrides = [o for o in args.overrides if o not in ("-m", "--multirun")]
     if any(
         "," in o.partition("=")[2] and not o.partition("=")[2].startswith("[") for o in overrides
@@ -537,7 +563,7 @@ def _engine_of(args: argparse.Namespace) -> Any:
             f"--memory-limit: must be at least 16 MB (16777216), got {args.memory_limit}"
         )
     if args.engine is None:
-        return conform.InProcess(args.algorithm)
+        return conform.InProcess(args.algorithm, args.time_limit)
     return conform.Engine(args.engine, args.time_limit, args.memory_limit)
 
 
@@ -548,8 +574,11 @@ def _cmd_conform(args: argparse.Namespace) -> int:
     from starbench.experiment.plan import import_plugin
     from starbench.search.registry import parse_spec, resolve
 
-    if args.trees is not None and args.trees < 0:
-        return fail(f"--trees: must be an integer >= 0, got {args.trees}")
+    if args.trees is not None and not 0 <= args.trees <= MAX_CONFORM_TREES:
+        return fail(
+            f"--trees: must be an integer in 0..{MAX_CONFORM_TREES:,} "
+            f"(limits.MAX_CONFORM_TREES), got {args.trees}"
+        )
     if args.defaults and not args.trees_from:
         return fail("--defaults goes with --trees-from (the default trees are run anyway)")
     for module in args.plugin or []:
@@ -882,6 +911,21 @@ def _parser_match(sub: Any) -> None:
     p.set_defaults(func=_cmd_match)
 
 
+def capped_jobs(n_jobs: int, flag: str) -> int:
+    """``n_jobs`` capped at the CPUs this process may use, one line when it is (as ``run``
+    caps ``n_jobs``)."""
+    from starbench.experiment.compute import usable_cpus
+
+    cpus = usable_cpus()
+    if n_jobs > cpus:
+        print(
+            f"starbench: {flag} {n_jobs} capped at {cpus} processes, the CPUs this process may "
+            f"use (more would only share them)",
+            file=sys.stderr,
+        )
+    return min(n_jobs, cpus)
+
+
 def _cmd_match(args: argparse.Namespace) -> int:
     from starbench.analysis.matches import summary
     from starbench.games.source import load_openspiel
@@ -891,8 +935,11 @@ def _cmd_match(args: argparse.Namespace) -> int:
         return fail("--player: give exactly two players (--player A --player B)")
     if args.games < 1:
         return fail(f"--games: must be an integer >= 1, got {args.games}")
+    if args.games > MAX_GAMES:
+        return fail(f"--games: at most {MAX_GAMES:,} (limits.MAX_GAMES), got {args.games}")
     if args.n_jobs < 1:
         return fail(f"--n-jobs: must be an integer >= 1, got {args.n_jobs}")
+    n_jobs = capped_jobs(args.n_jobs, "--n-jobs")
     if args.paired and args.games % 2:
         return fail(
             f"--games: a paired match plays pairs of games: give an even number, got {args.games}"
@@ -920,7 +967,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
         match,
         out,
         out=lambda line: print(line, file=sys.stderr),
-        n_jobs=args.n_jobs,
+        n_jobs=n_jobs,
         analysis=analysis,
     )
     from starbench.experiment.storage import read_json

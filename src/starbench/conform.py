@@ -44,7 +44,7 @@ from typing import Any
 
 from starbench import conformtrees, shrink
 from starbench.corpus import expected as fail_soft_range
-from starbench.errors import InputError
+from starbench.errors import InputError, deadline
 
 TIME_LIMIT = 10.0
 MEMORY_LIMIT = 2 * 2**30
@@ -239,34 +239,40 @@ class InProcess:
 
     answered = 0
 
-    def __init__(self, label: str):
+    def __init__(self, label: str, time_limit: float | None = None):
         from starbench.search.registry import parse_spec
 
         self.label = label
         self.name, self.params = parse_spec(label)
+        self.time_limit = time_limit  # a search past it is stopped and answers an error
 
     def ask(self, request: dict[str, Any], what: str) -> tuple[dict[str, Any], str]:
-        from starbench.search import reference_search, search_window
         from starbench.trees.explicit import parse_tree
 
         tree = parse_tree(request["tree"])
-        try:
-            if "window" in request:
-                alpha, beta = (Fraction(str(w)) for w in request["window"])
-                v, _stats = search_window(tree, self.name, alpha, beta, exact=True, **self.params)
-                answer = {"value": _text(Fraction(v)), "best_move": None}
-            else:
-                r = reference_search(tree, self.name, exact=True, **self.params)
-                answer = {
-                    "value": _text(Fraction(r.value)),
-                    "best_move": r.best_move,
-                    "nodes": r.stats.nodes,
-                    "leaves": r.stats.leaves,
-                }
+        try:  # a search past the time limit is stopped, as an engine's would be
+            with deadline(self.time_limit, grace=0.0):
+                answer = self._answer(tree, request)
         except Exception as e:  # noqa: BLE001 - a plugin's error is a disagreement
             answer = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
         self.answered += 1
         return answer, json.dumps(answer)
+
+    def _answer(self, tree: Any, request: dict[str, Any]) -> dict[str, Any]:
+        """The answer to one request, as the protocol has it."""
+        from starbench.search import reference_search, search_window
+
+        if "window" in request:
+            alpha, beta = (Fraction(str(w)) for w in request["window"])
+            v, _stats = search_window(tree, self.name, alpha, beta, exact=True, **self.params)
+            return {"value": _text(Fraction(v)), "best_move": None}
+        r = reference_search(tree, self.name, exact=True, **self.params)
+        return {
+            "value": _text(Fraction(r.value)),
+            "best_move": r.best_move,
+            "nodes": r.stats.nodes,
+            "leaves": r.stats.leaves,
+        }
 
     def restart(self) -> None:  # nothing to restart
         pass
@@ -690,15 +696,16 @@ class Run:
             got = self.ask(candidate, f"{what}, a shrunk candidate", window)
             return got if got is not None and got.kind == "disagree" else None
 
-        again = check(tree, self.label)
-        if again is None:  # an engine whose answers are not a function of the request
+        try:  # asked again (shrink asks every failing tree twice)
+            done = shrink.shrink(tree, self.label, SHRINK_EVALUATIONS, check)
+        except shrink.NotReproducible:
+            done = None
+        if done is None:  # an engine whose answers are not a function of the request
             self.show(
                 f"DISAGREE on {what}: {found.why}; asked again it agreed (or failed): the "
                 f"engine's answers are not a function of the tree, not shrunk"
             )
             return None
-        done = shrink.shrink(tree, self.label, SHRINK_EVALUATIONS, check)
-        assert done is not None
         small, verdict = done.tree, done.disagreement
         key = (
             ("error: " + verdict.error)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from starbench.compiled.support import unsupported  # no numba: the kernel stays unloaded
-from starbench.errors import BudgetExceeded, EvaluationError, InputError, StarbenchError
+from starbench.errors import BudgetExceeded, EvaluationError, InputError, deadline
 from starbench.search.registry import AlgorithmSpec
 from starbench.search.stats import SearchResult, SearchStats
 from starbench.trees.explicit import ExplicitTree
@@ -217,21 +217,36 @@ def execute(
         except EvaluationError as e:
             return Outcome("compiled", "error", None, None, e)
         return Outcome("compiled", "done", result, result.stats)
-    search = spec.make(
-        tree,
-        loaded,
-        exact=exact,
-        debug=debug,
-        node_budget=node_budget,
-        time_budget=time_budget,
-    )
     try:
-        result = search.run()
+        search = spec.make(
+            tree,
+            loaded,
+            exact=exact,
+            debug=debug,
+            node_budget=node_budget,
+            time_budget=time_budget,
+        )
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a plugin's constructor: an error row, no traceback
+        return Outcome("python", "error", None, None, e)
+    try:
+        with deadline(time_budget):
+            result = search.run()
     except BudgetExceeded as e:
-        return Outcome("python", "budget_exceeded", None, search.stats(), e)
-    except (StarbenchError, ArithmeticError, RecursionError) as e:
-        return Outcome("python", "error", None, search.stats(), e)
+        return Outcome("python", "budget_exceeded", None, _stats_of(search), e)
+    except Exception as e:  # noqa: BLE001 - any search's failure (a plugin's too) is an error row
+        return Outcome("python", "error", None, _stats_of(search), e)
     return Outcome("python", "done", result, result.stats)
+
+
+def _stats_of(search: Any) -> Any:
+    """The statistics of a search where it stopped; None when its ``stats()`` fails too (a
+    plugin's)."""
+    try:
+        return search.stats()
+    except Exception:  # noqa: BLE001 - a failing plugin's counters are not to be trusted
+        return None
 
 
 def search(

@@ -6,6 +6,8 @@ line prints ``str(error)`` as one line on stderr and exits with status 2, withou
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -37,6 +39,37 @@ class WriteFailed(StarbenchError):
 
 class BudgetExceeded(StarbenchError):
     """A search stopped because it reached its node or time budget."""
+
+
+#: How long past its time budget a search may run before ``deadline`` stops it: the searches
+#: of the registry look at the clock every 1,024 nodes and stop at the budget themselves; the
+#: deadline is for a search that never looks (a plugin's, a call that blocks).
+DEADLINE_GRACE_S = 0.5
+
+
+@contextlib.contextmanager
+def deadline(seconds: float | None, grace: float = DEADLINE_GRACE_S) -> Iterator[None]:
+    """Raise ``BudgetExceeded`` inside the block once ``seconds`` (a search's ``time_budget``)
+    and ``grace`` have passed in wall time: an interval timer (``SIGALRM``) whose
+    handler raises where the search is.  None, or a thread other than the main one (where
+    signals cannot be handled), sets no timer.  The timer and handler are restored after."""
+    import signal
+    import threading
+
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(_signum: int, _frame: Any) -> None:
+        raise BudgetExceeded(f"time budget of {seconds:g} s exceeded (stopped by the deadline)")
+
+    before = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds) + grace)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
 
 
 def first_line(e: BaseException, default: str = "") -> str:

@@ -14,6 +14,12 @@ machine's memory or never finish, and each one can be raised where it is set.
 * JSON tree files (250 MB and 10^7 nodes; ``starbench solve --max-bytes/--max-nodes``,
   ``load_tree(max_bytes=, max_nodes=)``): larger files are refused with one line.
 * ``starbench export`` (10^6 nodes; ``--max-nodes``).
+* Counts a command takes (each refused above its limit with one line naming the flag):
+  ``match --games`` at most ``MAX_GAMES`` (10^6 games), ``conform --trees`` at most
+  ``MAX_CONFORM_TREES`` (10^6 trees, generated one at a time), ``calibrate --positions`` at most
+  ``MAX_POSITIONS`` (10^5 positions); ``shards`` above ``trees`` is capped at ``trees`` and never
+  listed.  A process count (``n_jobs``, ``match --n-jobs``) above the CPUs this process may use
+  is capped at them with one line.
 
 Depths: JSON files are read by Python's ``json`` module, which refuses nesting deeper than about a
 thousand brackets (one clear error says so).  The Python engine searches recursively; deeper than
@@ -67,6 +73,9 @@ FULL_PASS_LIMIT = 10**7
 JSON_MAX_BYTES = 250_000_000
 JSON_MAX_NODES = 10**7
 EXPORT_MAX_NODES = 10**6
+MAX_GAMES = 10**6
+MAX_CONFORM_TREES = 10**6
+MAX_POSITIONS = 10**5
 
 #: ``starbench solve --game`` says, before it searches, that a game search may visit more nodes
 #: than this (the estimate of ``games.source.size_estimate``), and that ``--node-budget`` bounds it.

@@ -22,6 +22,12 @@ pre-order:
 * narrow the bounds ``[L, U]`` to small integers that still hold every leaf.
 
 Nodes are counted as everywhere in starbench: every node, leaves included.
+
+Each search has a time limit (``time_limit``, ``shrink --time-limit``, 10 s by default): a
+search still running then is stopped and counts as raising (``BudgetExceeded``).  Every tree
+found failing is asked again, and taken only when it fails again: a candidate that does not is
+passed over, and a given tree that does not fail twice is refused (``NotReproducible``), so a
+nondeterministic algorithm never yields a "minimal" tree that does not reproduce.
 """
 
 from __future__ import annotations
@@ -32,8 +38,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from starbench.errors import StarbenchError, deadline
+
 #: The most candidate trees one ``shrink`` evaluates (each is one search of the algorithm).
 MAX_EVALUATIONS = 20_000
+#: The seconds one search of a candidate may take (``shrink --time-limit``).
+TIME_LIMIT_S = 10.0
 #: The key of a shrunk tree's file that holds both answers (``solve`` ignores it).
 ANSWERS = "disagreement"  # ``trees.explicit.NOTE``
 
@@ -177,9 +187,16 @@ def tied_moves(root: Node, expected: Fraction) -> tuple[int, ...]:
     return tuple(i for i, c in enumerate(children) if value(c) == expected)
 
 
-def disagreement(tree: Tree, spec: str) -> Disagreement | None:
+class NotReproducible(StarbenchError):
+    """The algorithm failed on a tree once and agreed with expectimax when asked again."""
+
+
+def disagreement(
+    tree: Tree, spec: str, time_limit: float | None = TIME_LIMIT_S
+) -> Disagreement | None:
     """How ``spec`` (``NAME[:PARAM=VALUE,...]``) disagrees with expectimax on ``tree`` in
-    exact arithmetic, or None when it agrees."""
+    exact arithmetic, or None when it agrees; a search past ``time_limit`` seconds is stopped
+    and disagrees (it raised ``BudgetExceeded``)."""
     from starbench.search import reference_search as search
     from starbench.search.registry import parse_spec
     from starbench.trees.explicit import parse_tree
@@ -188,7 +205,8 @@ def disagreement(tree: Tree, spec: str) -> Disagreement | None:
     expected = value(tree.root)
     tied = tied_moves(tree.root, expected)
     try:
-        got = search(parse_tree(tree.json()), name, exact=True, **params)
+        with deadline(time_limit, grace=0.0):
+            got = search(parse_tree(tree.json()), name, exact=True, **params)
     except Exception as e:  # noqa: BLE001 - a search that raises disagrees
         return Disagreement(spec, expected, None, None, tied, f"{type(e).__name__}: {e}")
     if got.value != expected:
@@ -280,7 +298,12 @@ def shrink(
     found = check(tree, spec)
     if found is None:
         return None
-    evaluations, start = 1, nodes(tree.root)
+    if check(tree, spec) is None:
+        raise NotReproducible(
+            f"{spec} disagreed with expectimax once and agreed when asked again: its answers "
+            f"are not a function of the tree, so no tree is minimal for it"
+        )
+    evaluations, start = 2, nodes(tree.root)
     while evaluations < max_evaluations:
         size = tree.size()
         for candidate in steps(tree):
@@ -289,8 +312,10 @@ def shrink(
             evaluations += 1
             got = check(candidate, spec)
             if got is not None:
-                tree, found = candidate, got
-                break
+                evaluations += 1
+                if check(candidate, spec) is not None:  # fails again: taken
+                    tree, found = candidate, got
+                    break
             if evaluations >= max_evaluations:
                 break
         else:

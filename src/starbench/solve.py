@@ -32,6 +32,8 @@ class Solved:
     extras: tuple[Any, ...] = ()
     #: one line per search that a node budget stopped (it has no result)
     stopped: tuple[str, ...] = ()
+    #: one line per search that raised (its type and message; it has no result)
+    failed: tuple[str, ...] = ()
 
 
 def solve(
@@ -92,7 +94,8 @@ def solve(
     kernel_tree = None
     results = []
     extras = []
-    stopped = []
+    stopped: list[str] = []
+    failed: list[str] = []
     for spec, choice in zip(specs_, choices, strict=True):
         if before is not None:
             before()
@@ -113,6 +116,11 @@ def solve(
                 f"starbench: {spec.label} stopped at --node-budget {node_budget} "
                 f"({nodes} nodes entered): no value"
             )
+            continue
+        if isinstance(outcome.error, RecursionError):  # too deep: the command's own hint
+            raise outcome.error
+        if outcome.status == "error":  # a search that raised (a plugin's bug, a bad value)
+            failed.append(f"starbench: {spec.label} failed: {outcome.message}: no value")
             continue
         results.append(outcome.value())
         extras.append(None if after is None else after())
@@ -135,7 +143,7 @@ def solve(
                 f"values differ: {label(first)} = {format_value(first.value, exact)}, "
                 f"{label(r)} = {format_value(r.value, exact)}"
             )
-    return Solved(results, mismatch, tuple(extras), tuple(stopped))
+    return Solved(results, mismatch, tuple(extras), tuple(stopped), tuple(failed))
 
 
 def label(r: SearchResult) -> str:

@@ -20,7 +20,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
 from starbench.engines import Choice, choose, execute
-from starbench.errors import ConfigError, InputError, StarbenchError
+from starbench.errors import ConfigError, InputError, deadline
 from starbench.experiment.settings import RunSettings
 from starbench.games.spec import GameSpec
 from starbench.oracles import decisions, positions
@@ -122,15 +122,18 @@ class Instance:
             return spec.make(tree, s.loaded(spec), exact=s.exact, debug=s.debug, **options)
 
         try:
-            d = deepen(
-                tree_at,
-                make,
-                game.depth,
-                tt=spec.table.bits,
-                node_budget=s.node_budget,
-                time_budget=s.time_budget,
-            )
-        except (StarbenchError, ArithmeticError, RecursionError) as e:
+            with deadline(s.time_budget):  # a search that never looks at the clock, stopped
+                d = deepen(
+                    tree_at,
+                    make,
+                    game.depth,
+                    tt=spec.table.bits,
+                    node_budget=s.node_budget,
+                    time_budget=s.time_budget,
+                )
+        except InputError:
+            raise
+        except Exception as e:  # noqa: BLE001 - any search's failure (a plugin's too): a row
             return None, {}, f"error: {type(e).__name__}: {e}"
         self.game = used[-1]
         self._python = self.game.tree

@@ -368,7 +368,7 @@ def jobs_of(cells: list[Cell]) -> list[list[str]]:
             jobs.append(list(overrides))
             continue
         n = min(settings.shards, settings.trees)
-        chosen = [i for i in settings.selected_shards if i < n]
+        chosen = list(settings.shards_below(n))
         if shard_journals(folder):  # a rerun: only the shards that lack rows (one, to write
             # the table, when none does)
             missing = set(missing_shards(settings, folder, n))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import typing
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, make_dataclass
 from fractions import Fraction
 from typing import Any
@@ -351,11 +352,19 @@ class RunSettings:
         return self._loaded.get(spec.key, {})  # type: ignore[attr-defined]
 
     @property
-    def selected_shards(self) -> tuple[int, ...]:
-        """The shards this run computes (every one unless ``shard`` names some)."""
+    def selected_shards(self) -> Sequence[int]:
+        """The shards this run computes (every one unless ``shard`` names some): a ``range``,
+        never a list of every number, so that ``shards`` far above ``trees`` costs nothing."""
         if self.shard is None:
-            return tuple(range(self.shards))
+            return range(self.shards)
         return self.shard if isinstance(self.shard, tuple) else (self.shard,)
+
+    def shards_below(self, n: int) -> Sequence[int]:
+        """The selected shards that hold instances when the cell is cut into ``n`` shards (the
+        requested count capped at the trees: ``shards.effective_shards``)."""
+        if self.shard is None:
+            return range(min(self.shards, n))
+        return tuple(i for i in self.selected_shards if i < n)
 
     @classmethod
     def from_config(cls, cfg: Any, config_dir: str | None = None) -> RunSettings:

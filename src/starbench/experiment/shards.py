@@ -67,10 +67,10 @@ def run_shards(
     show, say = log.tee(out), log.tee(warn)
     n = effective_shards(settings, say)
     fresh: dict[tuple[Any, ...], int] = {}  # the rows computed now, by key, every shard
-    for shard in settings.selected_shards:
-        if shard >= n:
-            say(f"starbench: shard {shard} has no instances (shards capped at {n})")
-            continue
+    beyond = [i for i in settings.selected_shards if i >= n] if settings.shard else []
+    for shard in beyond:  # named by shard=[...] (a few); every shard: a range, capped below
+        say(f"starbench: shard {shard} has no instances (shards capped at {n})")
+    for shard in settings.shards_below(n):
         _run_shard(settings, folder, shard, n, overrides, show, say, command, fresh)
     return finish(settings, folder, n, fresh, overrides, out, warn, command)
 

@@ -1,0 +1,133 @@
+"""Nothing unbounded, plugins contained: every count a user gives is bounded (one line, exit 2),
+process counts are capped at the CPUs, and a plugin that raises or never returns in its search
+gives error and budget rows (``run``), one line (``solve``), or a shrunk failure (``shrink``,
+with its time limit, asking every failing tree twice) instead of a traceback or a hang."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+EXE = str(Path(sys.executable).parent / "starbench")
+PLUGINS = Path(__file__).parent / "plugins"
+ENV = {**os.environ, "PYTHONPATH": str(PLUGINS), "STARBENCH_PROGRESS": "0"}
+TREE = '{"bounds": [0, 4], "root": {"max": [1, {"chance": [[0.5, 2], [0.5, 4]]}, 0]}}'
+
+
+def _starbench(
+    *args: str, cwd: Path | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [EXE, *args], capture_output=True, text=True, env=ENV, cwd=cwd, timeout=timeout
+    )
+
+
+def _one_line(p: subprocess.CompletedProcess, code: int = 2) -> str:
+    assert p.returncode == code, (p.returncode, p.stderr)
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
+    return lines[0]
+
+
+LIMITED = {
+    "calibrate-positions": (
+        ["calibrate", "--positions", "1000000000000"],
+        "--positions: must be an integer in 2..100,000",
+    ),
+    "calibrate-seed": (["calibrate", "--seed", "-1"], "--seed: must be an integer in 0..2^64-1"),
+    "conform-trees": (
+        ["conform", "--algorithm", "star2", "--trees", "1000000000000"],
+        "--trees: must be an integer in 0..1,000,000",
+    ),
+    "match-games": (
+        ["match", "pig(winscore=20)", "--player", "random", "--player", "random", "--games",
+         "1000000000000"],
+        "--games: at most 1,000,000",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("args, says", LIMITED.values(), ids=LIMITED.keys())
+def test_a_count_beyond_its_limit_is_one_line(tmp_path, args, says):
+    if args[0] == "match":
+        pytest.importorskip("pyspiel")
+    line = _one_line(_starbench(*args, "--out", str(tmp_path / "out"), timeout=60))
+    assert says in line and "limits." in line or "--seed" in line, line
+    assert not (tmp_path / "out").exists()
+
+
+def test_shards_far_above_the_trees_are_never_listed(tmp_path):
+    """``shards=10^9`` on 4 trees: capped at 4 (one line), the cell computed at once."""
+    p = _starbench(
+        "run", "trees=4", "shards=1000000000", "engine=python", "progress=false",
+        f"hydra.run.dir={tmp_path}/c", timeout=60,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert "capped at 4 shards" in p.stderr
+    assert "has no instances" not in p.stderr
+    assert pd.read_parquet(tmp_path / "c" / "table.parquet")["instance"].nunique() == 4
+
+
+def test_a_plugin_that_raises_or_never_returns_gives_rows_and_the_run_ends(tmp_path):
+    p = _starbench(
+        "run", "plugins=[misbehaving_plugins]", "algorithms=[expectimax,raiser,sleeper]",
+        "trees=1", "engine=python", "time_budget=1", "progress=false",
+        f"hydra.run.dir={tmp_path}/r", timeout=60,
+    )  # fmt: skip
+    assert "Traceback" not in p.stderr and p.returncode == 1, p.stderr
+    t = pd.read_parquet(tmp_path / "r" / "table.parquet").set_index("algorithm")
+    assert t.loc["expectimax", "status"] == "ok"
+    assert t.loc["raiser", "status"] == "error"
+    assert t.loc["raiser", "error"] == "ValueError: the plugin's own bug"
+    assert t.loc["sleeper", "status"] == "budget_exceeded"
+    assert "stopped by the deadline" in t.loc["sleeper", "error"]
+
+
+def test_solve_says_a_raising_search_in_one_line(tmp_path):
+    (tmp_path / "t.json").write_text(TREE)
+    p = _starbench(
+        "solve", str(tmp_path / "t.json"), "--algorithm", "expectimax", "--algorithm", "raiser",
+        "--plugin", "misbehaving_plugins",
+    )  # fmt: skip
+    assert _one_line(p, 1) == "starbench: raiser failed: ValueError: the plugin's own bug: no value"
+    assert "expectimax" in p.stdout
+
+
+def test_shrink_stops_a_search_at_its_time_limit_and_asks_twice(tmp_path):
+    (tmp_path / "t.json").write_text(TREE)
+    out = tmp_path / "s.json"
+    p = _starbench(
+        "shrink", str(tmp_path / "t.json"), "--algorithm", "sleeper", "--plugin",
+        "misbehaving_plugins", "--time-limit", "0.1", "--out", str(out),
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert "sleeper raises BudgetExceeded" in p.stdout and out.exists()
+    # wrong on every other search: the given tree does not fail again, so nothing is minimal
+    p = _starbench(
+        "shrink", str(tmp_path / "t.json"), "--algorithm", "alternating", "--plugin",
+        "misbehaving_plugins", "--out", str(tmp_path / "a.json"),
+    )  # fmt: skip
+    assert "agreed when asked again" in _one_line(p, 1)
+    assert not (tmp_path / "a.json").exists()
+
+
+def test_the_deadline_raises_in_the_search_and_restores_the_timer():
+    import signal
+    import time
+
+    from starbench.errors import BudgetExceeded, deadline
+
+    before = signal.getsignal(signal.SIGALRM)
+    t0 = time.perf_counter()
+    with pytest.raises(BudgetExceeded, match="stopped by the deadline"), deadline(0.05, grace=0.0):
+        time.sleep(5)
+    assert time.perf_counter() - t0 < 1
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    with deadline(None):  # no budget: no timer
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
