@@ -131,3 +131,81 @@ def test_the_deadline_raises_in_the_search_and_restores_the_timer():
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     with deadline(None):  # no budget: no timer
         assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def _limit_file_size():
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+
+
+def test_a_full_disk_during_a_match_names_the_file_and_exits_1(tmp_path):
+    pytest.importorskip("pyspiel")
+    out = tmp_path / "m"
+    argv = [EXE, "match", "pig(winscore=20)", "--player", "random", "--player", "random",
+            "--games", "400", "--out", str(out)]  # fmt: skip
+    p = subprocess.run(
+        argv, capture_output=True, text=True, env=ENV, preexec_fn=_limit_file_size, timeout=120
+    )
+    lines = [x for x in p.stderr.splitlines() if not x.startswith("starbench: ") or "cannot" in x]
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    assert [x for x in p.stderr.splitlines() if "cannot write" in x] == [
+        f"starbench: {out / 'games.jsonl'}: cannot write (File too large); the games journaled "
+        f"so far are kept, and the same command continues the match"
+    ], lines
+    p = subprocess.run(argv, capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 0 and "(400 games)" in p.stdout, p.stderr
+
+
+def _resign_line(path: Path, number: int, field: str, change) -> None:
+    """Edit one journal row's ``field`` and recompute the line's checksum (a deliberate
+    edit, not damage)."""
+    import json
+
+    from starbench.experiment.integrity import sign
+
+    lines = path.read_text().splitlines()
+    fields = json.loads(lines[0].split("\t")[0])["fields"]
+    rec = json.loads(lines[number - 1].split("\t")[0])
+    at = fields.index(field) + 2  # after the cell and the run
+    rec[at] = change(rec[at])
+    lines[number - 1] = sign(json.dumps(rec, separators=(",", ":")))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_a_forged_journal_line_never_replaces_a_verified_table_row(tmp_path):
+    cell = tmp_path / "c"
+    argv = ["run", "trees=2", "engine=python", "progress=false", f"hydra.run.dir={cell}"]
+    assert _starbench(*argv).returncode == 0
+    before = pd.read_parquet(cell / "table.parquet")
+    _resign_line(cell / "rows.jsonl", 3, "nodes", lambda n: n + 1000)
+    p = _starbench(*argv)
+    said = [x for x in p.stderr.splitlines() if "disagree" in x]
+    assert p.returncode == 0 and len(said) == 1, p.stderr
+    assert "line 3 first) disagree with table.parquet, whose checksum verifies" in said[0]
+    after = pd.read_parquet(cell / "table.parquet")
+    key = ["instance", "algorithm", "k", "after_probe", "nodes"]
+    assert sorted(map(str, after[key].values.tolist())) == sorted(
+        map(str, before[key].values.tolist())
+    )
+    assert (cell / "rows.jsonl.rejected").read_text().count("\n") == 1
+
+
+def test_a_damaged_shard_journal_line_is_said_set_aside_and_computed_again(tmp_path):
+    cell = tmp_path / "c"
+    argv = ["run", "trees=4", "shards=2", "shard=[0]", "engine=python", "progress=false",
+            f"hydra.run.dir={cell}"]  # fmt: skip
+    assert _starbench(*argv).returncode == 0
+    journal = cell / "rows.shard-0-of-2.jsonl"
+    rows = journal.read_text().count("\n")
+    text = journal.read_text().splitlines(True)
+    text[2] = text[2].replace(",1", ",7", 1)  # damaged: its checksum fails
+    journal.write_text("".join(text))
+    p = _starbench(*argv)
+    said = [x for x in p.stderr.splitlines() if "fails its checksum" in x]
+    assert len(said) == 1 and f"{journal}: line 3" in said[0], p.stderr
+    assert (cell / "rows.shard-0-of-2.jsonl.rejected").exists()
+    assert "1 rows computed now" in p.stdout + p.stderr
+    assert journal.read_text().count("\n") == rows + 1  # the line dropped; a header and the row

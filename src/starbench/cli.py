@@ -963,13 +963,21 @@ def _cmd_match(args: argparse.Namespace) -> int:
     match = Match(args.game, players, args.games, args.seed, args.paired)  # type: ignore[arg-type]
     out = Path(args.out) if args.out else Path("results") / "match" / slug(match)
     analysis = Analysis(args.margin, args.sequential)
-    df = run_match(
-        match,
-        out,
-        out=lambda line: print(line, file=sys.stderr),
-        n_jobs=n_jobs,
-        analysis=analysis,
-    )
+    try:
+        df = run_match(
+            match,
+            out,
+            out=lambda line: print(line, file=sys.stderr),
+            n_jobs=n_jobs,
+            analysis=analysis,
+        )
+    except OSError as e:  # a full disk, a lost mount: one line naming the file, exit 1
+        print(
+            f"starbench: {e.filename or out}: cannot write ({e.strerror or e}); the games "
+            f"journaled so far are kept, and the same command continues the match",
+            file=sys.stderr,
+        )
+        return 1
     from starbench.experiment.storage import read_json
 
     print(summary(df, (read_json(out / "match.json") or {}).get("analysis")))

@@ -524,19 +524,24 @@ def run_match(
         segments.append([g for g in todo if start <= g < end])
         start = end
     n = 0
-    with open(folder / JOURNAL, "a", encoding="utf-8") as journal:
-        for segment in segments:
-            for g, row in zip(segment, _played(match, segment, n_jobs), strict=True):
-                journal.write(sign(json.dumps(row)) + "\n")
-                journal.flush()
-                done[g] = row
-                n += 1
-                if n % max(1, len(todo) // 10) == 0:
-                    out(f"starbench: {n}/{len(todo)} games")
-            prefix = _prefix(done)  # games finished out of order count in game order
-            if looks and prefix in looks and decided(prefix):
-                stop = prefix
-                break
+    try:
+        with open(folder / JOURNAL, "a", encoding="utf-8") as journal:
+            for segment in segments:
+                for g, row in zip(segment, _played(match, segment, n_jobs), strict=True):
+                    journal.write(sign(json.dumps(row)) + "\n")
+                    journal.flush()
+                    done[g] = row
+                    n += 1
+                    if n % max(1, len(todo) // 10) == 0:
+                        out(f"starbench: {n}/{len(todo)} games")
+                prefix = _prefix(done)  # games finished out of order count in game order
+                if looks and prefix in looks and decided(prefix):
+                    stop = prefix
+                    break
+    except OSError as e:  # name the journal (a full disk names no file)
+        if e.filename is not None:
+            raise
+        raise OSError(e.errno, e.strerror or str(e), str(folder / JOURNAL)) from None
     played = sorted(g for g in done if g < (stop or match.games))
     rows = [done[g] for g in played]
     df = pd.DataFrame(rows, columns=list(COLUMNS))

@@ -238,7 +238,7 @@ def shard_rows(
         if contents.cells - {settings.cell} or (contents.legacy and not contents.runs):
             raise _refuse_other_cell(folder, path.name)
         if contents.bad or contents.orphans:
-            warn(_bad_journal_line(path, contents))
+            warn(bad_journal_line(path, contents))
         renumber = {}
         for n in sorted(contents.runs):
             renumber[n] = first_run + len(runs)
@@ -275,7 +275,7 @@ def _load_cell(
                 f"{len(contents.rows)} rows adopted (continued as version {JOURNAL_VERSION})"
             )
         if contents.bad or contents.orphans:
-            warn(_bad_journal_line(journal.path, contents))
+            warn(bad_journal_line(journal.path, contents))
         if readonly:
             return contents.runs, contents.rows
         if contents.needs_rewrite:
@@ -317,7 +317,8 @@ def _journal_rows(
     journal.close()
 
 
-def _bad_journal_line(path: Path, contents: Any) -> str:
+def bad_journal_line(path: Path, contents: Any) -> str:
+    """One line naming a journal's bad lines and what becomes of them."""
     from starbench.experiment.integrity import bad_lines_note
 
     orphans = len(contents.orphans)
@@ -338,13 +339,13 @@ def _keep_table_rows(
     journal: Journal,
     warn: Callable[[str], None],
 ) -> None:
-    """A journal holding fewer rows than its cell's verified table (lines removed by hand, a
-    journal copied from elsewhere): the table's other rows are kept, journaled again, and one
-    line says so.  Cheap when nothing is missing: the row count ``cell.json`` records."""
+    """The journal against its cell's verified table.  A journal line whose row disagrees with
+    the table's row for the same search (an edit with its checksum recomputed) loses: the
+    verified table wins, the line is set aside in ``<journal>.rejected`` and one line says so.
+    A journal holding fewer rows than the table (lines removed by hand, a journal copied from
+    elsewhere): the table's other rows are kept, journaled again, and one line says so."""
     table = folder / TABLE
-    stored = sum((summary.get("counts") or {}).values())
-    keys = {r.key for r in contents.rows}
-    if not table.exists() or stored <= len(keys) or not summary.get("tables"):
+    if not table.exists() or not summary.get("tables"):
         return
     try:
         tablefile.verify(table)
@@ -352,6 +353,8 @@ def _keep_table_rows(
         return  # the table is damaged: the journal rewrites it
     first = max(contents.runs, default=-1) + 1
     runs, rows = rows_of_table(table, settings, first_run=first)
+    replaced = _table_wins(contents, {r.key: r for r in rows}, journal, warn)
+    keys = {r.key for r in contents.rows}
     missing = [r for r in rows if r.key not in keys]
     if not missing:
         return
@@ -360,12 +363,62 @@ def _keep_table_rows(
     _journal_rows(journal, settings.cell, runs, missing)
     contents.runs.update(runs)
     contents.rows.extend(missing)
-    if contents.torn and len(missing) == 1:
+    lost = len(missing) - replaced  # the replaced rows' line was said already
+    if not lost or (contents.torn and lost == 1):
         return  # the torn last line's row: a crash's expected loss, silent as the line is
     warn(
-        f"starbench: {journal.path}: lacks {len(missing)} rows that {TABLE} holds (verified by "
+        f"starbench: {journal.path}: lacks {lost} rows that {TABLE} holds (verified by "
         f"its checksum); kept them from the table and journaled them again"
     )
+
+
+#: The fields a journal row must share with the verified table's row for the same search.
+MEASURED = (
+    "value",
+    "value_exact",
+    "best_move",
+    "nodes",
+    "leaves",
+    "probe_nodes",
+    "probe_leaves",
+    "chance_cutoffs",
+    "probe_cutoffs",
+    "decision_cutoffs",
+    "error",
+)
+
+
+def _table_wins(
+    contents: Any, table_rows: dict[tuple[Any, ...], Row], journal: Journal, warn: Any
+) -> int:
+    """Set aside the journal lines whose rows disagree with the verified table's (``MEASURED``)
+    and drop their rows from ``contents`` (the table's rows are then journaled again as
+    missing ones); how many."""
+    from dataclasses import replace
+
+    forged = [
+        i
+        for i, r in enumerate(contents.rows)
+        if (t := table_rows.get(r.key)) is not None
+        and any(getattr(r, f) != getattr(t, f) for f in MEASURED)
+    ]
+    if not forged:
+        return 0
+    lines = [
+        replace(contents.row_lines[i], problem="disagrees with the verified table") for i in forged
+    ]
+    keep = set(range(len(contents.rows))) - set(forged)
+    contents.bad.extend(lines)
+    journal.rewrite(contents)  # the lines go to <journal>.rejected
+    contents.bad.clear()
+    contents.rows[:] = [r for i, r in enumerate(contents.rows) if i in keep]
+    contents.row_lines[:] = [ln for i, ln in enumerate(contents.row_lines) if i in keep]
+    warn(
+        f"starbench: {journal.path}: {len(forged)} line(s) (line {lines[0].number} first) "
+        f"disagree with {TABLE}, whose checksum verifies: the table's rows are kept, the lines "
+        f"set aside in {journal.path.name}.rejected"
+    )
+    return len(forged)
 
 
 def rows_of_table(

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from starbench.experiment import cellfolder, stages
+from starbench.experiment.rows import Row
 from starbench.experiment.settings import RunSettings
 from starbench.experiment.storage import (
     TABLE,
@@ -99,10 +100,17 @@ def _run_shard(
     try:
         cellfolder.check_unlocked(folder, shards=False)  # an unsharded run computes the cell
         cellfolder.check_folder(settings, folder, locked=True)
+        name = shard_journal(shard, n)
+        own = Journal(folder, name)
+        if own.path.exists():  # its bad lines set aside (the shard holds this journal's lock)
+            contents = own.read(Row.of)
+            if contents.bad or contents.orphans:
+                warn(cellfolder.bad_journal_line(own.path, contents))
+            if contents.bad or contents.orphans or contents.needs_rewrite:
+                own.rewrite(contents)
         cell = stages.load(settings, folder, warn, shard=True)
         wanted = requested(settings)
         pending = stages.pending(settings, cell, settings.trees, n, (shard,))
-        name = shard_journal(shard, n)
         if not pending:
             out(f"shard {shard} of {n}: nothing to compute")
             return 0

@@ -75,6 +75,8 @@ class JournalContents:
     bad: list[Line] = field(default_factory=list)
     orphans: list[Line] = field(default_factory=list)
     torn: bool = False
+    #: the line each row came from (parallel to ``rows``)
+    row_lines: list[Line] = field(default_factory=list)
 
     @property
     def needs_rewrite(self) -> bool:
@@ -153,6 +155,7 @@ class Journal:
                 row = dict(zip(names, values, strict=True))
                 row["run"] = run
                 out.rows.append(make_row(row))
+                out.row_lines.append(ln)
             elif isinstance(rec, dict) and rec.get("journal") == out.version:
                 out.cells.add(str(rec.get("cell")))
                 fields_of[rec["run"]] = list(rec["fields"])
