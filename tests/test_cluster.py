@@ -285,3 +285,68 @@ def test_pending_array_tasks_that_sacct_collapses_are_asked_of_squeue(tmp_path, 
         "41_1": "PENDING",
         "41_2": "PENDING",
     }
+
+
+def test_a_job_that_can_never_start_is_one_line_and_its_jobs_are_cancelled(tmp_path):
+    """Pending for ``PartitionConfig`` (more CPUs than any node has): every job of the launch
+    is cancelled and one line names the job, the reason and the key to change."""
+    jobs = _jobs(tmp_path, 2)
+    clock, cancelled = _Clock(), []
+    with pytest.raises(slurm.NeverStarts) as e:
+        slurm.await_jobs(
+            jobs,
+            [["a=1"], ["a=2"]],
+            states=lambda ids: dict.fromkeys(ids, "PENDING"),
+            clock=clock,
+            sleep=clock.sleep,
+            reasons=lambda ids: dict.fromkeys(ids, "PartitionConfig"),
+            stop=cancelled.extend,
+        )
+    assert cancelled == ["41_0", "41_1"]
+    line = str(e.value)
+    assert "\n" not in line and line.startswith("SLURM job 41_0 can never start: it pends for ")
+    assert "PartitionConfig; change n_jobs (hydra.launcher.cpus_per_task follows it)" in line
+
+
+def test_jobs_pending_for_resources_are_said_once_a_minute_and_ctrl_c_names_them(tmp_path):
+    jobs = _jobs(tmp_path, 3)
+    clock, said = _Clock(), []
+
+    def sleep(s: float) -> None:
+        clock.sleep(s)
+        if clock.now > 150:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        slurm.await_jobs(
+            jobs,
+            [["a=1"], ["a=2"], ["a=3"]],
+            states=lambda ids: dict.fromkeys(ids, "PENDING"),
+            clock=clock,
+            sleep=sleep,
+            reasons=lambda ids: dict.fromkeys(ids, "Resources"),
+            stop=lambda ids: None,
+            say=said.append,
+        )
+    pending = [x for x in said if "still pending (Resources)" in x]
+    assert len(pending) == 2 and pending[0].startswith("starbench: 3 SLURM jobs still pending")
+    assert said[-1] == (
+        "starbench: 3 SLURM jobs (41_0, 41_1, 41_2) go on without this command; cancel them "
+        "with: scancel 41"
+    )
+
+
+@pytest.mark.cluster
+@pytest.mark.slow
+def test_more_cpus_than_the_node_has_is_one_line_on_the_cluster(slurm, tmp_path):
+    """``n_jobs=64`` (so ``cpus_per_task=64``) on the test cluster's two CPUs: sbatch takes the
+    job and SLURM holds it pending for ``PartitionConfig``: one line, exit 2, no job left."""
+    sweep = tmp_path / "sweep"
+    argv = ["-m", "trees=2", "n_jobs=64", *ON_SLURM, f"hydra.sweep.dir={sweep}"]
+    t0 = time.monotonic()
+    p = _run(slurm.env, *argv)
+    line = _one_line(p, 2)
+    assert "can never start" in line and "change n_jobs" in line, line
+    assert time.monotonic() - t0 < 120
+    left = subprocess.run(["squeue", "--noheader"], capture_output=True, text=True, env=slurm.env)
+    assert left.stdout.strip() == "", left.stdout

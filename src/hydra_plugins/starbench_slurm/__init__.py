@@ -90,7 +90,11 @@ class StarbenchSlurmLauncher(SlurmLauncher):
         except FailedJobError as e:
             sys.stderr.write(f"starbench: error: {slurm.submission_line(e)}\n")
             raise SystemExit(2) from None
-        out = slurm.await_jobs(jobs, job_overrides)
+        try:
+            out = slurm.await_jobs(jobs, job_overrides)
+        except slurm.NeverStarts as e:  # its jobs are cancelled: one line, exit 2
+            sys.stderr.write(f"starbench: error: {e}\n")
+            raise SystemExit(2) from None
         said = getattr(self.task_function, "job_died", None)  # starbench.run.Task reports them
         for r in out:
             if isinstance(r, slurm.DeadJob) and said is not None:

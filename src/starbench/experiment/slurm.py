@@ -26,8 +26,10 @@ journaled rows are kept, and the process ends.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -141,22 +143,121 @@ def job_states(job_ids: Sequence[str], run: Callable[..., Any] = subprocess.run)
     return states
 
 
+#: Why a job pends that no wait clears (squeue's ``%r``), and what to change.
+NEVER_STARTS = {
+    "PartitionConfig": "n_jobs (hydra.launcher.cpus_per_task follows it), hydra.launcher.mem_gb "
+    "or hydra.launcher.nodes: the job asks more than any node of the partition has",
+    "PartitionNodeLimit": "hydra.launcher.nodes: more nodes than the partition allows",
+    "PartitionTimeLimit": "hydra.launcher.timeout_min: longer than the partition allows",
+    "BadConstraints": "hydra.launcher.constraint: no node has these features",
+    "QOSMaxCpuPerJobLimit": "n_jobs: more CPUs per job than the QOS allows",
+    "QOSMaxMemoryPerJob": "hydra.launcher.mem_gb: more memory per job than the QOS allows",
+    "QOSMaxNodePerJobLimit": "hydra.launcher.nodes: more nodes per job than the QOS allows",
+    "QOSMaxWallDurationPerJobLimit": "hydra.launcher.timeout_min: longer than the QOS allows",
+    "InvalidAccount": "hydra.launcher.account: the account is not valid here",
+    "InvalidQOS": "hydra.launcher.qos: the QOS is not valid here",
+}
+#: Seconds between the lines that say jobs still pend for a reason that clears (``Resources``,
+#: ``Priority``: the cluster is busy).
+PENDING_REPORT_S = 60.0
+
+
+class NeverStarts(Exception):
+    """A job pends for a reason no wait clears (``NEVER_STARTS``); the message is one line."""
+
+
+def pending_reasons(
+    job_ids: Sequence[str], run: Callable[..., Any] = subprocess.run
+) -> dict[str, str]:
+    """Why each of ``job_ids`` that is pending pends (squeue's reason; jobs it does not list as
+    pending are left out)."""
+    argv = ["squeue", "--noheader", "--array", "--states=PENDING", "--format=%i|%r"]
+    try:
+        p = run([*argv, f"--jobs={','.join(_array_ids(job_ids))}"], capture_output=True,
+                text=True, timeout=60)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    if p.returncode != 0:
+        return {}
+    said = _parse(p.stdout)
+    return {j: said[j] for j in job_ids if j in said}
+
+
+def cancel(job_ids: Sequence[str], run: Callable[..., Any] = subprocess.run) -> None:
+    """``scancel`` the arrays of ``job_ids`` (best effort)."""
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        run(["scancel", *_array_ids(job_ids)], capture_output=True, text=True, timeout=60)
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
 def await_jobs(
     jobs: Sequence[Any],
     overrides: Sequence[Sequence[str]],
     states: Callable[[Sequence[str]], dict[str, str]] = job_states,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
+    reasons: Callable[[Sequence[str]], dict[str, str]] = pending_reasons,
+    stop: Callable[[Sequence[str]], None] = cancel,
+    say: Callable[[str], None] = _say,
 ) -> list[Any]:
     """Wait for submitit ``jobs`` (one per cell, in the order of ``overrides``); each one's
     ``results()[0]`` (Hydra's ``JobReturn``), or a ``DeadJob`` for a job that ended without a
-    result."""
+    result.  A job pending for a reason that never clears (``NEVER_STARTS``): every job is
+    cancelled and ``NeverStarts`` raised; pending for a reason that clears: one line a minute.
+    Ctrl-C: one line names the jobs that go on without the driver and how to cancel them."""
+    try:
+        return _await(jobs, overrides, states, clock, sleep, reasons, stop, say)
+    except KeyboardInterrupt:
+        ids = [j.job_id for j in jobs if not Path(j.paths.result_pickle).exists()]
+        if ids:
+            say(
+                f"starbench: {len(ids)} SLURM jobs ({_shown(ids)}) go on without this command; "
+                f"cancel them with: scancel {' '.join(_array_ids(ids))}"
+            )
+        raise
+
+
+def _shown(ids: Sequence[str], most: int = 4) -> str:
+    return ", ".join(ids[:most]) + (f" and {len(ids) - most} more" if len(ids) > most else "")
+
+
+def _await(
+    jobs: Sequence[Any],
+    overrides: Sequence[Sequence[str]],
+    states: Callable[[Sequence[str]], dict[str, str]],
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+    reasons: Callable[[Sequence[str]], dict[str, str]],
+    stop: Callable[[Sequence[str]], None],
+    say: Callable[[str], None],
+) -> list[Any]:
     out: list[Any] = [None] * len(jobs)
     waiting = dict(enumerate(jobs))
     ended: dict[int, float] = {}  # when each job was first seen ended without a result
     delay, factor, longest = POLL
+    start = last_said = clock()
     while waiting:
         now = states([job.job_id for job in waiting.values()])
+        pending = [j.job_id for j in waiting.values() if now.get(j.job_id) == "PENDING"]
+        why = reasons(pending) if pending else {}
+        never = sorted((j, r) for j, r in why.items() if r in NEVER_STARTS)
+        if never:
+            job, reason = never[0]
+            stop([j.job_id for j in waiting.values()])
+            raise NeverStarts(
+                f"SLURM job {job} can never start: it pends for {reason}; change "
+                f"{NEVER_STARTS[reason]}; the {len(waiting)} jobs of this launch are cancelled"
+            )
+        if pending and clock() - last_said >= PENDING_REPORT_S:
+            last_said = clock()
+            kinds = ", ".join(sorted(set(why.values()))) or "no reason given"
+            say(
+                f"starbench: {len(pending)} SLURM jobs still pending ({kinds}) after "
+                f"{clock() - start:.0f} s: {_shown(pending)}"
+            )
         for i, job in list(waiting.items()):
             if Path(job.paths.result_pickle).exists():
                 out[i] = job.results()[0]
