@@ -181,12 +181,12 @@ def _draw(kind: str, design: str, width: str) -> list[plt.Figure]:
 
 
 #: The widths each design is drawn at: every design at a single column's width (the narrow page
-#: is where text collides), the two largest grids at a double column's too.
+#: is where text collides), the widest grid (2 x 3) at a double column's too.
 DESIGN_WIDTHS = {
     "2x2": ("single",),
     "2x3": tuple(WIDTHS),
     "single": ("single",),
-    "long": tuple(WIDTHS),
+    "long": ("single",),
 }
 
 
