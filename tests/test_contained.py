@@ -213,3 +213,23 @@ def test_a_damaged_shard_journal_line_is_said_set_aside_and_computed_again(tmp_p
     assert (cell / "rows.shard-0-of-2.jsonl.rejected").exists()
     assert "1 rows computed now" in p.stdout + p.stderr
     assert journal.read_text().count("\n") == rows + 1  # the line dropped; a header and the row
+
+
+def test_a_match_player_whose_search_raises_stops_the_match_in_one_line(monkeypatch):
+    pytest.importorskip("pyspiel")
+    from starbench.match import Match, SearchFailed, parse_player, play
+    from starbench.search.registry import ALGORITHMS
+
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    before = dict(ALGORITHMS)
+    import misbehaving_plugins  # noqa: F401 - registers raiser
+
+    added = {k: v for k, v in ALGORITHMS.items() if k not in before}
+    for name in added:  # the plugin's names leave the registry when the test ends
+        del ALGORITHMS[name]
+        monkeypatch.setitem(ALGORITHMS, name, added[name])
+
+    game = "pig(winscore=20)"
+    players = tuple(parse_player(p, game, "--player") for p in ("raiser:depth=1", "random"))
+    with pytest.raises(SearchFailed, match="raiser:depth=1: the search failed: ValueError"):
+        play(Match(game, players, 2, 0), 0)  # type: ignore[arg-type]

@@ -929,7 +929,7 @@ def capped_jobs(n_jobs: int, flag: str) -> int:
 def _cmd_match(args: argparse.Namespace) -> int:
     from starbench.analysis.matches import summary
     from starbench.games.source import load_openspiel
-    from starbench.match import Analysis, Match, parse_player, run_match, slug
+    from starbench.match import Analysis, Match, SearchFailed, parse_player, run_match, slug
 
     if not args.player or len(args.player) != 2:
         return fail("--player: give exactly two players (--player A --player B)")
@@ -971,6 +971,9 @@ def _cmd_match(args: argparse.Namespace) -> int:
             n_jobs=n_jobs,
             analysis=analysis,
         )
+    except SearchFailed as e:  # a player's search raised: one line, exit 1
+        print(f"starbench: {e}; the games journaled so far are kept", file=sys.stderr)
+        return 1
     except OSError as e:  # a full disk, a lost mount: one line naming the file, exit 1
         print(
             f"starbench: {e.filename or out}: cannot write ({e.strerror or e}); the games "

@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from starbench.errors import InputError
+from starbench.errors import InputError, StarbenchError
 
 COLUMNS = (
     "game_index",
@@ -230,6 +230,11 @@ def slug(match: Match) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "-" for c in text)
 
 
+class SearchFailed(StarbenchError):
+    """A player's search raised (a plugin's bug, a bad evaluation): the match stops, the games
+    journaled so far kept (exit 1)."""
+
+
 def _choose(player: Player, state: Any, rng: np.random.Generator) -> tuple[int, int, int]:
     """(action, nodes, depth) of ``player`` at a decision state: the depth of the search its
     move came from (0 for the oracle and random players, and under a node budget that let no
@@ -252,7 +257,7 @@ def _choose(player: Player, state: Any, rng: np.random.Generator) -> tuple[int, 
         tree = tree_at(player.depth)
         outcome = execute(player.algorithm, tree, engine="python")
         if outcome.status != "done":
-            raise InputError(f"{player.spec}: the search failed: {outcome.message}")
+            raise SearchFailed(f"{player.spec}: the search failed: {outcome.message}")
         r = outcome.result
         return int(tree.actions(tree.root)[r.best_move]), r.stats.nodes, player.depth
     from starbench.search.deepening import deepen
@@ -263,13 +268,18 @@ def _choose(player: Player, state: Any, rng: np.random.Generator) -> tuple[int, 
         trees.append(tree_at(depth))
         return trees[-1]
 
-    d = deepen(
-        at,
-        lambda t, **o: player.algorithm.make(t, exact=False, debug=False, **o),
-        player.depth,
-        tt=player.algorithm.table.bits,
-        node_budget=player.node_budget,
-    )
+    try:
+        d = deepen(
+            at,
+            lambda t, **o: player.algorithm.make(t, exact=False, debug=False, **o),
+            player.depth,
+            tt=player.algorithm.table.bits,
+            node_budget=player.node_budget,
+        )
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a search's failure (a plugin's): one line
+        raise SearchFailed(f"{player.spec}: the search failed: {type(e).__name__}: {e}") from None
     if d.result is None:  # not even depth 1 within the budget: the first legal move
         return int(legal[0]), d.stats.nodes, 0
     tree = trees[d.depth_completed - 1]
