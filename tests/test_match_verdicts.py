@@ -202,7 +202,7 @@ def test_the_study_table_adjusts_its_matches_p_values_by_holm(tmp_path):
     from starbench.analysis.matches import matches_table, p_value, stored
 
     for name, player in (("a", "star2:depth=2"), ("b", "random"), ("c", "star2:depth=1")):
-        run_match(_match(player, "random", 12, paired=False), tmp_path / name, **QUIET)
+        run_match(_match(player, "random", 12, paired=name == "c"), tmp_path / name, **QUIET)
     text = matches_table(tmp_path)
     raw = [p_value(df) for _n, _g, df in stored(tmp_path)]
     rows = [line.split("|") for line in text.splitlines() if line.startswith("| pig")]
@@ -211,3 +211,5 @@ def test_the_study_table_adjusts_its_matches_p_values_by_holm(tmp_path):
     want = list(zip(raw, holm(raw), strict=True))
     assert shown == [(float(f"{p:.2g}"), float(f"{h:.2g}")) for p, h in want]
     assert "adjusted over the 3 matches" in text
+    per_pair = [r[-6].strip() for r in rows]  # the paired match's score per pair, else "-"
+    assert per_pair[:4] == ["-"] * 4 and all(x.endswith("]") for x in per_pair[4:]), per_pair

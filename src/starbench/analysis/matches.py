@@ -59,26 +59,35 @@ def matches_table(folder: Path, name_column: bool = False) -> str:
     5 %); ``name_column`` adds the match's folder name as the first column."""
     head = (
         "| game | player | games | wins | win rate [95% CI] | as first player | as second "
-        "player | nodes per move | depth per move | p | p (Holm) |"
+        "player | per pair [95% CI] | nodes per move | depth per move | p | p (Holm) |"
     )
-    rule = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    rule = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     if name_column:
         head, rule = "| match " + head, "|---" + rule
     found = stored(folder)
     raw = {name: p_value(df) for name, _game, df in found}
     adjusted = dict(zip(raw, holm(list(raw.values())), strict=True))
+    tables = {name: df for name, _game, df in found}
     lines = [head, rule]
     for r in sides(folder).to_dict("records"):
+        df = tables[r["match"]]
+        pairs = "-"
+        if paired(df):
+            score, low, high, _n = score_interval(df, int(r["who"]))
+            pairs = f"{score:.3f} [{low:.3f}, {high:.3f}]"
         lines.append(
             ("| " + r["match"] + " " if name_column else "")
             + f"| {r['game']} | `{r['player']}` | {r['games']} | {r['wins']} | {rate_text(r)} | "
-            f"{rate_text(r, 'first_')} | {rate_text(r, 'second_')} | {r['nodes']:.0f} | "
-            f"{depth_text(r['depth'])} | {raw[r['match']]:.2g} | {adjusted[r['match']]:.2g} |"
+            f"{rate_text(r, 'first_')} | {rate_text(r, 'second_')} | {pairs} | "
+            f"{r['nodes']:.0f} | {depth_text(r['depth'])} | {raw[r['match']]:.2g} | "
+            f"{adjusted[r['match']]:.2g} |"
         )
     note = (
-        f"\np: two-sided, of equal strength (an exact binomial test of the decisive games; a "
-        f"paired match: a sign test of its pairs), one per match; p (Holm): adjusted over the "
-        f"{len(raw)} matches of this table.\n"
+        f"\nper pair: a paired match's score per pair (the same dice for both seatings; a "
+        f"pair scores 0, 1/2 or 1), with its Student-t interval; p: two-sided, of equal "
+        f"strength (an exact binomial test of the decisive games; a paired match: a sign test "
+        f"of its pairs), one per match; p (Holm): adjusted over the {len(raw)} matches of this "
+        f"table.\n"
     )
     return "\n".join(lines) + "\n" + note
 
