@@ -181,7 +181,8 @@ def test_the_current_code_replays_the_first_games_of_every_committed_match(table
     req = json.loads((table.parent / "match.json").read_text())
     players = tuple(parse_player(req[f"player{i}"], req["game"], "player") for i in (0, 1))
     stored = pd.read_parquet(table)
-    match = Match(req["game"], players, len(stored), req["seed"])  # type: ignore[arg-type]
+    paired = bool(req.get("paired"))  # games 0 and 1: one pair, the same dice
+    match = Match(req["game"], players, len(stored), req["seed"], paired)  # type: ignore[arg-type]
     match = as_recorded(match, req)  # the heuristics it was played with
     for g in (0, 1):
         row = play(match, g)
