@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from starbench.errors import InputError
 from starbench.search import ALGORITHMS, SearchResult, parse_spec
 from starbench.search.arith import agree, format_value
 from starbench.search.registry import expand_spec, resolve
@@ -117,8 +118,8 @@ def solve(
                 f"({nodes} nodes entered): no value"
             )
             continue
-        if isinstance(outcome.error, RecursionError):  # too deep: the command's own hint
-            raise outcome.error
+        if isinstance(outcome.error, RecursionError | InputError):  # too deep, or bad input
+            raise outcome.error  # (an evaluation outside [L, U]): the command's own one line
         if outcome.status == "error":  # a search that raised (a plugin's bug, a bad value)
             failed.append(f"starbench: {spec.label} failed: {outcome.message}: no value")
             continue
