@@ -348,5 +348,15 @@ def test_more_cpus_than_the_node_has_is_one_line_on_the_cluster(slurm, tmp_path)
     line = _one_line(p, 2)
     assert "can never start" in line and "change n_jobs" in line, line
     assert time.monotonic() - t0 < 120
-    left = subprocess.run(["squeue", "--noheader"], capture_output=True, text=True, env=slurm.env)
+    import re
+
+    array = re.search(r"SLURM job (\d+)", line).group(1)  # other tests' jobs may be queued
+    for _ in range(30):  # cancelled: gone from the queue (a moment to leave it)
+        left = subprocess.run(
+            ["squeue", "--noheader", "--states=PENDING,RUNNING", f"--jobs={array}"],
+            capture_output=True, text=True, env=slurm.env,
+        )  # fmt: skip
+        if not left.stdout.strip():
+            break
+        time.sleep(1)
     assert left.stdout.strip() == "", left.stdout
