@@ -913,17 +913,12 @@ def _parser_match(sub: Any) -> None:
 
 def capped_jobs(n_jobs: int, flag: str) -> int:
     """``n_jobs`` capped at the CPUs this process may use, one line when it is (as ``run``
-    caps ``n_jobs``)."""
-    from starbench.experiment.compute import usable_cpus
+    caps ``n_jobs``: ``compute.workers_line``)."""
+    from starbench.experiment.compute import usable_cpus, workers_line
 
-    cpus = usable_cpus()
-    if n_jobs > cpus:
-        print(
-            f"starbench: {flag} {n_jobs} capped at {cpus} processes, the CPUs this process may "
-            f"use (more would only share them)",
-            file=sys.stderr,
-        )
-    return min(n_jobs, cpus)
+    if (line := workers_line(n_jobs, f"{flag} {n_jobs}")) is not None:
+        print(line, file=sys.stderr)
+    return min(n_jobs, usable_cpus())
 
 
 def _cmd_match(args: argparse.Namespace) -> int:

@@ -354,13 +354,6 @@ def margin_verdict(
     return Verdict("margin", bool(above and below), f"{ends}: not within {margin:g} of {centre:g}")
 
 
-def no_gain(high: float, margin: float, centre: float = 0.5) -> Verdict:
-    """No gain larger than ``margin``: the interval's upper end lies below ``centre + margin``."""
-    return Verdict(
-        "margin", bool(high < centre + margin), f"{high:.3f} is not below {centre + margin:g}"
-    )
-
-
 def difference(p: float, what: str = "p") -> Verdict:
     """A difference: the (adjusted, where the study makes several tests) p-value under 0.05."""
     return Verdict("difference", bool(p < 0.05), f"{what} = {p:.3g} is not under 0.05")
@@ -465,7 +458,6 @@ def select(frame: pd.DataFrame, **where: Any) -> pd.DataFrame:
 NAMESPACE: dict[str, Any] = {
     "Verdict": Verdict,
     "margin_verdict": margin_verdict,
-    "no_gain": no_gain,
     "difference": difference,
     "sign_test": sign_test,
     "match_table": match_table,

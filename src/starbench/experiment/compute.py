@@ -319,14 +319,15 @@ def usable_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def workers_line(n_jobs: int) -> str | None:
-    """One line when ``n_jobs`` asks for more processes than CPUs this process may use."""
+def workers_line(n_jobs: int, asked: str | None = None) -> str | None:
+    """One line when ``n_jobs`` asks for more processes than CPUs this process may use
+    (``asked``: how the request is named, ``n_jobs=N`` by default)."""
     cpus = usable_cpus()
     if n_jobs <= cpus:
         return None
     return (
-        f"starbench: n_jobs={n_jobs} capped at {cpus} processes, the CPUs this process may use "
-        f"(more would only share them)"
+        f"starbench: {asked or f'n_jobs={n_jobs}'} capped at {cpus} processes, the CPUs this "
+        f"process may use (more would only share them)"
     )
 
 
