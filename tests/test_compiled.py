@@ -79,6 +79,9 @@ def same(tree, ct, configs=CONFIGS):
             py.params,
             py.root_values,
         ), (name, params)
+        # the counters per level too, each list summing to its total
+        assert co.by_level == py.by_level, (name, params, co.by_level, py.by_level)
+        py.by_level.check(py.stats)
 
 
 def test_numba_hash_matches_the_python_hash_and_its_vectors():

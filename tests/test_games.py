@@ -87,8 +87,12 @@ def test_the_fused_expectimax_is_the_reference_counter_for_counter(spec, positio
     """Games' expectimax in floats runs ``starbench.games.expectimax``: the reference's value
     (to the last bit), best move, tied moves and every counter."""
     fused, reference = _fused_and_reference(game_source(spec, depth, position).tree)
-    got = [(r.value, r.best_move, r.tied_moves, r.stats) for r in (fused.run(), reference.run())]
+    got = [
+        (r.value, r.best_move, r.tied_moves, r.stats, r.by_level)
+        for r in (fused.run(), reference.run())
+    ]
     assert got[0] == got[1]
+    got[0][4].check(got[0][3])  # per level, summing to the totals
 
 
 @pytest.mark.parametrize("budget", [1, 2, 3, 7, 64, 1000, 2261])

@@ -58,7 +58,8 @@ def _pair(source, name, params, **options):
 def _outcome(search, tree):
     try:
         r = search.run()
-        return r.value, r.best_move, r.tied_moves, r.stats, tree.flat_value()
+        r.by_level.check(r.stats)  # the counters per level sum to the totals
+        return r.value, r.best_move, r.tied_moves, r.stats, r.by_level, tree.flat_value()
     except (BudgetExceeded, EvaluationError) as e:
         return type(e), str(e), search.stats()
 

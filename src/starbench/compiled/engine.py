@@ -21,7 +21,7 @@ from starbench.compiled.support import kernel_algo
 from starbench.errors import BudgetExceeded, EvaluationError, InputError
 from starbench.search.arith import tolerance
 from starbench.search.registry import AlgorithmSpec, resolve
-from starbench.search.stats import SearchResult, SearchStats
+from starbench.search.stats import LevelCounts, SearchResult, SearchStats
 from starbench.trees.explicit import ExplicitTree
 from starbench.trees.hashing import root_id, tree_seed
 from starbench.trees.models import VALUE_MODELS
@@ -228,6 +228,7 @@ def execute(
         raise InputError(f"{spec.name} does not apply to trees with chance nodes")
     table = tuple(_table(tt.bits)) if tt.bits else None
     stats, root_vals = np.zeros(N_STATS, np.int64), np.zeros(ct.max_arity or 1)
+    by_level = np.zeros((4, ct.max_depth + 2), np.int64)  # levels 0 .. max_depth + 1
     opts = (  # an ``Options``, as the plain tuple ``entry`` takes
         algo,
         ct.L,
@@ -246,7 +247,9 @@ def execute(
         warm_up({table is not None})
     tree, arrays = ct.bundles
     t0, c0 = time.perf_counter(), time.process_time()
-    status, value, best, bad = entry(opts, tree, arrays, probing, table, (stats, root_vals))
+    status, value, best, bad = entry(
+        opts, tree, arrays, probing, table, (stats, root_vals, by_level)
+    )
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     st = SearchStats.of(stats.tolist())
     if status == BUDGET:
@@ -274,6 +277,7 @@ def execute(
         seconds,
         cpu,
         root_values,
+        LevelCounts.of(by_level.tolist()),
     )
 
 
@@ -353,7 +357,13 @@ def warm_up(forms: Any = None) -> float:
             tuple(ct.arrays),
             tuple(Probe(1, False, False, False)),
             tuple(_table(1)) if table else None,
-            tuple(Out(np.zeros(N_STATS, np.int64), np.zeros(max(ct.max_arity, 1)))),
+            tuple(
+                Out(
+                    np.zeros(N_STATS, np.int64),
+                    np.zeros(max(ct.max_arity, 1)),
+                    np.zeros((4, ct.max_depth + 2), np.int64),
+                )
+            ),
         )
     return time.perf_counter() - t0
 

@@ -108,6 +108,9 @@ from starbench.compiled.codes import (  # noqa: E402  (the kernel's named codes)
 )
 from starbench.compiled.hashing import child, divisor, increment, leaf_value, weight
 
+#: The rows of ``Out.by_level`` (the counters per level, column = level; ``search/stats.py``).
+LV_NODES, LV_LEAVES, LV_CUTS, LV_PROBES = 0, 1, 2, 3
+
 # lazy orderings
 ORD_GENERATED, ORD_REVERSED, ORD_STATIC = 0, 1, 2
 ORD_STATIC_INTERIOR, ORD_STATIC_MIDDLE = 6, 7  # (the codes 3-5 need exact values: arrays)
@@ -292,11 +295,14 @@ def lazy_child(nid, ps, g, version, tseed, incremental, r1d):
 
 
 @njit(inline="always")
-def count(stats, kind, inprobe, budget):
-    """Count a node entered (``Search._enter``); True when that exceeds the node budget."""
+def count(stats, lev, lv, kind, inprobe, budget):
+    """Count a node entered at level ``lv`` (``Search._enter``; ``lev`` the counters per level,
+    rows ``LV_NODES`` ..); True when that exceeds the node budget."""
     stats[S_NODES] += 1
+    lev[LV_NODES, lv] += 1
     if kind == LEAF:
         stats[S_LEAVES] += 1
+        lev[LV_LEAVES, lv] += 1
     elif kind == MAX:
         stats[S_MAX] += 1
     elif kind == MIN:
@@ -404,7 +410,7 @@ LazyTree = namedtuple(
 ArrayTree = namedtuple("ArrayTree", "kind first nchild prob value key")
 Probe = namedtuple("Probe", "k sequential research skip_full")
 Table = namedtuple("Table", "key depth lo hi move")
-Out = namedtuple("Out", "stats root_vals")
+Out = namedtuple("Out", "stats root_vals by_level")
 
 
 @njit(cache=True)
@@ -444,6 +450,8 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     k, sequential, research, skip_full = probe.k, probe.sequential, probe.research, probe.skip_full
     stats = borrow(out.stats)
     root_vals = borrow(out.root_vals)
+    # the counters per level (a frame's depth is its node's level: the root is frame 0)
+    lev = borrow(out.by_level)
     if table is not None:
         t_key = borrow(table.key)
         t_depth = borrow(table.depth)
@@ -557,7 +565,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         """A leaf child of frame ``d`` (``Search._child`` of a leaf): counted and evaluated in
         place, returns (OK, d, its value), or BUDGET, or BAD_EVAL (the leaf's index in frame
         d + 1)."""
-        if count(stats, LEAF, inprobe == 1, budget):
+        if count(stats, lev, d + 1, LEAF, inprobe == 1, budget):
             return BUDGET, d, np.nan
         if lazy:
             v = lazy_leaf_value(incremental, version, tseed, r1d, cid, cps)
@@ -612,7 +620,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                         answer = upper
                     if answer == answer:  # the table answers: entered, counted, not searched
                         stats[S_TTC] += 1
-                        if count(stats, ckind, inprobe == 1, budget):
+                        if count(stats, lev, d + 1, ckind, inprobe == 1, budget):
                             return BUDGET, d, np.nan
                         return OK, d, answer
                 f_tt[e] = 1
@@ -745,6 +753,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                 (kind == MAX and best >= f_beta[d]) or (kind == MIN and best <= f_alpha[d])
             ):
                 stats[S_DCUT] += 1
+                lev[LV_CUTS, d] += 1
                 break
             f_next[d] = m + 1
             f_m[d] = m
@@ -837,6 +846,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             full = f_alpha[d] <= L and f_beta[d] >= U  # no cut-off possible but the value
             if nt > 0 and f_alpha[d] < U and f_beta[d] > L and not (skip_full and full):
                 stats[S_PROBES] += 1
+                lev[LV_PROBES, d] += 1
                 f_sum_lo[d] = sum_lo
                 f_sum_hi[d] = sum_hi
                 f_t[d] = 0
@@ -869,10 +879,12 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             if f_sum_lo[d] >= f_beta[d]:
                 stats[S_PCUT] += 1
                 stats[S_CCUT] += 1
+                lev[LV_CUTS, d] += 1
                 return OK, d - 1, f_sum_lo[d]
             if f_sum_hi[d] <= f_alpha[d]:
                 stats[S_PCUT] += 1
                 stats[S_CCUT] += 1
+                lev[LV_CUTS, d] += 1
                 return OK, d - 1, f_sum_hi[d]
             pc = CYC_STEP if pc == CYC_AFTER else SEQ_STEP
         # _probe_order: sequential takes each target once, up to k moves; cyclic makes rounds of one
@@ -947,9 +959,11 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             # the bounds alone may decide (no outcome searched)
             if tail_hi <= f_alpha[d]:
                 stats[S_CCUT] += 1
+                lev[LV_CUTS, d] += 1
                 return OK, d - 1, tail_hi
             if tail_lo >= f_beta[d]:
                 stats[S_CCUT] += 1
+                lev[LV_CUTS, d] += 1
                 return OK, d - 1, tail_lo
             f_tail_lo[d] = tail_lo
             f_tail_hi[d] = tail_hi
@@ -964,10 +978,12 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                 if v <= f_alpha_i[d]:  # fail low: proven upper bound
                     if i < n - 1:
                         stats[S_CCUT] += 1
+                        lev[LV_CUTS, d] += 1
                     return OK, d - 1, f_x[d] + p * v + f_tail_hi[d]
                 if v >= f_beta_i[d]:  # fail high: proven lower bound
                     if i < n - 1:
                         stats[S_CCUT] += 1
+                        lev[LV_CUTS, d] += 1
                     return OK, d - 1, f_x[d] + p * v + f_tail_lo[d]
                 f_x[d] += p * v
                 f_i[d] = i + 1
@@ -984,7 +1000,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             if st_has[d, i] != 2:
                 break
             # stored exactly (tt_probe, Star2._outcome): entered, counted, answered
-            if count(stats, c_kind[d, i], f_inprobe[d] == 1, budget):
+            if count(stats, lev, d + 1, c_kind[d, i], f_inprobe[d] == 1, budget):
                 return BUDGET, d, np.nan
             stats[S_TTC] += 1
             ret = lo[d, i]
@@ -1005,7 +1021,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         """Enter frame ``d``'s node: count it, evaluate it (a leaf: only the root gets here) or
         expand it and set up the decision or chance procedure."""
         kind = f_kind[d]
-        if count(stats, kind, f_inprobe[d] == 1, budget):
+        if count(stats, lev, d, kind, f_inprobe[d] == 1, budget):
             return BUDGET, d, np.nan
         if kind == LEAF:
             if lazy:
@@ -1026,6 +1042,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     # ------------------------------------------------------------------ the main loop
     for j in range(N_STATS):
         stats[j] = 0
+    lev[:, :] = 0
     if lazy:
         f_kind[0] = level_kind[0] if levels > 0 else LEAF
         f_id[0] = rid

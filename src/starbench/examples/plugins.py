@@ -49,7 +49,7 @@ class ExpectimaxProbable(Expectimax):
         pairs = list(zip(self._probs(node), self.tree.children(node), strict=True))
         total = self.num(0)
         for p, child in sorted(pairs, key=lambda pc: -pc[0]):
-            total += p * self._search(child, alpha, beta)
+            total += p * self._child(child, alpha, beta)  # one level down (counted by level)
         return total
 
 

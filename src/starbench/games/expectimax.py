@@ -60,10 +60,11 @@ class GameExpectimax(Expectimax):
         kind = self._enter(node)  # the root's children come here (Expectimax._root)
         if kind == LEAF:
             return self._leaf(node)
-        return self._subtree(node[0], node[1], kind)
+        return self._subtree(node[0], node[1], kind, self.level)
 
-    def _subtree(self, state: Any, left: int | None, kind: Kind) -> float:
-        """The value of the entered decision or chance node ``state`` with ``left`` plies.
+    def _subtree(self, state: Any, left: int | None, kind: Kind, level: int) -> float:
+        """The value of the entered decision or chance node ``state`` with ``left`` plies, at
+        ``level``.
 
         One Python call per decision or chance node and none per leaf; the counters live in
         the closure while it runs (a local is cheaper than an attribute) and go back to the
@@ -74,6 +75,7 @@ class GameExpectimax(Expectimax):
         tree = self.tree
         root_player, heuristic, L, U = tree.root_player, tree.heuristic, self.L, self.U
         codes = self._codes
+        lv_nodes, lv_leaves = self.lv_nodes, self.lv_leaves  # grown in place (Search._grow)
         # the kinds as plain ints inside (an int comparison is cheaper than an IntEnum's)
         is_max, is_min, is_chance, is_leaf = int(MAX), int(MIN), int(CHANCE), int(LEAF)
 
@@ -87,8 +89,11 @@ class GameExpectimax(Expectimax):
         # node until two differ, one test after
         flat, common = True, None
 
-        def value(state: Any, left: int | None, kind: int) -> float:
+        def value(state: Any, left: int | None, kind: int, lv: int) -> float:
             nonlocal nodes, leaves, max_nodes, min_nodes, chance_nodes, flat, common
+            lv += 1  # the children's level
+            if lv >= self._room:
+                self._grow(lv)
             if kind == is_chance:
                 outcomes = state.chance_outcomes()
                 actions = list(map(first, outcomes))
@@ -104,6 +109,8 @@ class GameExpectimax(Expectimax):
                 n = len(actions)
                 nodes += n
                 leaves += n
+                lv_nodes[lv] += n
+                lv_leaves[lv] += n
                 try:
                     for a in actions:  # GameTree.evaluate and Search._leaf
                         child = child_of(a)
@@ -118,6 +125,8 @@ class GameExpectimax(Expectimax):
                     # the reference counted up to this leaf, then raises its error in _leaf
                     nodes -= n - len(values) - 1
                     leaves -= n - len(values) - 1
+                    lv_nodes[lv] -= n - len(values) - 1
+                    lv_leaves[lv] -= n - len(values) - 1
                     self._leaf((child_of(actions[len(values)]), nxt))
                     raise
             else:
@@ -125,14 +134,17 @@ class GameExpectimax(Expectimax):
                     child = child_of(a)
                     # Search._enter with GameTree.kind
                     nodes += 1
+                    lv_nodes[lv] += 1
                     terminal = False
                     if horizon:
                         ckind = is_leaf
                         leaves += 1
+                        lv_leaves[lv] += 1
                     elif child.is_terminal():
                         ckind = is_leaf
                         terminal = True
                         leaves += 1
+                        lv_leaves[lv] += 1
                     else:
                         if codes:  # a pyspiel state: one call tells chance and the player apart
                             player = child.current_player()
@@ -152,7 +164,7 @@ class GameExpectimax(Expectimax):
                     if nodes > check_at:
                         over_budget()
                     if ckind != is_leaf:
-                        values.append(value(child, nxt, ckind))
+                        values.append(value(child, nxt, ckind, lv))
                         continue
                     try:  # GameTree.evaluate and Search._leaf
                         if terminal or child.is_terminal():
@@ -178,7 +190,7 @@ class GameExpectimax(Expectimax):
             return max(values) if kind == is_max else min(values)
 
         try:
-            return value(state, left, int(kind))
+            return value(state, left, int(kind), level)
         finally:
             if not flat or common is not None:
                 tree.saw_leaves(common if flat else None)

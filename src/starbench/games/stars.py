@@ -98,8 +98,10 @@ class FusedStar:
     def _count(self, kind: int) -> None:
         """``Search._enter``'s counting, for a node of a known kind."""
         self.nodes += 1
+        self.lv_nodes[self.level] += 1
         if kind == _LEAF:
             self.leaves += 1
+            self.lv_leaves[self.level] += 1
         elif kind == _MAX:
             self.max_nodes += 1
         elif kind == _MIN:
@@ -170,10 +172,12 @@ class FusedStar:
             self._run_leaves(st, alpha, beta, stop, margin)
             return
         best = st.best
+        lv = self._down()  # the moves' level (st's node is one level up)
         if st.is_max:
             while st.next < stop:
                 if best >= beta:
                     self.decision_cutoffs += 1
+                    self.lv_cuts[lv - 1] += 1
                     break
                 m = st.next
                 st.next = m + 1
@@ -188,6 +192,7 @@ class FusedStar:
             while st.next < stop:
                 if best <= alpha:
                     self.decision_cutoffs += 1
+                    self.lv_cuts[lv - 1] += 1
                     break
                 m = st.next
                 st.next = m + 1
@@ -198,12 +203,15 @@ class FusedStar:
                 if v < best - margin:
                     best = v
                     st.best_move = m
+        self.level = lv - 1
         st.best = best
 
     def _add_leaves(self, c: int) -> None:
-        """``Search._enter``'s counting of ``c`` leaves."""
+        """``Search._enter``'s counting of ``c`` leaves (children of the node at ``level``)."""
         self.nodes += c
         self.leaves += c
+        self.lv_nodes[self.level + 1] += c
+        self.lv_leaves[self.level + 1] += c
         if self.probing:
             self.probe_nodes += c
             self.probe_leaves += c
@@ -217,6 +225,9 @@ class FusedStar:
         m = st.next
         if m >= stop:
             return
+        if self.level + 1 >= self._room:
+            self._grow(self.level + 1)
+        lv_cuts = self.lv_cuts
         heuristic, root_player, L, U, tree = self._leaf_env
         state, acts = st.state, st.acts
         first, differ = tree.leaf_value, tree.leaves_differ
@@ -229,6 +240,7 @@ class FusedStar:
                 while m < stop:
                     if best >= beta:
                         self.decision_cutoffs += 1
+                        lv_cuts[self.level] += 1
                         break
                     child = state.child(acts[m])
                     m += 1
@@ -257,6 +269,7 @@ class FusedStar:
                 while m < stop:
                     if best <= alpha:
                         self.decision_cutoffs += 1
+                        lv_cuts[self.level] += 1
                         break
                     child = state.child(acts[m])
                     m += 1
@@ -292,6 +305,8 @@ class FusedStar:
         st.best = best
         self.nodes += c  # _add_leaves, written in
         self.leaves += c
+        self.lv_nodes[self.level + 1] += c
+        self.lv_leaves[self.level + 1] += c
         if self.probing:
             self.probe_nodes += c
             self.probe_leaves += c
@@ -328,6 +343,7 @@ class FusedStar:
         targets = [i for i in range(n) if kinds[i] == _MAX or kinds[i] == _MIN]
         if targets and alpha < U and beta > L and (self._full or alpha > L or beta < U):
             self.probes += 1
+            self.lv_probes[self.level] += 1
             self.probing += 1
             try:
                 cut = self._probe_phase_fused(
@@ -338,6 +354,7 @@ class FusedStar:
             if cut is not None:
                 self.probe_cutoffs += 1
                 self.chance_cutoffs += 1
+                self.lv_cuts[self.level] += 1
                 return cut
         return self._search_phase_fused(
             state, outcomes, kids, kinds, left, probs, alpha, beta, lo, hi, states
@@ -369,6 +386,12 @@ class FusedStar:
         leafy = nxt is not None and nxt <= 0
         run = self._run_leaves if leafy else self._run
         sequential = self._sequential
+        here = self.level  # the chance node's; its successors are one level down
+        below = self._down()
+        if leafy and below + 1 >= self._room:
+            self._grow(below + 1)
+        self.level = here
+        lv_nodes, lv_leaves = self.lv_nodes, self.lv_leaves
         for _ in range(1 if sequential else k):
             progressed = False
             for i in targets:
@@ -385,6 +408,7 @@ class FusedStar:
                 # Star2._probe: enter successor i (a MAX or MIN node, while probing)
                 kind = kinds[i]
                 self.nodes += 1  # Search._enter's counting (_count), written in: hot
+                lv_nodes[below] += 1
                 if kind == _MAX:
                     self.max_nodes += 1
                 else:
@@ -403,6 +427,8 @@ class FusedStar:
                         child = state.child(acts[0])
                         self.nodes += 1
                         self.leaves += 1
+                        lv_nodes[below + 1] += 1
+                        lv_leaves[below + 1] += 1
                         self.probe_nodes += 1
                         self.probe_leaves += 1
                         if self.nodes > self._check_at:
@@ -415,6 +441,7 @@ class FusedStar:
                 if stop > n:
                     stop = n
                 if st.next < stop:  # moves left to probe: they need the window
+                    self.level = below  # the successor's moves are searched from its level
                     if st.is_max:
                         beta_i = (beta - (sum_lo - p * lo[i])) / p
                         b = beta_i if beta_i < U else U
@@ -423,6 +450,7 @@ class FusedStar:
                         alpha_i = (alpha - (sum_hi - p * hi[i])) / p
                         a = alpha_i if alpha_i > L else L
                         run(st, a if a < U else L, U, stop)
+                    self.level = here
                 if st.is_max:
                     if st.best > lo[i]:
                         sum_lo += p * (st.best - lo[i])
@@ -462,11 +490,16 @@ class FusedStar:
             tail_hi += probs[j] * hi[j]
         if tail_hi <= alpha:
             self.chance_cutoffs += 1
+            self.lv_cuts[self.level] += 1
             return tail_hi
         if tail_lo >= beta:
             self.chance_cutoffs += 1
+            self.lv_cuts[self.level] += 1
             return tail_lo
         x = 0.0
+        here = self.level  # the chance node's; its outcomes are one level down
+        below = self._down()
+        self.level = here
         nxt = None if left is None else left - 1
         run = self._run_leaves if nxt is not None and nxt <= 0 else self._run
         for i in range(n):
@@ -486,13 +519,17 @@ class FusedStar:
                     kind = self._classify(child, left)
                 else:
                     child, kind = kids[i], kinds[i]  # type: ignore[index]
+                self.level = below
                 v = self._enter_and_search(child, left, kind, a, b)
+                self.level = here
             else:  # Star2._outcome: a probed successor
                 self.resumed += 1
+                self.level = below
                 if self._research:
                     v = self._enter_and_search(kids[i], left, kinds[i], a, b)  # type: ignore[index]
                 else:  # entered again (Search._enter), its moves resumed
                     self.nodes += 1  # _count, written in
+                    self.lv_nodes[below] += 1
                     if st.is_max:
                         self.max_nodes += 1
                     else:
@@ -503,13 +540,16 @@ class FusedStar:
                         self._over_budget()
                     run(st, a, b, len(st.acts))
                     v = st.best
+                self.level = here
             if v <= alpha_i:
                 if i < n - 1:
                     self.chance_cutoffs += 1
+                    self.lv_cuts[here] += 1
                 return x + p * v + tail_hi
             if v >= beta_i:
                 if i < n - 1:
                     self.chance_cutoffs += 1
+                    self.lv_cuts[here] += 1
                 return x + p * v + tail_lo
             x += p * v
         return x

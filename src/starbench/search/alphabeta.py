@@ -59,7 +59,7 @@ class AlphaBeta(Search):
         if st.is_max:
             while st.next < stop:
                 if best >= beta:
-                    self.decision_cutoffs += 1
+                    self._cut_decision()
                     break
                 m = st.next
                 st.next = m + 1
@@ -70,7 +70,7 @@ class AlphaBeta(Search):
         else:
             while st.next < stop:
                 if best <= alpha:
-                    self.decision_cutoffs += 1
+                    self._cut_decision()
                     break
                 m = st.next
                 st.next = m + 1

@@ -17,13 +17,14 @@ from starbench.errors import BudgetExceeded, EvaluationError, InputError, short
 from starbench.search.arith import Arithmetic, agree, arithmetic, tolerance
 from starbench.search.oracle import full_value
 from starbench.search.pystack import with_room
-from starbench.search.stats import SearchResult, SearchStats
+from starbench.search.stats import LevelCounts, SearchResult, SearchStats
 from starbench.search.transposition import TranspositionTable
 from starbench.trees.protocol import Kind, Tree, has_chance
 
 # module constants: looking up an Enum member costs ~150 ns, comparing ~30
 MAX, MIN, CHANCE, LEAF = Kind.MAX, Kind.MIN, Kind.CHANCE, Kind.LEAF
 NEVER = 1 << 62  # a node count no search reaches
+LEVEL_ROOM = 32  # the per-level lists' first length (grown as a search goes deeper)
 
 
 class DecisionState:
@@ -112,6 +113,14 @@ class Search:
         self.probing = 0  # > 0 while a probing phase is under way above
         self.tt_probes = self.tt_hits = self.tt_cutoffs = 0
         self.shallow_nodes = 0
+        # per level (see starbench.search.stats): ``level`` is the level of the node being
+        # entered or searched; a child is searched one level down (``_child``, ``_down``)
+        self.level = 0
+        self._room = LEVEL_ROOM
+        self.lv_nodes = [0] * LEVEL_ROOM
+        self.lv_leaves = [0] * LEVEL_ROOM
+        self.lv_cuts = [0] * LEVEL_ROOM
+        self.lv_probes = [0] * LEVEL_ROOM
         self.tt = tt
         self.tt_nodes = tt_nodes
         self.tt_depth = tt_depth
@@ -202,8 +211,10 @@ class Search:
     def _enter(self, node: Any) -> Kind:
         kind = self.tree.kind(node)
         self.nodes += 1
+        self.lv_nodes[self.level] += 1
         if kind == LEAF:
             self.leaves += 1
+            self.lv_leaves[self.level] += 1
         elif kind == MAX:
             self.max_nodes += 1
         elif kind == MIN:
@@ -217,6 +228,36 @@ class Search:
         if self.nodes > self._check_at:
             self._over_budget()
         return kind
+
+    def _down(self) -> int:
+        """Go one level down (to a child's level, before entering it); returns the new level.
+        The caller sets ``level`` back when the child is done."""
+        lv = self.level + 1
+        if lv >= self._room:
+            self._grow(lv)
+        self.level = lv
+        return lv
+
+    def _grow(self, lv: int) -> None:
+        """Lengthen the per-level lists (in place) to hold level ``lv``."""
+        more = max(lv + 1, 2 * self._room) - self._room
+        for counts in (self.lv_nodes, self.lv_leaves, self.lv_cuts, self.lv_probes):
+            counts.extend([0] * more)
+        self._room += more
+
+    def _cut_decision(self) -> None:
+        """A decision node (at ``level``) stops searching its moves: a cut-off."""
+        self.decision_cutoffs += 1
+        self.lv_cuts[self.level] += 1
+
+    def _cut_chance(self) -> None:
+        """A chance node (at ``level``) returns a bound with outcomes unsearched: a cut-off."""
+        self.chance_cutoffs += 1
+        self.lv_cuts[self.level] += 1
+
+    def by_level(self) -> LevelCounts:
+        """The counters per level so far (``starbench.search.stats``)."""
+        return LevelCounts.of((self.lv_nodes, self.lv_leaves, self.lv_cuts, self.lv_probes))
 
     def _over_budget(self) -> None:
         """Raise BudgetExceeded past the node budget, or past the deadline (looked at every
@@ -270,10 +311,19 @@ class Search:
 
     # ------------------------------------------------------------------ children
     def _child(self, node: Any, alpha: Any, beta: Any) -> Any:
-        return self._search(node, alpha, beta)
+        """Search a child of the node at ``level`` (one level down)."""
+        lv = self.level + 1
+        if lv >= self._room:
+            self._grow(lv)
+        self.level = lv
+        v = self._search(node, alpha, beta)
+        self.level = lv - 1
+        return v
 
     def _child_checked(self, node: Any, alpha: Any, beta: Any) -> Any:
+        lv = self._down()
         v = self._search(node, alpha, beta)
+        self.level = lv - 1
         self.check_bound(node, alpha, beta, v)
         return v
 
@@ -353,6 +403,7 @@ class Search:
             seconds,
             cpu,
             getattr(self, "root_values", None),  # the exhaustive algorithms' (at a decision root)
+            self.by_level(),
         )
 
 

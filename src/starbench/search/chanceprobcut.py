@@ -71,6 +71,12 @@ def shallow_value(view: Any, exact: bool, within: Any = None) -> tuple[Any, dict
     if view.kind(view.root) == Kind.LEAF:  # a leaf, or the horizon at the view's root itself
         counts = {"nodes": 1, "leaves": 1}
         _count(within, counts)
+        if within is not None:  # the view's root is the searched node's outcome: one level down
+            lv = within.level + 1
+            if lv >= within._room:
+                within._grow(lv)
+            within.lv_nodes[lv] += 1
+            within.lv_leaves[lv] += 1
         if within is not None and within.nodes > within._check_at:
             within._over_budget()
         return view.evaluate(view.root), counts
@@ -89,6 +95,8 @@ def shallow_value(view: Any, exact: bool, within: Any = None) -> tuple[Any, dict
         raise
     counts = {f: getattr(s, f) for f in KIND_COUNTERS}
     _count(within, counts)
+    if within is not None:
+        _count_levels(within, s)
     return v, counts
 
 
@@ -99,6 +107,18 @@ def _count(within: Any, counts: dict[str, int]) -> None:
     for f, c in counts.items():
         setattr(within, f, getattr(within, f) + c)
     within.shallow_nodes += counts["nodes"]
+
+
+def _count_levels(within: Any, s: Any) -> None:
+    """Add a shallow search's nodes and leaves per level to ``within``'s, at their levels in
+    ``within``'s tree (the shallow root is one level below ``within.level``)."""
+    top = within.level + 1
+    got = s.by_level()
+    if top + len(got.nodes) > within._room:
+        within._grow(top + len(got.nodes))
+    for j, (n, leaves) in enumerate(zip(got.nodes, got.leaves, strict=True)):
+        within.lv_nodes[top + j] += n
+        within.lv_leaves[top + j] += leaves
 
 
 class ChanceProbCut(Star2):
@@ -174,10 +194,10 @@ class ChanceProbCut(Star2):
             sum_hi += p * (new_hi - hi[i])
             lo[i], hi[i] = new_lo, new_hi
             if sum_hi <= alpha:
-                self.chance_cutoffs += 1
+                self._cut_chance()
                 return sum_hi
             if sum_lo >= beta:
-                self.chance_cutoffs += 1
+                self._cut_chance()
                 return sum_lo
         self._estimates = (lo, hi)
         return super()._chance(node, alpha, beta)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from starbench.errors import BudgetExceeded
-from starbench.search.stats import SearchResult, SearchStats
+from starbench.search.stats import LevelCounts, SearchResult, SearchStats
 from starbench.search.transposition import TranspositionTable
 
 
@@ -54,6 +54,9 @@ class Deepening:
     iterations: tuple[Iteration, ...]
     seconds: float
     cpu_seconds: float
+    #: the counters per level summed over every iteration tried (an iteration's levels are
+    #: the same levels of the same root's tree, searched to its own depth)
+    by_level: LevelCounts = LevelCounts()
 
 
 def deepen(
@@ -72,6 +75,7 @@ def deepen(
     table = TranspositionTable(tt) if tt else None
     t0, c0 = time.perf_counter(), time.process_time()
     total = SearchStats()
+    levels = LevelCounts()
     done: SearchResult | None = None
     completed = 0
     iterations: list[Iteration] = []
@@ -89,9 +93,11 @@ def deepen(
         except BudgetExceeded:
             st = search.stats()
             total = total + st
+            levels = levels + search.by_level()
             iterations.append(Iteration(d, False, st.nodes, st.leaves, time.process_time() - c))
             break
         total = total + result.stats
+        levels = levels + search.by_level()
         iterations.append(
             Iteration(d, True, result.stats.nodes, result.stats.leaves, result.cpu_seconds)
         )
@@ -103,4 +109,5 @@ def deepen(
         tuple(iterations),
         time.perf_counter() - t0,
         time.process_time() - c0,
+        levels,
     )

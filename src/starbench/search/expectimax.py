@@ -36,13 +36,16 @@ class Expectimax(Search):
             return self._leaf(node)
         kids = self.tree.children(node)
         search = self._search
+        lv = self._down()  # the children's level
         if kind == CHANCE:
             probs = self._probs(node)
             total = self.num(0)
             for p, child in zip(probs, kids, strict=True):
                 total += p * search(child, alpha, beta)
+            self.level = lv - 1
             return total
         values = [search(child, alpha, beta) for child in kids]
+        self.level = lv - 1
         best = max(values) if kind == MAX else min(values)  # the first of equal values
         self._last_move = values.index(best)  # for the transposition table: after every child
         return best
@@ -53,7 +56,9 @@ class Expectimax(Search):
         if kind not in (MAX, MIN):
             return self._search(root, None, None), None, None
         self._enter(root)
+        self._down()
         values = [self._search(child, None, None) for child in self.tree.children(root)]
+        self.level = 0
         best_move = 0
         for m, v in enumerate(values):
             if v > values[best_move] if kind == MAX else v < values[best_move]:

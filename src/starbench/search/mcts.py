@@ -85,6 +85,7 @@ class MCTS(Search):
                 node = kids[self._outcome(node, kids)]
             else:
                 node = kids[int(self._rng.integers(len(kids)))]
+            self._down()
             kind = self._enter(node)
         return float(self._leaf(node))
 
@@ -92,6 +93,7 @@ class MCTS(Search):
         tree = self.tree
         node, here = root, stats
         path = [here]
+        self.level = 0  # the root's level (each step down is one level deeper)
         kind = self._enter(node)
         while kind != LEAF:
             kids = tree.children(node)
@@ -105,6 +107,7 @@ class MCTS(Search):
             fresh = j not in here.kids
             here = here.kids.setdefault(j, _Node())
             path.append(here)
+            self._down()
             kind = self._enter(node)
             if fresh and kind != LEAF and tree.kind(node) != CHANCE:
                 value = self._playout(node)

@@ -102,10 +102,10 @@ class Star1(AlphaBeta):
             tail_hi += probs[j] * hi[j]
         # the bounds alone may decide (no outcome searched)
         if tail_hi <= alpha:
-            self.chance_cutoffs += 1
+            self._cut_chance()
             return tail_hi
         if tail_lo >= beta:
-            self.chance_cutoffs += 1
+            self._cut_chance()
             return tail_lo
         x = self.num(0)
         for i in range(n):
@@ -123,11 +123,11 @@ class Star1(AlphaBeta):
             v = self._outcome(i, kids[i], a, b, states)
             if v <= alpha_i:  # fail low: proven upper bound
                 if i < n - 1:
-                    self.chance_cutoffs += 1
+                    self._cut_chance()
                 return x + p * v + tail_hi
             if v >= beta_i:  # fail high: proven lower bound
                 if i < n - 1:
-                    self.chance_cutoffs += 1
+                    self._cut_chance()
                 return x + p * v + tail_lo
             x += p * v
         return x

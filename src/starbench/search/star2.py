@@ -149,6 +149,7 @@ class Star2(Star1):
                 targets = []  # the search phase's first test returns the proven bound
         if targets and alpha < U and beta > L and (self.probe_full_window or alpha > L or beta < U):
             self.probes += 1
+            self.lv_probes[self.level] += 1
             self.probing += 1
             try:
                 cut = self._probe_phase(kids, probs, alpha, beta, lo, hi, states, targets)
@@ -156,7 +157,7 @@ class Star2(Star1):
                 self.probing -= 1
             if cut is not None:
                 self.probe_cutoffs += 1
-                self.chance_cutoffs += 1
+                self._cut_chance()
                 return cut
         return self._search_phase(kids, probs, alpha, beta, lo, hi, states)
 
@@ -186,6 +187,7 @@ class Star2(Star1):
     ) -> None:
         """Enter successor i and probe its moves up to ``stop`` (exclusive); update its bound."""
         node = kids[i]
+        lv = self._down()  # the successor's level, while it is probed
         kind = self._enter(node)
         st = states[i]
         if st is None:
@@ -214,6 +216,7 @@ class Star2(Star1):
                 hi[i] = st.best
             if self.debug:
                 self.check_bound(node, hi[i], self.arith.pos_inf, hi[i])
+        self.level = lv - 1
 
     @staticmethod
     def _decided(sums: list[Any], alpha: Any, beta: Any) -> Any:
@@ -287,19 +290,24 @@ class Star2(Star1):
         if st is None:
             return self._child(node, a, b)
         if type(st) is Stored:  # the table's exact value (tt_probe): entered, counted, answered
+            lv = self._down()
             self._enter(node)
+            self.level = lv - 1
             self.tt_cutoffs += 1
             return st.value
         self.resumed += 1
         if self.after_probe == "research":
             return self._child(node, a, b)
+        lv = self._down()  # the successor's level, while it is resumed
         if self.table is not None:  # the table may answer it (a transposition searched since)
             key, depth = self.tree.transposition(node)
             answer = self._tt_answer(node, key, depth, a, b)
             if answer is not None:
+                self.level = lv - 1
                 return answer
         self._enter(node)
         self._run_moves(st, a, b, len(st.children))
+        self.level = lv - 1
         if self.debug:
             self.check_bound(node, a, b, st.best)
         if self.table is not None:

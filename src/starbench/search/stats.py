@@ -28,6 +28,24 @@ Counters (the compiled engine counts identically; tests compare them counter for
   (``after_probe=research``) in a search phase.
 * ``shallow_nodes``: the part of ``nodes`` entered by ChanceProbCut's shallow searches (their
   nodes count in ``nodes``, ``leaves`` and the kinds' counters too); 0 for every other algorithm.
+
+Counters per level (``LevelCounts``, a search result's ``by_level``).  A node's *level* is its
+distance from the root in edges: the root is level 0 and chance levels count, as in the tables'
+``levels`` column (a regular tree of ``levels`` L has levels 0 to L; a game's levels are its plies,
+chance plies included).  Per level, indexed by level:
+
+* ``nodes_by_level``: nodes entered at that level (sums to ``nodes``);
+* ``leaves_by_level``: leaves evaluated there (sums to ``leaves``);
+* ``cutoffs_by_level``: cut-offs, counted at the level of the node that stops searching its
+  remaining children (sums to ``chance_cutoffs + decision_cutoffs``, the ``cutoffs`` total);
+* ``probes_by_level``: probe phases, counted at the level of the chance node that probes (sums to
+  ``probes``).
+
+A ChanceProbCut shallow search's nodes and leaves count at their levels in the searched tree (its
+root is the chance node's outcome); its own cut-offs and probes are not the search's, as in the
+totals.  The lists run from level 0 to the deepest level the search entered (a level below that
+with nothing entered is not listed), so an expectimax search of a regular tree of ``levels`` L
+lists L + 1 levels, and both engines list the same levels.
 """
 
 from __future__ import annotations
@@ -72,6 +90,75 @@ class SearchStats:
 
 STAT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(SearchStats))
 
+#: The per-level lists' names (``solve --json``'s keys and the tables' columns), in
+#: ``LevelCounts`` order.
+LEVEL_FIELDS: tuple[str, ...] = (
+    "nodes_by_level",
+    "leaves_by_level",
+    "cutoffs_by_level",
+    "probes_by_level",
+)
+#: Each per-level list's total: a ``SearchStats`` field, or the sum of two (``cutoffs``).
+LEVEL_TOTALS: dict[str, tuple[str, ...]] = {
+    "nodes_by_level": ("nodes",),
+    "leaves_by_level": ("leaves",),
+    "cutoffs_by_level": ("chance_cutoffs", "decision_cutoffs"),
+    "probes_by_level": ("probes",),
+}
+
+
+@dataclass(frozen=True)
+class LevelCounts:
+    """Nodes, leaves, cut-offs and probes per level (see the module docstring), each a tuple
+    indexed by level, all of one length: level 0 to the deepest level entered."""
+
+    nodes: tuple[int, ...] = ()
+    leaves: tuple[int, ...] = ()
+    cutoffs: tuple[int, ...] = ()
+    probes: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, rows: Any) -> LevelCounts:
+        """From four sequences indexed by level (nodes, leaves, cut-offs, probes), of any one
+        length: cut after the deepest level with a node entered."""
+        rows = [[int(x) for x in r] for r in rows]
+        nodes = rows[0]
+        depth = len(nodes)
+        while depth > 0 and nodes[depth - 1] == 0:
+            depth -= 1
+        return cls(*(tuple(r[:depth]) + (0,) * (depth - len(r[:depth])) for r in rows))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LevelCounts:
+        """From the lists by their names (``LEVEL_FIELDS``)."""
+        return cls.of([d[name] for name in LEVEL_FIELDS])
+
+    def rows(self) -> tuple[tuple[int, ...], ...]:
+        return (self.nodes, self.leaves, self.cutoffs, self.probes)
+
+    def __add__(self, other: LevelCounts) -> LevelCounts:
+        n = max(len(self.nodes), len(other.nodes))
+        return LevelCounts.of(
+            [
+                [(a[i] if i < len(a) else 0) + (b[i] if i < len(b) else 0) for i in range(n)]
+                for a, b in zip(self.rows(), other.rows(), strict=True)
+            ]
+        )
+
+    def as_dict(self) -> dict[str, list[int]]:
+        return {name: list(r) for name, r in zip(LEVEL_FIELDS, self.rows(), strict=True)}
+
+    def totals(self) -> dict[str, int]:
+        """Each list's sum, by its name."""
+        return {name: sum(r) for name, r in zip(LEVEL_FIELDS, self.rows(), strict=True)}
+
+    def check(self, stats: SearchStats) -> None:
+        """Raise AssertionError unless every list sums to its total in ``stats``."""
+        for name, total in self.totals().items():
+            want = sum(getattr(stats, f) for f in LEVEL_TOTALS[name])
+            if total != want:
+                raise AssertionError(f"{name} sums to {total}, its total is {want}")
+
 
 @dataclass(frozen=True)
 class SearchResult:
@@ -94,3 +181,5 @@ class SearchResult:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     root_values: tuple[Any, ...] | None = None
+    #: the counters per level (``LevelCounts``); None where a search does not count them
+    by_level: LevelCounts | None = None
