@@ -187,6 +187,10 @@ def row(
         "leaves": r.stats.leaves,
         "seconds": r.seconds,
         **extra,
+        # the counters per level (``starbench.search.stats``), each summing to its total
+        "cutoffs": r.stats.chance_cutoffs + r.stats.decision_cutoffs,
+        "probes": r.stats.probes,
+        **({} if r.by_level is None else r.by_level.as_dict()),
     }
 
 

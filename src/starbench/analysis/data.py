@@ -3,7 +3,9 @@
 ``percent_leaves`` pairs every row with expectimax's row on the same tree (same cell and
 instance) and gives ``100 * leaves / expectimax leaves``; the mean over instances is Ballard's
 "percent of leaves examined".  Standard errors are ``sd / sqrt(n)`` over instances; confidence
-bands are 95% bootstrap intervals of the mean with a fixed seed.
+bands are 95% bootstrap intervals of the mean with a fixed seed.  ``by_level`` spreads the
+counters per level (``*_by_level``) into one row per level; ``percent_by_level`` pairs each level
+with expectimax's at that level.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from starbench.errors import InputError
+from starbench.search.stats import LEVEL_FIELDS
 from starbench.trees.regular import RegularTreeSpec
 
 TREE_COLUMNS = tuple(f.name for f in fields(RegularTreeSpec))
@@ -73,6 +76,9 @@ def prepared(df: pd.DataFrame, path: Path, refuse_mismatch: bool = True) -> pd.D
             df[col] = default
         elif col != "pool" or "branching" in df.columns:
             df[col] = df[col].fillna(default)
+    for col in LEVEL_FIELDS:  # the counters per level: missing in tables stored before them
+        if col not in df.columns:
+            df[col] = None
     if "skew_text" in df.columns:  # figures show skew as its exact text ("1/3", not 0.333)
         df["skew"] = df["skew_text"].where(df["skew_text"].notna(), df["skew"].astype(str))
     df["label"] = labels(df)
@@ -172,6 +178,58 @@ def percent_leaves(df: pd.DataFrame) -> pd.DataFrame:
     m = other.merge(ex, on=keys, how="inner")
     m["pct_leaves"] = 100.0 * m["leaves"].astype(float) / m["ex_leaves"].astype(float)
     m["pct_nodes"] = 100.0 * m["nodes"].astype(float) / m["ex_nodes"].astype(float)
+    return m
+
+
+def by_level(df: pd.DataFrame) -> pd.DataFrame:
+    """The counters per level in long form: one row per (table row, level) with ``level`` and
+    ``nodes``, ``leaves``, ``cutoffs``, ``probes`` at that level, beside the row's other columns
+    (the lists themselves dropped).  Rows without the counters (stored before them, or a search
+    that did not finish) are left out."""
+    import json
+
+    have = df[df["nodes_by_level"].notna()] if "nodes_by_level" in df.columns else df.iloc[:0]
+    rest = have.drop(columns=[c for c in LEVEL_FIELDS if c in have.columns])
+    parts: dict[str, list[Any]] = {"_row": [], "level": []}
+    names = [f.removesuffix("_by_level") for f in LEVEL_FIELDS]
+    for name in names:
+        parts[name] = []
+    for i, row in zip(have.index, have[list(LEVEL_FIELDS)].itertuples(index=False), strict=True):
+        lists = [json.loads(x) for x in row]
+        parts["_row"] += [i] * len(lists[0])
+        parts["level"] += list(range(len(lists[0])))
+        for name, values in zip(names, lists, strict=True):
+            parts[name] += values
+    long = pd.DataFrame(parts)
+    out = rest.loc[long["_row"]].reset_index(drop=True)
+    for c in ("level", *names):
+        out[c] = long[c].to_numpy()
+    return out
+
+
+def percent_by_level(df: pd.DataFrame) -> pd.DataFrame:
+    """``by_level`` of the non-expectimax rows with ``pct_nodes`` and ``pct_leaves``: each
+    level's nodes and leaves as a percent of expectimax's at that level on the same tree (NaN
+    where expectimax has none there, e.g. leaves above a regular tree's last level)."""
+    require(df, "nodes_by_level", *CELL_COLUMNS)
+    ok = df[df["status"].isin(["ok", "unverified"])]
+    long = by_level(ok)
+    keys = ["_pair", "instance"] if "_pair" in long.columns else [*CELL_COLUMNS, "instance"]
+    is_ex = long["algorithm"] == "expectimax"
+    if "tt" in long.columns:  # the reference is expectimax without a table (percent_leaves)
+        table = long["tt"].fillna(0).astype(int) > 0
+        other = long[~is_ex | table]
+        is_ex = is_ex & ~table
+    else:
+        other = long[~is_ex]
+    ex = long[is_ex][[*keys, "level", "nodes", "leaves"]]
+    if not len(ex):
+        raise PlotError("the tables have no expectimax rows with counters per level")
+    ex = ex.rename(columns={"nodes": "ex_nodes", "leaves": "ex_leaves"})
+    m = other.merge(ex, on=[*keys, "level"], how="inner")
+    m["pct_nodes"] = 100.0 * m["nodes"].astype(float) / m["ex_nodes"].astype(float)
+    ex_leaves = m["ex_leaves"].astype(float).where(m["ex_leaves"] > 0)
+    m["pct_leaves"] = 100.0 * m["leaves"].astype(float) / ex_leaves
     return m
 
 

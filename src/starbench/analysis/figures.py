@@ -24,6 +24,7 @@ from matplotlib.ticker import EngFormatter, LogLocator, NullFormatter
 from starbench.analysis.data import (
     PlotError,
     bootstrap_band,
+    percent_by_level,
     percent_leaves,
     require,
     summarise,
@@ -632,6 +633,65 @@ def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
     return Drawn(figures, s, "nodes")
 
 
+def nodes_by_level(df: pd.DataFrame, width: float) -> Drawn:
+    """Where a search's work goes: per algorithm, its nodes (top row) and leaves (bottom row) at
+    each level as a percent of expectimax's at that level on the same tree (the mean over trees
+    with its 95% bootstrap band), one panel per condition that varies (a tree's depth among
+    them).  Leaves are drawn at the levels where expectimax has leaves (a regular tree's last).
+    Drawn from the counters per level (``nodes_by_level``, ``leaves_by_level``): tables stored
+    before them are skipped with a line."""
+    df = _prepare(df)
+    if "nodes_by_level" not in df.columns or df["nodes_by_level"].isna().all():
+        raise PlotError(
+            "the tables have no counters per level (nodes_by_level): rows stored before they "
+            "were recorded; rerun the cell to record them"
+        )
+    m = percent_by_level(df)
+    if not len(m):
+        raise PlotError("no row has counters per level beside expectimax's on the same tree")
+    facets = _facets(m, ("level",))
+    parts = []
+    for measure in ("nodes", "leaves"):
+        col = f"pct_{measure}"
+        here = m[m[col].notna()]
+        if len(here):
+            t = summarise(here, [*facets, "label", "level"], value=col)
+            parts.append(t.assign(measure=measure))
+    s = _with_conditions(pd.concat(parts, ignore_index=True), m, "level")
+    labels = sorted(m["label"].astype(str).unique())
+    raw = m.assign(label=m["label"].astype(str))
+    # leaves drawn where they lie at two levels or more (a game's horizon and terminals); on
+    # a regular tree they are the last level's nodes, already drawn (the table has them)
+    leafy = m[m["pct_leaves"].notna()]
+    spread = len(leafy) > 0 and bool(
+        (leafy.groupby(facets, dropna=False)["level"].nunique() >= 2).any()
+        if facets
+        else leafy["level"].nunique() >= 2
+    )
+    measures = ("nodes", "leaves") if spread else ("nodes",)
+
+    def panel(ax: plt.Axes, here: pd.DataFrame, measure: str) -> None:
+        col = f"pct_{measure or 'nodes'}"
+        mine = here[here[col].notna()]
+        _lines(ax, mine, "level", col, labels)
+        ax.set_xticks(sorted(here["level"].unique()))
+        ax.set_ylim(bottom=0)
+
+    figures = draw_design(
+        raw,
+        facets,
+        width,
+        panel,
+        measures=measures,
+        xlabel="level (root 0, chance levels counted)",
+        ylabel={"nodes": "% of expectimax's nodes", "leaves": "% of expectimax's leaves"}
+        if spread
+        else "% of expectimax's nodes",
+        legend=labels,
+    )
+    return Drawn(figures, s, "percent of expectimax's nodes (measure nodes) or leaves at a level")
+
+
 def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     """CPU seconds of a search against its nodes, per algorithm (log-log), one panel per
     condition that varies.  CPU time, not wall time: on a shared machine the wall clock counts
@@ -879,6 +939,7 @@ def error_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
 FIGURES: dict[str, Callable[[pd.DataFrame, float], Drawn]] = {
     "leaves_by_branching": leaves_by_branching,
     "nodes_by_depth": nodes_by_depth,
+    "nodes_by_level": nodes_by_level,
     "leaves_by_k": leaves_by_k,
     "ordering_effect": ordering_effect,
     "distribution_effect": distribution_effect,

@@ -21,6 +21,7 @@ from typing import Any
 
 from starbench.engines import Choice, choose, execute
 from starbench.errors import ConfigError, InputError, deadline
+from starbench.experiment.rows import level_columns
 from starbench.experiment.settings import RunSettings
 from starbench.games.spec import GameSpec
 from starbench.oracles import decisions, positions
@@ -142,6 +143,7 @@ class Instance:
             "depth_completed": d.depth_completed,
             "iterations": json.dumps([it.as_dict() for it in d.iterations]),
             "order_evals": sum(evals) if all(e is not None for e in evals) else None,
+            **level_columns(d.by_level),
             "seconds": d.seconds,  # the whole search, unfinished iteration included
             "cpu_seconds": d.cpu_seconds,
             **d.stats.as_dict(),
@@ -277,6 +279,7 @@ def compute_instance(
                     "cpu_seconds": cpu,
                     "timing_repeats": repeats,
                     **result.stats.as_dict(),
+                    **level_columns(result.by_level),
                     # iterative deepening: totals over the iterations, the whole time,
                     # depth_completed and the iterations
                     **stats,

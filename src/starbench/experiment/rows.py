@@ -29,6 +29,7 @@ from typing import Any
 
 from starbench.oracles.decisions import DECISION_COLUMNS, quality_text, tree_row
 from starbench.search import STAT_FIELDS
+from starbench.search.stats import LEVEL_FIELDS
 from starbench.search.arith import agree
 from starbench.search.registry import ALGORITHMS, KEY_PARAMS, is_exact, key_values
 from starbench.search.registry import label as registry_label
@@ -82,6 +83,9 @@ FIELDS: tuple[str, ...] = (
     # (``starbench.oracles.decisions``; a random-tree row's are derived when tabled)
     "root_values",
     *DECISION_COLUMNS,
+    # the counters per level (``search.stats.LEVEL_FIELDS``), each a JSON list indexed by level
+    # (iterative deepening: summed over the iterations); None in rows stored before them
+    *LEVEL_FIELDS,
 )
 
 #: The table's leading columns, in order (names fixed by the runner's contract).
@@ -125,6 +129,16 @@ META = (
     "platform",
     "date",
 )
+
+
+def level_columns(by_level: Any) -> dict[str, str | None]:
+    """A search's counters per level as the row's columns: each list as compact JSON text
+    (``"[1,3,9,27]"``), or None where the search gave none."""
+    import json
+
+    if by_level is None:
+        return dict.fromkeys(LEVEL_FIELDS)
+    return {k: json.dumps(v, separators=(",", ":")) for k, v in by_level.as_dict().items()}
 
 
 _SHARED: dict[str, dict[str, str]] = {
@@ -322,6 +336,7 @@ REST = (
     "order_evals",
     "depth_completed",
     "iterations",
+    *LEVEL_FIELDS,
     "game_version",
     "cell",
     "pct_leaves",
