@@ -41,6 +41,60 @@ def _count(node):
     return 1 + sum(_count(c[1] if kind == "chance" else c) for c in children)
 
 
+def _per_level(node, level=0, out=None):
+    """Every node and leaf of the tree per level (root 0), counted here from the format."""
+    out = out if out is not None else {"nodes": [], "leaves": []}
+    for name in ("nodes", "leaves"):
+        while len(out[name]) <= level:
+            out[name].append(0)
+    out["nodes"][level] += 1
+    if not isinstance(node, dict):
+        out["leaves"][level] += 1
+        return out
+    ((kind, children),) = node.items()
+    for c in children:
+        _per_level(c[1] if kind == "chance" else c, level + 1, out)
+    return out
+
+
+def test_the_corpus_lists_per_level_sum_to_the_totals_and_equal_an_independent_count():
+    """Version 3: every algorithm's lists per level sum to its totals; expectimax's and
+    minimax's nodes and leaves per level are the tree's, counted by this file's recursion."""
+    manifest = json.loads((COMMITTED / "manifest.json").read_text())
+    assert manifest["version"] == 3
+    for t in json.loads((COMMITTED / "trees.json").read_bytes()):
+        tree_levels = _per_level(t["tree"]["root"])
+        for a in t["algorithms"]:
+            c = a["counters"]
+            assert sum(c["nodes_by_level"]) == c["nodes"], (t["id"], a["algorithm"])
+            assert sum(c["leaves_by_level"]) == c["leaves"], (t["id"], a["algorithm"])
+            cuts = c["chance_cutoffs"] + c["decision_cutoffs"]
+            assert sum(c["cutoffs_by_level"]) == cuts, (t["id"], a["algorithm"])
+            assert sum(c["probes_by_level"]) == c["probes"], (t["id"], a["algorithm"])
+            if a["algorithm"] in ("expectimax", "minimax"):
+                assert c["nodes_by_level"] == tree_levels["nodes"], (t["id"], a["algorithm"])
+                assert c["leaves_by_level"] == tree_levels["leaves"], (t["id"], a["algorithm"])
+
+
+def test_an_older_corpus_still_reads_and_an_unknown_version_is_refused(tmp_path):
+    from starbench import corpus
+    from starbench.errors import InputError
+
+    manifest, trees = corpus.read(COMMITTED)
+    assert manifest["version"] == corpus.VERSION and len(trees) == manifest["trees"]
+    old = tmp_path / "v2"
+    old.mkdir()
+    text = '[{"id": 0, "algorithms": [{"counters": {"nodes": 1, "leaves": 1}}]}]\n'
+    (old / "trees.json").write_text(text)
+    sha = hashlib.sha256(text.encode()).hexdigest()
+    (old / "manifest.json").write_text(json.dumps({"version": 2, "sha256": {"trees.json": sha}}))
+    _, got = corpus.read(old)
+    assert "nodes_by_level" not in got[0]["algorithms"][0]["counters"]
+    (old / "manifest.json").write_text(json.dumps({"version": 9, "sha256": {"trees.json": sha}}))
+    with pytest.raises(InputError, match="reads versions 2, 3"):
+        corpus.read(old)
+
+
 def test_the_corpus_reads_back_with_plain_json_and_every_answer_holds():
     manifest = json.loads((COMMITTED / "manifest.json").read_text())
     raw = (COMMITTED / "trees.json").read_bytes()

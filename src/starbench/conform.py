@@ -4,8 +4,8 @@ protocol.
 The protocol (``docs/reference/protocol.md``): one engine process, JSON lines over its standard
 input and output.  starbench writes one request a line, ``{"tree": TREE, "algorithm": LABEL,
 "params": {...}}``, some with ``"window": [ALPHA, BETA]``, and reads one answer a line,
-``{"value": V, "best_move": M}`` (optionally ``nodes`` and ``leaves``) or ``{"unsupported":
-"why"}``.
+``{"value": V, "best_move": M}`` (optionally ``nodes`` and ``leaves``, and the lists per level
+``nodes_by_level`` .. ``probes_by_level``) or ``{"unsupported": "why"}``.
 
 The trees (``cases``): the reference corpus's (``starbench.corpus``), then by default the game
 shapes of ``starbench.conformtrees`` (``--trees N``: ``N`` of the corpus's mixed trees instead;
@@ -44,6 +44,7 @@ from typing import Any
 
 from starbench import conformtrees, shrink
 from starbench.corpus import expected as fail_soft_range
+from starbench.search.stats import LEVEL_FIELDS
 from starbench.errors import InputError, deadline
 
 TIME_LIMIT = 10.0
@@ -272,6 +273,7 @@ class InProcess:
             "best_move": r.best_move,
             "nodes": r.stats.nodes,
             "leaves": r.stats.leaves,
+            **({} if r.by_level is None else r.by_level.as_dict()),
         }
 
     def restart(self) -> None:  # nothing to restart
@@ -534,14 +536,16 @@ class Report:
     unsupported: int = 0
     counted: int = 0  # answers with counts
     counts_equal: int = 0
+    levels_counted: int = 0  # answers with lists per level (``nodes_by_level`` ..)
+    levels_equal: int = 0
     causes: dict[str, Cause] = field(default_factory=dict)
     first_unsupported: str | None = None
     stopped: str | None = None
 
 
-def _own_counts(tree: shrink.Tree, label: str) -> dict[str, int] | None:
-    """starbench's own algorithm of ``label`` on the tree: its nodes and leaves (None when
-    starbench has no such algorithm or it does not apply)."""
+def _own_counts(tree: shrink.Tree, label: str) -> dict[str, Any] | None:
+    """starbench's own algorithm of ``label`` on the tree: its nodes and leaves and its lists
+    per level (None when starbench has no such algorithm or it does not apply)."""
     from starbench.search import reference_search as search
     from starbench.search.registry import parse_spec
     from starbench.trees.explicit import parse_tree
@@ -551,7 +555,8 @@ def _own_counts(tree: shrink.Tree, label: str) -> dict[str, int] | None:
         r = search(parse_tree(tree.json()), name, exact=True, **params)
     except Exception:  # noqa: BLE001 - not starbench's to count
         return None
-    return {"nodes": r.stats.nodes, "leaves": r.stats.leaves}
+    levels = {} if r.by_level is None else r.by_level.as_dict()
+    return {"nodes": r.stats.nodes, "leaves": r.stats.leaves, **levels}
 
 
 class Run:
@@ -655,12 +660,18 @@ class Run:
             r.unsupported += 1
             r.first_unsupported = r.first_unsupported or f"{case.what}: {verdict.why}"
             return
-        if "nodes" in verdict.answer and window is None:
+        lists = [k for k in LEVEL_FIELDS if k in verdict.answer]
+        if ("nodes" in verdict.answer or lists) and window is None:
             own = _own_counts(tree, self.label)
-            r.counted += 1
-            theirs = {k: verdict.answer.get(k) for k in ("nodes", "leaves") if k in verdict.answer}
-            if own is not None and all(own[k] == v for k, v in theirs.items()):
-                r.counts_equal += 1
+            if "nodes" in verdict.answer:
+                r.counted += 1
+                theirs = {k: verdict.answer.get(k) for k in ("nodes", "leaves") if k in verdict.answer}
+                if own is not None and all(own[k] == v for k, v in theirs.items()):
+                    r.counts_equal += 1
+            if lists:  # the lists per level: each given one equal to starbench's
+                r.levels_counted += 1
+                if own is not None and all(own.get(k) == verdict.answer[k] for k in lists):
+                    r.levels_equal += 1
         if verdict.kind == "agree":
             r.agree += 1
             return
@@ -789,5 +800,11 @@ def table(report: Report) -> str:
         ("requests", report.trees),
         ("causes", len(report.causes)),
         ("counts equal starbench's", counts),
+        (
+            "per level equal",
+            f"{report.levels_equal} of {report.levels_counted}"
+            if report.levels_counted
+            else "no lists per level reported",
+        ),
     ]
     return "\n".join(f"{k:<26}{v}" for k, v in rows)

@@ -18,7 +18,9 @@ format of ``starbench solve``, numbers as JSON integers or ``"a/b"`` strings), `
 node, leaves included), ``value`` (``"a/b"``), ``best_moves`` (the root's tied best moves;
 empty at a chance root) and ``algorithms``: for each exact algorithm that applies, its label,
 value, best move and counters (``nodes``, ``leaves`` and the others of
-``starbench.search.stats.SearchStats``), counted as ``docs/reference/conventions.md`` defines;
+``starbench.search.stats.SearchStats``, and since version 3 the lists per level
+``nodes_by_level``, ``leaves_by_level``, ``cutoffs_by_level``, ``probes_by_level``), counted as
+``docs/reference/conventions.md`` defines;
 ``windows``: the root searched again with each of ``WINDOWS`` (narrow, null and zero-width
 windows around the exact value), each with what a correct fail-soft search may return
 (``expected``) and each windowed algorithm's value, nodes and leaves.
@@ -35,8 +37,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-#: The corpus format's version (``manifest.json``), raised with any change of the format.
-VERSION = 2
+#: The corpus format's version (``manifest.json``), raised with any change of the format:
+#: 3 added the counters per level to each algorithm's ``counters``.  ``read`` takes 2 and 3.
+VERSION = 3
+#: The versions ``read`` takes (a version 2 file has no lists per level).
+READS = (2, 3)
+#: The version whose seeds make the trees (kept when the format changes, so the trees stay).
+TREES_VERSION = 2
 TREES = "trees.json"
 MANIFEST = "manifest.json"
 #: Trees per family.
@@ -222,7 +229,10 @@ def entry(index: int, family: str, tree: dict[str, Any]) -> dict[str, Any]:
                 "algorithm": spec,
                 "value": _fraction_text(Fraction(r.value)),
                 "best_move": r.best_move,
-                "counters": r.stats.as_dict(),
+                "counters": {
+                    **r.stats.as_dict(),
+                    **({} if r.by_level is None else r.by_level.as_dict()),
+                },
             }
         )
     L, U = (Fraction(b) for b in tree["bounds"])
@@ -272,7 +282,7 @@ def trees() -> Iterator[tuple[str, int, dict[str, Any]]]:
     """(family, its i-th tree, the tree) of every family, seeded by the family's name (the same
     trees on every machine; ``starbench conform`` feeds them to engines)."""
     for family, make in FAMILIES.items():
-        rng = random.Random(f"starbench-corpus-{VERSION}-{family}")
+        rng = random.Random(f"starbench-corpus-{TREES_VERSION}-{family}")
         for i in range(PER_FAMILY):
             yield family, i, make(rng)
 
@@ -286,6 +296,28 @@ def dumps(obj: Any) -> str:
     """The corpus's JSON text: sorted keys, one tree a line, no spaces (the same bytes
     everywhere)."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def read(folder: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(manifest, trees) of a corpus folder of any version in ``READS``: a version 2 corpus's
+    counters have no lists per level (read them as missing); ``InputError`` names a version
+    this starbench does not read, or a file whose checksum fails."""
+    from starbench.errors import InputError
+
+    folder = Path(folder)
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+        raw = (folder / TREES).read_bytes()
+    except (OSError, ValueError) as e:
+        raise InputError(f"{folder}: not a corpus folder ({e})") from None
+    if manifest.get("version") not in READS:
+        raise InputError(
+            f"{folder / MANIFEST}: corpus version {manifest.get('version')!r}; this starbench "
+            f"reads versions {', '.join(map(str, READS))}"
+        )
+    if hashlib.sha256(raw).hexdigest() != manifest.get("sha256", {}).get(TREES):
+        raise InputError(f"{folder / TREES}: its sha256 is not the manifest's")
+    return manifest, json.loads(raw)
 
 
 def export(folder: Path) -> tuple[Path, Path]:

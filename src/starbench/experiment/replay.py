@@ -18,10 +18,12 @@ from typing import Any
 
 from starbench.experiment.storage import CELL, TABLE, read_json
 from starbench.search import STAT_FIELDS
+from starbench.search.stats import LEVEL_FIELDS
 
 #: What must be the same (besides the value, compared within the float tolerance of the row's
-#: bounds, exactly in exact mode).
-SAME = ("best_move", "run_status", "depth_completed", *STAT_FIELDS)
+#: bounds, exactly in exact mode).  The counters per level are compared where the stored row
+#: has them (a row stored before them is replayed without them).
+SAME = ("best_move", "run_status", "depth_completed", *STAT_FIELDS, *LEVEL_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,8 @@ def replay(
                     )
                 )
             for f in SAME:
+                if f in LEVEL_FIELDS and _plain(stored.get(f)) is None:
+                    continue  # stored before the counters per level
                 if f in stored and _plain(stored.get(f)) != _plain(now.get(f)):
                     out.append(
                         Difference(str(folder), int(instance), name, f, stored.get(f), now.get(f))
