@@ -37,6 +37,7 @@ def _same_as_star2(tree, exact):
     s2 = search(tree, "star2", exact=exact)
     cpc = search(tree, "chanceprobcut", exact=exact, t=float("inf"))
     assert (cpc.value, cpc.best_move, cpc.stats) == (s2.value, s2.best_move, s2.stats)
+    assert cpc.by_level == s2.by_level
 
 
 @given(tree_objects(max_depth=5, max_children=4, pattern="any"), st.booleans())
@@ -61,6 +62,8 @@ def test_a_finite_t_cuts_is_inexact_and_counts_its_shallow_nodes(cal, monkeypatc
         st_ = r.stats
         assert st_.nodes == st_.max_nodes + st_.min_nodes + st_.chance_nodes + st_.leaves
         assert 0 < st_.shallow_nodes < st_.nodes
+        r.by_level.check(st_)  # the shallow searches' nodes at their levels of this tree
+        assert len(r.by_level.nodes) == len(ex.by_level.nodes)
         errors.append(abs(r.value - ex.value))
         changed += st_.nodes - st_.shallow_nodes != s2.stats.nodes
     # t = 0 trusts every estimate: the search changes, and on these trees it is not always exact

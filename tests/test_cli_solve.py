@@ -53,6 +53,8 @@ def test_json_contract(capsys):
     assert code == 0 and err == ""
     rows = json.loads(out)
     keys = ["algorithm", "k", "after_probe", "value", "best_move", "nodes", "leaves", "seconds"]
+    keys += ["cutoffs", "probes", "nodes_by_level", "leaves_by_level", "cutoffs_by_level"]
+    keys += ["probes_by_level"]
     assert all(list(r) == keys for r in rows)
     assert rows[0]["algorithm"] == "star2.5-cyclic"
     assert (rows[0]["k"], rows[0]["after_probe"]) == (3, "research")

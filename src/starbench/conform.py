@@ -44,8 +44,8 @@ from typing import Any
 
 from starbench import conformtrees, shrink
 from starbench.corpus import expected as fail_soft_range
-from starbench.search.stats import LEVEL_FIELDS
 from starbench.errors import InputError, deadline
+from starbench.search.stats import LEVEL_FIELDS
 
 TIME_LIMIT = 10.0
 MEMORY_LIMIT = 2 * 2**30
@@ -665,7 +665,9 @@ class Run:
             own = _own_counts(tree, self.label)
             if "nodes" in verdict.answer:
                 r.counted += 1
-                theirs = {k: verdict.answer.get(k) for k in ("nodes", "leaves") if k in verdict.answer}
+                theirs = {
+                    k: verdict.answer.get(k) for k in ("nodes", "leaves") if k in verdict.answer
+                }
                 if own is not None and all(own[k] == v for k, v in theirs.items()):
                     r.counts_equal += 1
             if lists:  # the lists per level: each given one equal to starbench's

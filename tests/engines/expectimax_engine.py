@@ -2,13 +2,16 @@
 """A conform-protocol engine that is not starbench: exact expectimax over the JSON tree format,
 reading one request a line on stdin and answering one line on stdout (docs/reference/protocol.md).
 
-    expectimax_engine.py [correct|skip-last-outcome|crash|hang|garbage|unsupported|hog]
+    expectimax_engine.py [correct|levels|levels-shifted|skip-last-outcome|crash|hang|garbage|
+                          unsupported|hog]
 
 correct answers exactly (value as "a/b", the first best move, nodes and leaves as every node
 visited); skip-last-outcome ignores the last outcome of every chance node (a wrong engine);
 crash exits at its third request; hang stops answering at its third; garbage prints a line that
 is not JSON at its third; unsupported declines every tree; hog allocates far more memory than a
-limit allows at its third.
+limit allows at its third.  levels answers as correct does, with its nodes and leaves per level
+(``nodes_by_level``, ``leaves_by_level``: the root at level 0); levels-shifted counts the root at
+level 1 (right totals, wrong lists).
 """
 
 import json
@@ -19,10 +22,19 @@ from fractions import Fraction
 MODE = sys.argv[1] if len(sys.argv) > 1 else "correct"
 
 
-def solve(node, counts):
+def _at(counts, name, level):
+    lists = counts.setdefault(name + "_by_level", [])
+    while len(lists) <= level:
+        lists.append(0)
+    lists[level] += 1
+
+
+def solve(node, counts, level=1 if MODE == "levels-shifted" else 0):
     counts["nodes"] += 1
+    _at(counts, "nodes", level)
     if not isinstance(node, dict):
         counts["leaves"] += 1
+        _at(counts, "leaves", level)
         return Fraction(str(node))
     ((kind, children),) = node.items()
     if kind == "chance":
@@ -30,9 +42,10 @@ def solve(node, counts):
         weights = [Fraction(str(p)) for p, _ in outcomes]
         total = sum(weights)
         return sum(
-            w / total * solve(c, counts) for w, (_, c) in zip(weights, outcomes, strict=True)
+            w / total * solve(c, counts, level + 1)
+            for w, (_, c) in zip(weights, outcomes, strict=True)
         )
-    values = [solve(c, counts) for c in children]
+    values = [solve(c, counts, level + 1) for c in children]
     return max(values) if kind == "max" else min(values)
 
 
@@ -49,6 +62,11 @@ def answer(request):
     text = (
         str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
     )
+    if not MODE.startswith("levels"):
+        counts = {"nodes": counts["nodes"], "leaves": counts["leaves"]}
+    else:
+        short = len(counts["nodes_by_level"]) - len(counts["leaves_by_level"])
+        counts["leaves_by_level"] += [0] * short
     return {"value": text, "best_move": best, **counts}
 
 

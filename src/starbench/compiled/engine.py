@@ -277,7 +277,19 @@ def execute(
         seconds,
         cpu,
         root_values,
-        LevelCounts.of(by_level.tolist()),
+        _levels(by_level),
+    )
+
+
+def _levels(by_level: np.ndarray) -> LevelCounts:
+    """The kernel's counters per level (inner nodes, leaves, cut-offs, probes; ``kernel.LV_*``)
+    as a ``LevelCounts``: the nodes are the inner nodes and the leaves, up to the deepest level
+    entered."""
+    nodes = by_level[0] + by_level[1]
+    depth = int(np.flatnonzero(nodes)[-1]) + 1 if nodes.any() else 0
+    rows = by_level[:, :depth].tolist()
+    return LevelCounts(
+        tuple(nodes[:depth].tolist()), tuple(rows[1]), tuple(rows[2]), tuple(rows[3])
     )
 
 

@@ -108,8 +108,9 @@ from starbench.compiled.codes import (  # noqa: E402  (the kernel's named codes)
 )
 from starbench.compiled.hashing import child, divisor, increment, leaf_value, weight
 
-#: The rows of ``Out.by_level`` (the counters per level, column = level; ``search/stats.py``).
-LV_NODES, LV_LEAVES, LV_CUTS, LV_PROBES = 0, 1, 2, 3
+#: The rows of ``Out.by_level`` (the counters per level, column = level; ``search/stats.py``):
+#: inner nodes entered (the engine adds the leaves to make the nodes), leaves, cut-offs, probes.
+LV_INNER, LV_LEAVES, LV_CUTS, LV_PROBES = 0, 1, 2, 3
 
 # lazy orderings
 ORD_GENERATED, ORD_REVERSED, ORD_STATIC = 0, 1, 2
@@ -295,20 +296,22 @@ def lazy_child(nid, ps, g, version, tseed, incremental, r1d):
 
 
 @njit(inline="always")
-def count(stats, lev, lv, kind, inprobe, budget):
-    """Count a node entered at level ``lv`` (``Search._enter``; ``lev`` the counters per level,
-    rows ``LV_NODES`` ..); True when that exceeds the node budget."""
+def count(stats, lv_inner, lv_leaves, lv, kind, inprobe, budget):
+    """Count a node entered at level ``lv`` (``Search._enter``; per level, an inner node in
+    ``lv_inner`` or a leaf in ``lv_leaves``: the engine adds them into the nodes per level);
+    True when that exceeds the node budget."""
     stats[S_NODES] += 1
-    lev[LV_NODES, lv] += 1
     if kind == LEAF:
         stats[S_LEAVES] += 1
-        lev[LV_LEAVES, lv] += 1
-    elif kind == MAX:
-        stats[S_MAX] += 1
-    elif kind == MIN:
-        stats[S_MIN] += 1
+        lv_leaves[lv] += 1
     else:
-        stats[S_CHANCE] += 1
+        lv_inner[lv] += 1
+        if kind == MAX:
+            stats[S_MAX] += 1
+        elif kind == MIN:
+            stats[S_MIN] += 1
+        else:
+            stats[S_CHANCE] += 1
     if inprobe:
         stats[S_PNODES] += 1
         if kind == LEAF:
@@ -451,7 +454,10 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     stats = borrow(out.stats)
     root_vals = borrow(out.root_vals)
     # the counters per level (a frame's depth is its node's level: the root is frame 0)
-    lev = borrow(out.by_level)
+    lv_inner = borrow(out.by_level[LV_INNER])
+    lv_leaves = borrow(out.by_level[LV_LEAVES])
+    lv_cuts = borrow(out.by_level[LV_CUTS])
+    lv_probes = borrow(out.by_level[LV_PROBES])
     if table is not None:
         t_key = borrow(table.key)
         t_depth = borrow(table.depth)
@@ -565,7 +571,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         """A leaf child of frame ``d`` (``Search._child`` of a leaf): counted and evaluated in
         place, returns (OK, d, its value), or BUDGET, or BAD_EVAL (the leaf's index in frame
         d + 1)."""
-        if count(stats, lev, d + 1, LEAF, inprobe == 1, budget):
+        if count(stats, lv_inner, lv_leaves, d + 1, LEAF, inprobe == 1, budget):
             return BUDGET, d, np.nan
         if lazy:
             v = lazy_leaf_value(incremental, version, tseed, r1d, cid, cps)
@@ -620,7 +626,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                         answer = upper
                     if answer == answer:  # the table answers: entered, counted, not searched
                         stats[S_TTC] += 1
-                        if count(stats, lev, d + 1, ckind, inprobe == 1, budget):
+                        if count(stats, lv_inner, lv_leaves, d + 1, ckind, inprobe == 1, budget):
                             return BUDGET, d, np.nan
                         return OK, d, answer
                 f_tt[e] = 1
@@ -753,7 +759,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                 (kind == MAX and best >= f_beta[d]) or (kind == MIN and best <= f_alpha[d])
             ):
                 stats[S_DCUT] += 1
-                lev[LV_CUTS, d] += 1
+                lv_cuts[d] += 1
                 break
             f_next[d] = m + 1
             f_m[d] = m
@@ -846,7 +852,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             full = f_alpha[d] <= L and f_beta[d] >= U  # no cut-off possible but the value
             if nt > 0 and f_alpha[d] < U and f_beta[d] > L and not (skip_full and full):
                 stats[S_PROBES] += 1
-                lev[LV_PROBES, d] += 1
+                lv_probes[d] += 1
                 f_sum_lo[d] = sum_lo
                 f_sum_hi[d] = sum_hi
                 f_t[d] = 0
@@ -879,12 +885,12 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             if f_sum_lo[d] >= f_beta[d]:
                 stats[S_PCUT] += 1
                 stats[S_CCUT] += 1
-                lev[LV_CUTS, d] += 1
+                lv_cuts[d] += 1
                 return OK, d - 1, f_sum_lo[d]
             if f_sum_hi[d] <= f_alpha[d]:
                 stats[S_PCUT] += 1
                 stats[S_CCUT] += 1
-                lev[LV_CUTS, d] += 1
+                lv_cuts[d] += 1
                 return OK, d - 1, f_sum_hi[d]
             pc = CYC_STEP if pc == CYC_AFTER else SEQ_STEP
         # _probe_order: sequential takes each target once, up to k moves; cyclic makes rounds of one
@@ -959,11 +965,11 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             # the bounds alone may decide (no outcome searched)
             if tail_hi <= f_alpha[d]:
                 stats[S_CCUT] += 1
-                lev[LV_CUTS, d] += 1
+                lv_cuts[d] += 1
                 return OK, d - 1, tail_hi
             if tail_lo >= f_beta[d]:
                 stats[S_CCUT] += 1
-                lev[LV_CUTS, d] += 1
+                lv_cuts[d] += 1
                 return OK, d - 1, tail_lo
             f_tail_lo[d] = tail_lo
             f_tail_hi[d] = tail_hi
@@ -978,12 +984,12 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                 if v <= f_alpha_i[d]:  # fail low: proven upper bound
                     if i < n - 1:
                         stats[S_CCUT] += 1
-                        lev[LV_CUTS, d] += 1
+                        lv_cuts[d] += 1
                     return OK, d - 1, f_x[d] + p * v + f_tail_hi[d]
                 if v >= f_beta_i[d]:  # fail high: proven lower bound
                     if i < n - 1:
                         stats[S_CCUT] += 1
-                        lev[LV_CUTS, d] += 1
+                        lv_cuts[d] += 1
                     return OK, d - 1, f_x[d] + p * v + f_tail_lo[d]
                 f_x[d] += p * v
                 f_i[d] = i + 1
@@ -1000,7 +1006,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             if st_has[d, i] != 2:
                 break
             # stored exactly (tt_probe, Star2._outcome): entered, counted, answered
-            if count(stats, lev, d + 1, c_kind[d, i], f_inprobe[d] == 1, budget):
+            if count(stats, lv_inner, lv_leaves, d + 1, c_kind[d, i], f_inprobe[d] == 1, budget):
                 return BUDGET, d, np.nan
             stats[S_TTC] += 1
             ret = lo[d, i]
@@ -1021,7 +1027,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         """Enter frame ``d``'s node: count it, evaluate it (a leaf: only the root gets here) or
         expand it and set up the decision or chance procedure."""
         kind = f_kind[d]
-        if count(stats, lev, d, kind, f_inprobe[d] == 1, budget):
+        if count(stats, lv_inner, lv_leaves, d, kind, f_inprobe[d] == 1, budget):
             return BUDGET, d, np.nan
         if kind == LEAF:
             if lazy:
@@ -1042,7 +1048,11 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     # ------------------------------------------------------------------ the main loop
     for j in range(N_STATS):
         stats[j] = 0
-    lev[:, :] = 0
+    for j in range(len(lv_inner)):
+        lv_inner[j] = 0
+        lv_leaves[j] = 0
+        lv_cuts[j] = 0
+        lv_probes[j] = 0
     if lazy:
         f_kind[0] = level_kind[0] if levels > 0 else LEAF
         f_id[0] = rid

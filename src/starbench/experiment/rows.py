@@ -29,10 +29,10 @@ from typing import Any
 
 from starbench.oracles.decisions import DECISION_COLUMNS, quality_text, tree_row
 from starbench.search import STAT_FIELDS
-from starbench.search.stats import LEVEL_FIELDS
 from starbench.search.arith import agree
 from starbench.search.registry import ALGORITHMS, KEY_PARAMS, is_exact, key_values
 from starbench.search.registry import label as registry_label
+from starbench.search.stats import LEVEL_FIELDS
 
 #: What one search produces (the journal stores these, in this order, per row).
 FIELDS: tuple[str, ...] = (
