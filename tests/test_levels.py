@@ -85,8 +85,8 @@ def test_both_engines_give_the_same_lists_on_generated_trees(spec, instance):
     for a in EXACT:
         name, _, k = a.partition(":k=")
         params = {"k": int(k)} if k else {}
-        py = starbench.search(tree, name, engine="python", **params)
-        co = starbench.search(tree, name, engine="compiled", **params)
+        py = starbench.search(tree, name, engine="python", levels=True, **params)
+        co = starbench.search(tree, name, engine="compiled", levels=True, **params)
         assert co.by_level == py.by_level, (a, co.by_level, py.by_level)
         py.by_level.check(py.stats)
         if name == "expectimax" and not spec.pool:  # a tree: its size per level
@@ -121,19 +121,34 @@ def test_level_counts_add_and_trim():
         b.check(starbench.SearchStats(nodes=9, leaves=4, decision_cutoffs=1, probes=1))
 
 
-def _cell(tmp_path):
+def _cell(folder, **kw):
     s = RunSettings(
         tree=RegularTreeSpec(branching=3, chance_arity=3, depth=2),
         algorithms=tuple(AlgorithmSpec(a) for a in ("expectimax", "star1", "star2")),
         trees=4,
         progress=False,
+        **kw,
     )
-    return run_cell(s, tmp_path / "cell", out=lambda _: None)
+    return run_cell(s, folder, out=lambda _: None)
+
+
+def test_the_run_option_levels_detail_and_the_public_search(tmp_path):
+    """Off by default (the compiled engine keeps its speed): no lists in rows or results;
+    ``levels_detail=true`` records them without changing the cell (its folder and digest)."""
+    plain = _cell(tmp_path / "plain")
+    detail = _cell(tmp_path / "detail", levels_detail=True)
+    a, b = (starbench.load_results(o.folder) for o in (plain, detail))
+    assert a["nodes_by_level"].isna().all() and b["nodes_by_level"].notna().all()
+    assert set(a["cell"]) == set(b["cell"])
+    tree = RegularTree(RegularTreeSpec(branching=2, chance_arity=2, depth=2), 0, 0)
+    for engine in ("python", "compiled"):
+        assert starbench.search(tree, "star2", engine=engine).by_level is None
+        assert starbench.search(tree, "star2", engine=engine, levels=True).by_level is not None
 
 
 def test_tables_store_the_lists_and_older_tables_read_them_as_missing(tmp_path, capsys):
-    outcome = _cell(tmp_path)
     folder = tmp_path / "cell"
+    outcome = _cell(folder, levels_detail=True)
     df = starbench.load_results(folder)
     for f in LEVEL_FIELDS:
         assert df[f].map(lambda x: isinstance(json.loads(x), list)).all(), f

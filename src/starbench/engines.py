@@ -21,6 +21,8 @@ nothing outside ``starbench.compiled`` calls the kernel.
 
 from __future__ import annotations
 
+import dataclasses
+
 import functools
 from dataclasses import dataclass
 from typing import Any
@@ -200,17 +202,20 @@ def execute(
     time_budget: float | None = None,
     compiled: Any = None,
     loaded: dict[str, Any] | None = None,
+    levels: bool = False,
 ) -> Outcome:
     """Run one search of ``tree`` on ``engine`` (``python`` or ``compiled``, as ``choose``
     gave it): the one run path of ``solve``, the runner, the public ``starbench.search`` and
     the benchmark.  ``compiled``: ``tree`` already in the kernel's form (``compiled_tree``), so
     that several searches of one tree prepare it once; ``loaded``: as for
-    ``AlgorithmSpec.make``.  Bad input (a request the search cannot
+    ``AlgorithmSpec.make``; ``levels``: the result's counters per level (``by_level``), which
+    cost the compiled engine up to a tenth of its speed on leaf-heavy trees (None without; the
+    Python engine counts them either way).  Bad input (a request the search cannot
     be made with) raises ``InputError``; every end of a search is an ``Outcome``."""
     if engine == "compiled":
         try:
             result = _kernel().execute(
-                compiled or compiled_tree(tree), spec, node_budget=node_budget
+                compiled or compiled_tree(tree), spec, node_budget=node_budget, per_level=levels
             )
         except BudgetExceeded as e:
             return Outcome("compiled", "budget_exceeded", None, e.stats, e)  # type: ignore[attr-defined]
@@ -237,6 +242,8 @@ def execute(
         return Outcome("python", "budget_exceeded", None, _stats_of(search), e)
     except Exception as e:  # noqa: BLE001 - any search's failure (a plugin's too) is an error row
         return Outcome("python", "error", None, _stats_of(search), e)
+    if not levels and result.by_level is not None:  # as the compiled engine gives it
+        result = dataclasses.replace(result, by_level=None)
     return Outcome("python", "done", result, result.stats)
 
 
@@ -258,6 +265,7 @@ def search(
     debug: bool = False,
     node_budget: int | None = None,
     time_budget: float | None = None,
+    levels: bool = False,
     **params: Any,
 ) -> SearchResult:
     """Search ``tree`` with the named algorithm on the chosen engine and return its result.
@@ -265,7 +273,9 @@ def search(
     ``params`` are the algorithm's own parameters (``k``, ``after_probe``, ...); ``exact``
     searches in fractions and ``debug`` checks every windowed result against a full-window
     search (both Python engine); ``engine``: ``auto`` (compiled wherever it serves the
-    request), ``compiled`` or ``python``.  The counters are the same on both engines.  A search
+    request), ``compiled`` or ``python``.  The counters are the same on both engines;
+    ``levels=True`` adds them per level (``result.by_level``: nodes, leaves, cut-offs and probes
+    by level, the root 0), which costs the compiled engine up to a tenth of its speed.  A search
     stopped by its budget raises ``BudgetExceeded`` (with ``stats``, where it stopped), one that
     met a bad evaluation ``EvaluationError``.
     """
@@ -289,4 +299,5 @@ def search(
         debug=debug,
         node_budget=node_budget,
         time_budget=time_budget,
+        levels=levels,
     ).value()

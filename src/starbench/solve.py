@@ -110,6 +110,7 @@ def solve(
             debug=debug,
             compiled=kernel_tree,
             node_budget=node_budget,
+            levels=True,  # solve --json prints the counters per level
         )
         if outcome.status == "budget_exceeded":
             nodes = outcome.stats.nodes if outcome.stats is not None else node_budget

@@ -216,9 +216,12 @@ def execute(
     params: dict[str, Any] | None = None,
     *,
     node_budget: int | None = None,
+    per_level: bool = True,
 ) -> SearchResult:
     """Search a CompiledTree on the compiled kernel: ``spec`` a resolved request
-    (``registry.AlgorithmSpec``), or an algorithm's name with its ``params``."""
+    (``registry.AlgorithmSpec``), or an algorithm's name with its ``params``.  ``per_level``:
+    count nodes, leaves, cut-offs and probes per level (the result's ``by_level``; None
+    without)."""
     from starbench.compiled.kernel import entry
 
     if not isinstance(spec, AlgorithmSpec):
@@ -242,6 +245,7 @@ def execute(
         tt.probe,
         tt.decision_only,
         tt.deeper,
+        per_level,
     )
     if (table is not None) not in _WARMED:  # its first use here: compiled outside the timing
         warm_up({table is not None})
@@ -277,7 +281,7 @@ def execute(
         seconds,
         cpu,
         root_values,
-        _levels(by_level),
+        _levels(by_level) if per_level else None,
     )
 
 
@@ -361,7 +365,7 @@ def warm_up(forms: Any = None) -> float:
         _WARMED.add(table)
         ct = CompiledTree.from_regular(_TINY, 0, 0)
         opts = Options(
-            int(PROBING), ct.L, ct.U, -1, True, ct.levels, 1, 1, False, False, False, False
+            int(PROBING), ct.L, ct.U, -1, True, ct.levels, 1, 1, False, False, False, False, True
         )
         entry(
             tuple(opts),

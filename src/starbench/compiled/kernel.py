@@ -296,22 +296,24 @@ def lazy_child(nid, ps, g, version, tseed, incremental, r1d):
 
 
 @njit(inline="always")
-def count(stats, lv_inner, lv_leaves, lv, kind, inprobe, budget):
-    """Count a node entered at level ``lv`` (``Search._enter``; per level, an inner node in
-    ``lv_inner`` or a leaf in ``lv_leaves``: the engine adds them into the nodes per level);
-    True when that exceeds the node budget."""
+def count(stats, lv_inner, lv_leaves, per_level, lv, kind, inprobe, budget):
+    """Count a node entered at level ``lv`` (``Search._enter``; with ``per_level``, an inner
+    node in ``lv_inner`` or a leaf in ``lv_leaves``: the engine adds them into the nodes per
+    level); True when that exceeds the node budget."""
     stats[S_NODES] += 1
     if kind == LEAF:
         stats[S_LEAVES] += 1
-        lv_leaves[lv] += 1
+    elif kind == MAX:
+        stats[S_MAX] += 1
+    elif kind == MIN:
+        stats[S_MIN] += 1
     else:
-        lv_inner[lv] += 1
-        if kind == MAX:
-            stats[S_MAX] += 1
-        elif kind == MIN:
-            stats[S_MIN] += 1
+        stats[S_CHANCE] += 1
+    if per_level:
+        if kind == LEAF:
+            lv_leaves[lv] += 1
         else:
-            stats[S_CHANCE] += 1
+            lv_inner[lv] += 1
     if inprobe:
         stats[S_PNODES] += 1
         if kind == LEAF:
@@ -403,7 +405,7 @@ def by_hint(h, m):
 Options = namedtuple(
     "Options",
     "algo L U budget lazy levels max_arity max_depth tt_chance probe_by_table decision_only "
-    "tt_deeper",
+    "tt_deeper per_level",
 )
 LazyTree = namedtuple(
     "LazyTree",
@@ -433,6 +435,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     tt_chance, probe_by_table = opts.tt_chance, opts.probe_by_table
     tt_decision_only = opts.decision_only
     tt_deeper = opts.tt_deeper  # an entry searched deeper answers too (tt_depth=deeper)
+    per_level = opts.per_level  # count per level (``out.by_level``)
     # Every array the steps use is a *borrowed* view (``borrow``): numba updates no reference
     # count when a step uses it.  The arguments are owned by the caller; the stack's arrays are
     # rows of a few owner arrays (one per element type and shape), kept alive to the end (``keep``).
@@ -571,7 +574,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         """A leaf child of frame ``d`` (``Search._child`` of a leaf): counted and evaluated in
         place, returns (OK, d, its value), or BUDGET, or BAD_EVAL (the leaf's index in frame
         d + 1)."""
-        if count(stats, lv_inner, lv_leaves, d + 1, LEAF, inprobe == 1, budget):
+        if count(stats, lv_inner, lv_leaves, per_level, d + 1, LEAF, inprobe == 1, budget):
             return BUDGET, d, np.nan
         if lazy:
             v = lazy_leaf_value(incremental, version, tseed, r1d, cid, cps)
@@ -626,7 +629,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                         answer = upper
                     if answer == answer:  # the table answers: entered, counted, not searched
                         stats[S_TTC] += 1
-                        if count(stats, lv_inner, lv_leaves, d + 1, ckind, inprobe == 1, budget):
+                        if count(stats, lv_inner, lv_leaves, per_level, d + 1, ckind, inprobe == 1, budget):
                             return BUDGET, d, np.nan
                         return OK, d, answer
                 f_tt[e] = 1
@@ -759,7 +762,8 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                 (kind == MAX and best >= f_beta[d]) or (kind == MIN and best <= f_alpha[d])
             ):
                 stats[S_DCUT] += 1
-                lv_cuts[d] += 1
+                if per_level:
+                    lv_cuts[d] += 1
                 break
             f_next[d] = m + 1
             f_m[d] = m
@@ -852,7 +856,8 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             full = f_alpha[d] <= L and f_beta[d] >= U  # no cut-off possible but the value
             if nt > 0 and f_alpha[d] < U and f_beta[d] > L and not (skip_full and full):
                 stats[S_PROBES] += 1
-                lv_probes[d] += 1
+                if per_level:
+                    lv_probes[d] += 1
                 f_sum_lo[d] = sum_lo
                 f_sum_hi[d] = sum_hi
                 f_t[d] = 0
@@ -885,12 +890,14 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             if f_sum_lo[d] >= f_beta[d]:
                 stats[S_PCUT] += 1
                 stats[S_CCUT] += 1
-                lv_cuts[d] += 1
+                if per_level:
+                    lv_cuts[d] += 1
                 return OK, d - 1, f_sum_lo[d]
             if f_sum_hi[d] <= f_alpha[d]:
                 stats[S_PCUT] += 1
                 stats[S_CCUT] += 1
-                lv_cuts[d] += 1
+                if per_level:
+                    lv_cuts[d] += 1
                 return OK, d - 1, f_sum_hi[d]
             pc = CYC_STEP if pc == CYC_AFTER else SEQ_STEP
         # _probe_order: sequential takes each target once, up to k moves; cyclic makes rounds of one
@@ -965,11 +972,13 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             # the bounds alone may decide (no outcome searched)
             if tail_hi <= f_alpha[d]:
                 stats[S_CCUT] += 1
-                lv_cuts[d] += 1
+                if per_level:
+                    lv_cuts[d] += 1
                 return OK, d - 1, tail_hi
             if tail_lo >= f_beta[d]:
                 stats[S_CCUT] += 1
-                lv_cuts[d] += 1
+                if per_level:
+                    lv_cuts[d] += 1
                 return OK, d - 1, tail_lo
             f_tail_lo[d] = tail_lo
             f_tail_hi[d] = tail_hi
@@ -984,12 +993,14 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                 if v <= f_alpha_i[d]:  # fail low: proven upper bound
                     if i < n - 1:
                         stats[S_CCUT] += 1
-                        lv_cuts[d] += 1
+                        if per_level:
+                            lv_cuts[d] += 1
                     return OK, d - 1, f_x[d] + p * v + f_tail_hi[d]
                 if v >= f_beta_i[d]:  # fail high: proven lower bound
                     if i < n - 1:
                         stats[S_CCUT] += 1
-                        lv_cuts[d] += 1
+                        if per_level:
+                            lv_cuts[d] += 1
                     return OK, d - 1, f_x[d] + p * v + f_tail_lo[d]
                 f_x[d] += p * v
                 f_i[d] = i + 1
@@ -1006,7 +1017,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             if st_has[d, i] != 2:
                 break
             # stored exactly (tt_probe, Star2._outcome): entered, counted, answered
-            if count(stats, lv_inner, lv_leaves, d + 1, c_kind[d, i], f_inprobe[d] == 1, budget):
+            if count(stats, lv_inner, lv_leaves, per_level, d + 1, c_kind[d, i], f_inprobe[d] == 1, budget):
                 return BUDGET, d, np.nan
             stats[S_TTC] += 1
             ret = lo[d, i]
@@ -1027,7 +1038,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         """Enter frame ``d``'s node: count it, evaluate it (a leaf: only the root gets here) or
         expand it and set up the decision or chance procedure."""
         kind = f_kind[d]
-        if count(stats, lv_inner, lv_leaves, d, kind, f_inprobe[d] == 1, budget):
+        if count(stats, lv_inner, lv_leaves, per_level, d, kind, f_inprobe[d] == 1, budget):
             return BUDGET, d, np.nan
         if kind == LEAF:
             if lazy:

@@ -143,7 +143,7 @@ class Instance:
             "depth_completed": d.depth_completed,
             "iterations": json.dumps([it.as_dict() for it in d.iterations]),
             "order_evals": sum(evals) if all(e is not None for e in evals) else None,
-            **level_columns(d.by_level),
+            **level_columns(d.by_level if s.levels_detail else None),
             "seconds": d.seconds,  # the whole search, unfinished iteration included
             "cpu_seconds": d.cpu_seconds,
             **d.stats.as_dict(),
@@ -200,6 +200,7 @@ class Instance:
             time_budget=s.time_budget,
             compiled=self.compiled if engine == "compiled" else None,
             loaded=s.loaded(spec),
+            levels=s.levels_detail,
         )
 
     def bounds_and_levels(self) -> tuple[Any, Any, int | None, int | None]:

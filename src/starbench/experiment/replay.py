@@ -74,6 +74,8 @@ def _settings(cell: dict[str, Any], row: dict[str, Any]) -> Any:
         expectimax_limit=2**62,
         size_limit=2**62,
         progress=False,
+        # counted per level where the stored row was (and then compared)
+        levels_detail=_plain(row.get("nodes_by_level")) is not None,
     ), spec
 
 

@@ -196,6 +196,12 @@ class RunSettings:
         TIMINGS,
     )
     debug: bool = _k(False, "check every windowed result with a full-window search (slow)")
+    levels_detail: bool = _k(
+        False,
+        "count nodes, leaves, cut-offs and probes per level in every row (the nodes_by_level "
+        "columns; costs the compiled engine up to a tenth of its speed on leaf-heavy trees); "
+        "not part of the cell",
+    )
     table_memory_limit: int = _k(
         TABLE_MEMORY_LIMIT, "bytes a transposition table may take (2**tt x 32 bytes estimated)"
     )
