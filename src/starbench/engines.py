@@ -22,7 +22,6 @@ nothing outside ``starbench.compiled`` calls the kernel.
 from __future__ import annotations
 
 import dataclasses
-
 import functools
 from dataclasses import dataclass
 from typing import Any

@@ -629,7 +629,16 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                         answer = upper
                     if answer == answer:  # the table answers: entered, counted, not searched
                         stats[S_TTC] += 1
-                        if count(stats, lv_inner, lv_leaves, per_level, d + 1, ckind, inprobe == 1, budget):
+                        if count(
+                            stats,
+                            lv_inner,
+                            lv_leaves,
+                            per_level,
+                            d + 1,
+                            ckind,
+                            inprobe == 1,
+                            budget,
+                        ):
                             return BUDGET, d, np.nan
                         return OK, d, answer
                 f_tt[e] = 1
@@ -1017,7 +1026,16 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             if st_has[d, i] != 2:
                 break
             # stored exactly (tt_probe, Star2._outcome): entered, counted, answered
-            if count(stats, lv_inner, lv_leaves, per_level, d + 1, c_kind[d, i], f_inprobe[d] == 1, budget):
+            if count(
+                stats,
+                lv_inner,
+                lv_leaves,
+                per_level,
+                d + 1,
+                c_kind[d, i],
+                f_inprobe[d] == 1,
+                budget,
+            ):
                 return BUDGET, d, np.nan
             stats[S_TTC] += 1
             ret = lo[d, i]
