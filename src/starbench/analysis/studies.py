@@ -142,6 +142,55 @@ def deeper_table(df: pd.DataFrame) -> str:
     )
 
 
+#: The kind of each level of Ballard's deeper trees (MAX, chance, MIN, chance, ...; leaves last).
+_LEVEL_KINDS = ("MAX", "chance", "MIN", "chance")
+
+
+def deeper_by_level_table(df: pd.DataFrame) -> str:
+    """Where Star1 and Star2 (C1) spend their nodes at N = 10, random ordering, 3-6 levels:
+    per level, expectimax's nodes per tree, each algorithm's nodes there as a percent of
+    expectimax's on the same tree (mean ± SE), and Star2's cut-offs and probe phases per tree
+    at that level (``nodes_by_level`` .. ``probes_by_level``; rows stored without them are
+    refused)."""
+    from starbench.analysis.data import by_level, percent_by_level
+
+    d = _prepare(df)
+    d = d[(d["branching"] == 10) & (d["order"] == "random (as generated)")]
+    if "nodes_by_level" not in d.columns or d["nodes_by_level"].isna().all():
+        raise PlotError("no deeper N = 10 rows with counters per level (levels_detail=true)")
+    m = percent_by_level(d)
+    m = m[m["label"].isin(["star1", "star2"])]
+    ok = d[d["status"].isin(["ok", "unverified"])]
+    long = by_level(ok)
+    ex = long[long["algorithm"] == "expectimax"].groupby(["levels", "level"])["nodes"].mean()
+    star2 = long[long["label"] == "star2"].groupby(["levels", "level"])[["cutoffs", "probes"]]
+    per_tree = star2.mean()
+    s = {
+        label: summarise(m[m["label"] == label], ["levels", "level"], value="pct_nodes")
+        for label in ("star1", "star2")
+    }
+    lines = [
+        "| levels | level | kind | expectimax nodes per tree | star1 % of expectimax's nodes | "
+        "star2 (C1) % of expectimax's nodes | star2 cut-offs per tree | star2 probe phases "
+        "per tree |",
+        "|---:|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for (levels, level), nodes in ex.items():
+        kind = "leaf" if level == levels else _LEVEL_KINDS[int(level) % 4]
+        cells = []
+        for label in ("star1", "star2"):
+            r = s[label][(s[label]["levels"] == levels) & (s[label]["level"] == level)]
+            cells.append("-" if not len(r) else f"{r.iloc[0]['mean']:.1f} ± {r.iloc[0]['se']:.2f}")
+        cut, probes = (
+            per_tree.loc[(levels, level)] if (levels, level) in per_tree.index else (0.0, 0.0)
+        )
+        lines.append(
+            f"| {int(levels)} | {int(level)} | {kind} | {nodes:,.0f} | {cells[0]} | {cells[1]} | "
+            f"{cut:,.1f} | {probes:,.1f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 #: Hypotheses for the discrepancies (the ``ballard1983-hypotheses`` experiment) in the order
 #: they are listed: name, what changes from the study's model, and which rows it made (a
 #: prepared table -> boolean mask; the baseline is every row no other hypothesis claims).
@@ -375,6 +424,7 @@ STUDY_TABLES = {
         ("published-vs-ours.md", ballard_table),
         ("best-case-vs-ours.md", best_case_table),
         ("deeper-vs-ours.md", deeper_table),
+        ("deeper-by-level.md", deeper_by_level_table),
     ],
     "ballard1983-uniform": [("published-vs-ours.md", ballard_table)],
     "ballard1983-hypotheses": [
