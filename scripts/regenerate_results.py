@@ -58,6 +58,7 @@ STUDIES: dict[str, list[list[str]]] = {
         ["run", "experiment=ballard1983", "tree.value_model=uniform", "name=ballard1983-uniform"]
     ],
     "ballard1983-hypotheses": [["run", "experiment=ballard1983-hypotheses"]],
+    "ballard1983-readings": [["run", "experiment=ballard1983-readings"]],
     "ballard1983-probing": [["run", "experiment=ballard1983-probing"]],
     "heyden2009": [["run", "experiment=heyden2009"]],
     "hauk2004": [["run", "experiment=hauk2004"]],

@@ -65,6 +65,15 @@ COLUMN_DOCS: dict[str, str] = {
     "depth_completed": "the deepest depth finished (iterative deepening)",
     "iterations": "per depth `{depth, completed, nodes, leaves, cpu_seconds}` as JSON text "
     "(iterative deepening)",
+    "nodes_by_level": "nodes entered per level, a JSON list indexed by level (the root 0, "
+    "chance levels counted; summing to `nodes`), with `levels_detail=true`; empty otherwise",
+    "leaves_by_level": "leaves evaluated per level (JSON list; sums to `leaves`), with "
+    "`levels_detail=true`",
+    "cutoffs_by_level": "cut-offs per level, at the level of the node that stops searching its "
+    "children (JSON list; sums to `chance_cutoffs + decision_cutoffs`), with "
+    "`levels_detail=true`",
+    "probes_by_level": "probe phases per level, at the probing chance node's level (JSON list; "
+    "sums to `probes`), with `levels_detail=true`",
     "game_version": "the game source's version (game cells)",
     "cell": "the 8-hex-digit digest of the cell's identity (tree parameters, seed, arithmetic, "
     "generator version)",

@@ -15,13 +15,14 @@ from starbench.trees.protocol import Tree, has_chance
 
 
 def default_algorithms(tree: Tree) -> list[str]:
-    """Every registered algorithm that applies to the tree (minimax, alpha-beta: no chance)."""
+    """Every registered algorithm that applies to the tree (minimax, alpha-beta: no chance);
+    inexact ones and a study's readings (``AlgorithmInfo.reading``) only when named."""
     finder = getattr(tree, "first_chance", None)
     chance = (finder() if finder is not None else has_chance(tree)) is not None
     return [
         name
         for name, info in ALGORITHMS.items()
-        if (info.chance or not chance) and info.exact  # inexact ones only when named
+        if (info.chance or not chance) and info.exact and not info.reading
     ]
 
 

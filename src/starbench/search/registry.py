@@ -24,6 +24,8 @@ from starbench.search.minimax import Minimax
 from starbench.search.sampling import ExpectimaxSS, Star1SS, Star2SS
 from starbench.search.star1 import Star1
 from starbench.search.star2 import AFTER_PROBE, Star2
+from starbench.search.star2_probe_level import Star2ProbeLevel
+from starbench.search.star2_recursive import Star2RecursiveProbe
 from starbench.search.transposition import BYTES_PER_ENTRY, MAX_BITS
 
 
@@ -105,6 +107,9 @@ class AlgorithmInfo:
     reference: str | None = "expectimax"
     #: where the procedure is published (the docs' algorithm reference shows it)
     citation: str = ""
+    #: a reading of a publication tested by a study (``star2-recursive-probe``,
+    #: ``star2-probe-level``), not a procedure for general use: run only when named
+    reading: bool = False
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """Checked parameters with defaults filled in (only this algorithm's own)."""
@@ -445,6 +450,28 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             {"probing": "sequential"},
             doc="Star2.5, sequential probing",
             citation=BALLARD,
+        ),
+        AlgorithmInfo(
+            "star2-recursive-probe",
+            Star2RecursiveProbe,
+            (),
+            {"k": 1, "probing": "cyclic", "after_probe": "resume"},
+            doc="Star2 whose probes are probes all the way down (a reading of Ballard's "
+            "deeper trees); inexact from 5 levels",
+            citation=BALLARD,
+            exact=False,
+            reference=None,  # measured by its value_error against expectimax
+            reading=True,
+        ),
+        AlgorithmInfo(
+            "star2-probe-level",
+            Star2ProbeLevel,
+            (),
+            {"k": 1, "probing": "cyclic", "after_probe": "resume"},
+            doc="Star2, each probe counted as one evaluation at its level (a reading of "
+            "Ballard's counts); exact",
+            citation=BALLARD,
+            reading=True,
         ),
         AlgorithmInfo(
             "chanceprobcut",
