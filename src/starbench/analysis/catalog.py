@@ -7,6 +7,7 @@ from __future__ import annotations
 FIGURE_HELP = {
     "leaves_by_branching": "percent of expectimax's leaves against the branching factor N",
     "nodes_by_depth": "nodes against depth, with the effective branching factor",
+    "nodes_by_level": "each algorithm's share of expectimax's nodes at each level (levels_detail)",
     "leaves_by_k": "percent of expectimax's leaves against the probing factor k",
     "ordering_effect": "percent of expectimax's leaves by move ordering",
     "distribution_effect": "percent of expectimax's leaves by outcome distribution",
