@@ -1,7 +1,7 @@
 """MkDocs hooks: the pages generated at build time.
 
 * ``reference/config.md``, ``reference/algorithms.md``, ``reference/columns.md``: from the code
-  (``starbench.reference``), so the reference cannot fall behind it;
+  (``starbench.commands.reference``), so the reference cannot fall behind it;
 * ``studies/<study>/README.md`` with its ``figures/*.png``: each committed study's README from
   ``experiments/<study>/``, its links to the documentation (``../../docs/PAGE``) rewritten to
   the site's pages.
@@ -32,8 +32,7 @@ def on_config(config):  # noqa: ANN001, ANN201 - MkDocs' hook signature
 
 
 def on_files(files: Files, config) -> Files:  # noqa: ANN001 - MkDocs' hook signature
-    from starbench import reference
-
+    from starbench.commands import reference
     for uri, page in reference.PAGES.items():
         files.append(File.generated(config, uri, content=page()))
     for readme in _studies():

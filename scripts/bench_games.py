@@ -45,16 +45,22 @@ from pathlib import Path
 
 from open_spiel.python.algorithms import minimax
 
-from starbench.bench import _pin_one_core, source_state
+try:
+    from starbench.commands.bench import _pin_one_core, source_state
+except ImportError:  # a checkout before 0.3 (starbench.bench)
+    from starbench.bench import _pin_one_core, source_state
 
 try:
-    from starbench.bench import wait_for_quiet
+    from starbench.commands.bench import wait_for_quiet
 except ImportError:  # an older checkout measured with this harness (PYTHONPATH=<old>/src)
     wait_for_quiet = None
 try:
-    from starbench.files import atomic_write_text
-except ImportError:  # an older checkout (before starbench.files)
-    from starbench.experiment.storage import atomic_write_text
+    from starbench.ground.files import atomic_write_text
+except ImportError:  # an older checkout (before starbench.ground.files)
+    try:
+        from starbench.files import atomic_write_text
+    except ImportError:  # before starbench.files
+        from starbench.experiment.storage import atomic_write_text
 from starbench.games.source import game_source
 
 try:

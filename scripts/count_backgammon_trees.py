@@ -20,10 +20,10 @@ from pathlib import Path
 import pandas as pd
 
 from starbench.analysis import load_results
-from starbench.files import atomic_write_text
 from starbench.games.adapter import full_tree_counts
 from starbench.games.backgammon import position_class, version
 from starbench.games.source import game_source
+from starbench.ground.files import atomic_write_text
 
 
 def count(positions: pd.DataFrame) -> pd.DataFrame:

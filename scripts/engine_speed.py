@@ -78,7 +78,11 @@ def _measure(repeats: int) -> dict[str, Any]:
     import numpy as np
 
     from starbench import RegularTree, search
-    from starbench import bench as B
+
+    try:
+        from starbench.commands import bench as B
+    except ImportError:  # a checkout before 0.3 (starbench.bench)
+        from starbench import bench as B
     from starbench.trees.regular import RegularTreeSpec
 
     shares: dict[str, dict[str, list[float]]] = {}
@@ -153,7 +157,7 @@ def _pct(v: list[float]) -> dict[str, float]:
 def compare(
     before: Path, rounds: int, repeats: int, compiles: int, quiet: float = 0
 ) -> dict[str, Any]:
-    from starbench.bench import machine, source_state, wait_for_quiet
+    from starbench.commands.bench import machine, source_state, wait_for_quiet
 
     codes = {"before": Path(before).resolve() / "src", "after": ROOT / "src"}
     for src in codes.values():
@@ -292,7 +296,7 @@ def main() -> int:
     result = compare(Path(args.before), args.rounds, args.repeats, args.compiles, args.quiet)
     result["compiles"] = args.compiles
     sys.path.insert(0, str(ROOT / "src"))
-    from starbench.files import atomic_write_text
+    from starbench.ground.files import atomic_write_text
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -33,9 +33,9 @@ import pyspiel
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_games as bg  # noqa: E402 - the same harness, next to this file
 
-from starbench.bench import _pin_one_core, source_state  # noqa: E402
-from starbench.files import atomic_write_text  # noqa: E402
+from starbench.commands.bench import _pin_one_core, source_state  # noqa: E402
 from starbench.games.source import game_source  # noqa: E402
+from starbench.ground.files import atomic_write_text  # noqa: E402
 from starbench.search import reference_search as search  # noqa: E402
 
 #: The state API a search calls (``starbench.games.adapter.GameState``).

@@ -33,7 +33,7 @@ from starbench.analysis.studies import (  # noqa: E402
     STUDY_FIGURES,
     STUDY_TABLES,
 )
-from starbench.files import atomic_write_text  # noqa: E402
+from starbench.ground.files import atomic_write_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

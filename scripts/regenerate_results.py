@@ -346,8 +346,8 @@ def _clock(seconds: float) -> str:
 
 def regenerate(study: str, n_jobs: int) -> int:
     """Run one study into its staging folder; keep its run time beside it for the swap."""
-    from starbench.experiment.metadata import cpu_model, git_state
-    from starbench.files import atomic_write_text
+    from starbench.ground.files import atomic_write_text
+    from starbench.record.metadata import cpu_model, git_state
 
     staged = _staged(study)
     if staged.exists():
@@ -384,7 +384,7 @@ def regenerate(study: str, n_jobs: int) -> int:
 def swap_in(study: str) -> None:
     """Move the staged results into results/<study> (the old folder aside), journals removed,
     and its run time into experiments/<study>/runtime.md."""
-    from starbench.files import atomic_write_text
+    from starbench.ground.files import atomic_write_text
 
     staged, folder = _staged(study), ROOT / "results" / study
     runtime = staged.with_name(f"{study}.runtime.md")
@@ -411,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--allow-dirty", action="store_true")
     args = ap.parse_args(argv)
-    from starbench.experiment.metadata import git_state  # the state every row records
+    from starbench.record.metadata import git_state  # the state every row records
 
     commit, dirty = git_state()
     if (commit is None or dirty) and not args.allow_dirty:

@@ -31,8 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from starbench.bench import load_average
-from starbench.latency import timed_run
+from starbench.commands.bench import load_average
+from starbench.commands.latency import timed_run
 
 ROOT = Path(__file__).resolve().parents[1]
 

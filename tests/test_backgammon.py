@@ -13,7 +13,8 @@ from fractions import Fraction
 
 import pytest
 
-from starbench import cli
+from starbench.commands import cli
+from starbench.commands.solve import solve
 from starbench.errors import InputError
 from starbench.games.backgammon import (
     BACKGAMMON_INSTALL,
@@ -26,7 +27,6 @@ from starbench.games.backgammon import (
 )
 from starbench.games.source import game_source
 from starbench.search import reference_search as search
-from starbench.solve import solve
 
 gnubg = pytest.importorskip("gnubg_nn", reason=f"gnubg-nn is not installed: {BACKGAMMON_INSTALL}")
 
@@ -202,7 +202,16 @@ def test_self_play_positions_are_seeded_and_cover_contact_and_race():
 )
 def test_bad_backgammon_input_is_one_line_and_exit_2(argv, message):
     p = subprocess.run(
-        [sys.executable, "-m", "starbench.cli", "solve", "--game", "backgammon", "--depth", "1"]
+        [
+            sys.executable,
+            "-m",
+            "starbench.commands.cli",
+            "solve",
+            "--game",
+            "backgammon",
+            "--depth",
+            "1",
+        ]
         + argv,
         capture_output=True,
         text=True,

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from starbench import cli
+from starbench.commands import cli
 from starbench.errors import InputError
 from starbench.experiment import calibrate
 from starbench.search import calibration

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from starbench import cli
+from starbench.commands import cli
 from starbench.examples import example_path
 from starbench.search import registry
 from starbench.search.registry import ALGORITHMS, AlgorithmInfo

@@ -290,7 +290,7 @@ def test_cli_compiled_engine_twice_in_fresh_processes(tmp_path):
 
 
 def test_solve_engines_agree_and_exact_is_refused(capsys):
-    from starbench import cli
+    from starbench.commands import cli
 
     path = str(example_path("dice-small"))
     outs = []
@@ -308,7 +308,7 @@ def test_solve_engines_agree_and_exact_is_refused(capsys):
 
 
 def test_runner_engines(tmp_path, capsys):
-    from starbench import cli
+    from starbench.commands import cli
 
     assert (
         cli.main(
@@ -367,8 +367,8 @@ def test_runner_engines(tmp_path, capsys):
 
 @pytest.mark.slow  # a benchmark's smoke test: fresh processes and timing loops
 def test_bench_writes_markdown_and_json(tmp_path, monkeypatch):
-    from starbench import bench as bench_module
-    from starbench.bench import bench
+    from starbench.commands import bench as bench_module
+    from starbench.commands.bench import bench
 
     monkeypatch.setattr(bench_module, "MIN_REPEAT_SECONDS", 0.01)  # what is written, not speed
     result = bench(
@@ -418,7 +418,7 @@ def test_bench_writes_markdown_and_json(tmp_path, monkeypatch):
     assert pc["kernel_us"] > 0 and 0 < pc["runner_kernels_ms"] < pc["runner_ms"]
     assert "Per call (CPU time" in md
     assert len(data["load"]["before"]) == 3
-    from starbench.experiment.metadata import git_state
+    from starbench.record.metadata import git_state
 
     commit, dirty = git_state()  # the code it measured, in the report
     shown = "not a git checkout" if commit is None else f"commit {commit[:12]} ("
@@ -429,7 +429,7 @@ def test_bench_writes_markdown_and_json(tmp_path, monkeypatch):
 def test_the_minimum_work_kernels_visit_the_whole_tree():
     """The anchor (recursive) and the loop visit every node of the shape; the anchor refuses a
     shape that is not alternating."""
-    from starbench.bench import anchor, ceiling
+    from starbench.commands.bench import anchor, ceiling
 
     for params in (
         dict(branching=5, chance_arity=6, depth=3),
@@ -445,7 +445,7 @@ def test_the_minimum_work_kernels_visit_the_whole_tree():
 def test_the_bench_times_the_default_experiments_algorithms():
     import yaml
 
-    from starbench.bench import DEFAULT_ALGORITHMS
+    from starbench.commands.bench import DEFAULT_ALGORITHMS
 
     conf = Path(__file__).resolve().parents[1] / "conf" / "algorithms" / "default.yaml"
     listed = yaml.safe_load(conf.read_text())["algorithms"]
@@ -458,7 +458,7 @@ def test_interleaved_ratios_are_taken_within_each_repeat(monkeypatch):
     clock is the work itself (a fake CPU clock), so the machine's load cannot change it."""
     import types
 
-    from starbench import bench
+    from starbench.commands import bench
 
     clock = [0.0]
     monkeypatch.setattr(bench, "time", types.SimpleNamespace(process_time=lambda: clock[0]))
@@ -475,7 +475,7 @@ def test_interleaved_ratios_are_taken_within_each_repeat(monkeypatch):
 
 
 def test_the_ceiling_kernel_counts_the_tree():
-    from starbench.bench import ceiling
+    from starbench.commands.bench import ceiling
 
     for params in (
         dict(branching=3, chance_arity=4, depth=3),
@@ -486,7 +486,7 @@ def test_the_ceiling_kernel_counts_the_tree():
 
 
 def test_bare_kernels_count_the_tree():
-    from starbench.bench import bare_compiled, bare_python
+    from starbench.commands.bench import bare_compiled, bare_python
 
     for version in (1, 2):  # the generator's own hashing, under each version
         spec = RegularTreeSpec(branching=3, chance_arity=4, depth=3, generator_version=version)
@@ -512,7 +512,7 @@ def test_engine_speed_script_measures_shares_and_writes_both_codes_side_by_side(
     cores = os.sched_getaffinity(0)
     got = es.measure(2)
     assert os.sched_getaffinity(0) == cores
-    from starbench.bench import ALGOS, SHAPES, machine
+    from starbench.commands.bench import ALGOS, SHAPES, machine
 
     assert set(got["shares"]) == {label for label, _ in SHAPES}
     for by_algo in got["shares"].values():
@@ -550,7 +550,7 @@ def test_engine_speed_script_measures_shares_and_writes_both_codes_side_by_side(
 
 
 def test_waiting_for_a_quiet_machine_reads_the_load_until_it_falls_or_time_runs_out(monkeypatch):
-    from starbench import bench
+    from starbench.commands import bench
 
     readings = iter([[1.2, 1, 1], [0.8, 1, 1], [0.45, 0.9, 1]])
     clock = iter(range(0, 100, 5))

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from starbench import cli, shrink
+from starbench.commands import cli
+from starbench.external import shrink
 
 ENGINE = f"{sys.executable} {Path(__file__).parent / 'engines' / 'expectimax_engine.py'}"
 
@@ -127,14 +128,14 @@ STAR = f"{sys.executable} {Path(__file__).parent / 'engines' / 'star_engine.py'}
 
 
 def _star(mode):
-    from starbench import conform
+    from starbench.external import conform
 
     return conform.Engine(f"{STAR} {mode}", 10.0, 2**31)
 
 
 def _first_disagreements(engine, label, n=1, **options):
     """Run the default cases until ``n`` disagreements are filed; their files and requests."""
-    from starbench import conform
+    from starbench.external import conform
 
     run = conform.Run(engine, label, options.pop("out"), show=lambda _line: None)
     asked = 0
@@ -153,7 +154,7 @@ def test_the_default_run_catches_a_window_edge_bug_early(tmp_path):
     """A Star2 that takes a probe result on its window's edge as the successor's exact value
     (``>=`` for ``>``: the public backgammon engine's bug) is caught by the default trees
     (the game shapes), its counterexample shrunk to at most 10 nodes."""
-    from starbench import conform
+    from starbench.external import conform
 
     report, asked = _first_disagreements(_star("edge"), "star2", 2, out=tmp_path)
     assert report.disagree == 2 and asked < 600, asked
@@ -164,7 +165,7 @@ def test_the_default_run_catches_a_window_edge_bug_early(tmp_path):
 
 
 def test_the_default_run_stays_within_ten_thousand_requests():
-    from starbench import conform
+    from starbench.external import conform
 
     assert sum(1 for _case in conform.cases()) <= conform.DEFAULT_REQUESTS == 10_000
 
@@ -212,7 +213,7 @@ def test_an_engine_that_exits_is_said_at_once_with_its_code(tmp_path):
     exit code at once, not after the time limit; the whole process group is killed."""
     import time
 
-    from starbench import conform
+    from starbench.external import conform
 
     engine = conform.Engine(f"{STAR} exit-with-child", 30.0, 2**31)
     t0 = time.monotonic()
@@ -257,7 +258,7 @@ def test_your_own_trees_a_file_a_jsonl_and_a_folder(capsys, tmp_path):
 
 
 def test_keep_shape_shrinks_within_the_game_s_alternation(tmp_path):
-    from starbench import conform
+    from starbench.external import conform
 
     engine = _star("edge")
     run = conform.Run(engine, "star2", tmp_path, show=lambda _l: None, keep_shape=True)

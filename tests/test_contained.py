@@ -168,7 +168,7 @@ def _resign_line(path: Path, number: int, field: str, change) -> None:
     edit, not damage)."""
     import json
 
-    from starbench.experiment.integrity import sign
+    from starbench.record.integrity import sign
 
     lines = path.read_text().splitlines()
     fields = json.loads(lines[0].split("\t")[0])["fields"]
@@ -217,7 +217,7 @@ def test_a_damaged_shard_journal_line_is_said_set_aside_and_computed_again(tmp_p
 
 def test_a_match_player_whose_search_raises_stops_the_match_in_one_line(monkeypatch):
     pytest.importorskip("pyspiel")
-    from starbench.match import Match, SearchFailed, parse_player, play
+    from starbench.commands.match import Match, SearchFailed, parse_player, play
     from starbench.search.registry import ALGORITHMS
 
     monkeypatch.syspath_prepend(str(PLUGINS))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from starbench import cli
+from starbench.commands import cli
 
 COMMITTED = Path(__file__).resolve().parents[1] / "results" / "corpus"
 
@@ -77,8 +77,8 @@ def test_the_corpus_lists_per_level_sum_to_the_totals_and_equal_an_independent_c
 
 
 def test_an_older_corpus_still_reads_and_an_unknown_version_is_refused(tmp_path):
-    from starbench import corpus
     from starbench.errors import InputError
+    from starbench.external import corpus
 
     manifest, trees = corpus.read(COMMITTED)
     assert manifest["version"] == corpus.VERSION and len(trees) == manifest["trees"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from starbench import reference
+from starbench.commands import reference
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -79,14 +79,14 @@ def test_the_readme_is_a_front_door():
 def test_every_column_and_key_is_in_the_reference():
     from dataclasses import fields
 
-    from starbench.experiment.rows import table_dtypes
     from starbench.experiment.settings import RunConfig
+    from starbench.record.rows import table_dtypes
     from starbench.search.registry import ALGORITHMS
     from starbench.trees.regular import RegularTreeSpec
 
     tree = {f.name for f in fields(RegularTreeSpec)}
     undescribed = [c for c in table_dtypes() if c not in reference.COLUMN_DOCS and c not in tree]
-    assert not undescribed, f"describe these columns in starbench.reference: {undescribed}"
+    assert not undescribed, f"describe these columns in starbench.commands.reference: {undescribed}"
     stale = [c for c in reference.COLUMN_DOCS if c not in table_dtypes()]
     assert not stale, f"no longer columns: {stale}"
     config = reference.config_page()
@@ -175,7 +175,7 @@ def test_the_docs_game_example_runs(capsys):
 def test_the_latency_bench_times_the_readme_own_study():
     """``starbench bench --latency`` measures the README's own study: its experiment file is the
     README's, word for word."""
-    from starbench.latency import STUDY
+    from starbench.commands.latency import STUDY
 
     assert _fences(README, "yaml")[0] == STUDY
 

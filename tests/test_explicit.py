@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from starbench.cli import main
+from starbench.commands.cli import main
 from starbench.errors import TreeError
 from starbench.trees import Kind, dumps_tree, loads_tree
 

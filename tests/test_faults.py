@@ -16,9 +16,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from starbench import cli
+from starbench.commands import cli
 from starbench.experiment.settings import cell_name
-from starbench.experiment.storage import CellLock
+from starbench.record.storage import CellLock
 
 EXE = str(Path(sys.executable).parent / "starbench")
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,7 +88,7 @@ def test_a_flipped_byte_in_a_table_is_never_adopted_and_never_a_traceback(tmp_pa
 
 
 def test_every_committed_table_has_its_checksum():
-    from starbench.experiment.tablefile import expected_digest, verify
+    from starbench.record.tablefile import expected_digest, verify
 
     tables = sorted((Path(__file__).resolve().parents[1] / "results").glob("*/*/table.parquet"))
     assert tables
@@ -858,7 +858,7 @@ def test_a_printed_rerun_command_completes_the_cell_as_printed(tmp_path, launche
     with the table of the uninterrupted cell."""
     import os
 
-    from starbench.experiment.integrity import write_document
+    from starbench.record.integrity import write_document
 
     cfg = tmp_path / "my_configs" / "experiment"
     cfg.mkdir(parents=True)

@@ -10,6 +10,7 @@ overlapping (boxes may touch).  The check is this file's own, not the code's."""
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 import matplotlib
@@ -83,6 +84,19 @@ def _table(design: dict, axis: dict, trees: int = 4) -> pd.DataFrame:
             for a, (name, k, after) in enumerate(dict.fromkeys(algos)):
                 share = 1.0 if name == "expectimax" else rng.uniform(0.2, 0.95)
                 approx = name.endswith("-ss")
+                # the counters per level (levels_detail): each level's share made up too
+                per = [
+                    int(
+                        tree["branching"] ** lv * (1.0 if lv < 2 else share * rng.uniform(0.8, 1.2))
+                    )
+                    for lv in range(levels + 1)
+                ]
+                lists = {
+                    "nodes_by_level": json.dumps(per),
+                    "leaves_by_level": json.dumps([0] * levels + [per[-1]]),
+                    "cutoffs_by_level": json.dumps([0] * (levels + 1)),
+                    "probes_by_level": json.dumps([0] * (levels + 1)),
+                }
                 rows.append(
                     {
                         **tree,
@@ -111,6 +125,7 @@ def _table(design: dict, axis: dict, trees: int = 4) -> pd.DataFrame:
                         "git_dirty": False,
                         "name": "awkward",
                         "a": a,
+                        **lists,
                     }
                 )
     df = pd.DataFrame(rows)

@@ -11,11 +11,11 @@ from fractions import Fraction
 
 import pytest
 
-from starbench import cli
+from starbench.commands import cli
+from starbench.commands.solve import solve
 from starbench.errors import InputError
 from starbench.games.source import GAMES_INSTALL, game_source
 from starbench.search import reference_search as search
-from starbench.solve import solve
 
 pyspiel = pytest.importorskip("pyspiel", reason=f"OpenSpiel is not installed: {GAMES_INSTALL}")
 from open_spiel.python.algorithms import minimax  # noqa: E402
@@ -226,7 +226,7 @@ def test_bad_game_input_is_one_line_and_exit_2(argv, message, tmp_path):
     if extra:
         (tmp_path / "t.json").write_text('{"value": 1}')
     p = subprocess.run(
-        [sys.executable, "-m", "starbench.cli", "solve", *extra, *argv],
+        [sys.executable, "-m", "starbench.commands.cli", "solve", *extra, *argv],
         capture_output=True,
         text=True,
     )
@@ -500,7 +500,7 @@ def test_openspiels_backgammon_is_searched_with_its_own_heuristics(capsys):
     """OpenSpiel's backgammon is not starbench's: gnubg's equity (the default of ``backgammon``)
     does not apply to its states (once an AttributeError traceback), so its default is ``zero``
     and ``equity`` is refused in one line."""
-    from starbench import cli
+    from starbench.commands import cli
 
     assert cli.main(["solve", "--game", "openspiel:backgammon", "--depth", "1", "-a", "star2"]) == 0
     assert "heuristic zero" in capsys.readouterr().out

@@ -13,7 +13,8 @@ import pytest
 from starbench import RegularTree, RegularTreeSpec
 from starbench.compiled.engine import CompiledTree, execute
 from starbench.experiment.runner import run_cell
-from starbench.experiment.settings import AlgorithmSpec, RunSettings, cell_identity, cell_name
+from starbench.experiment.settings import AlgorithmSpec, RunSettings, cell_name
+from starbench.record.identity import cell_identity
 from starbench.trees.generators import GENERATORS
 from test_runner import cli_run
 

@@ -58,7 +58,11 @@ def test_the_wheel_runs_the_default_experiment_from_an_empty_folder(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{venv / 'bin'}:{env.get('PATH', '')}"
     where = _run(
-        [py, "-c", "import starbench, starbench.run as r; print(starbench.__file__, r.CONF_DIR)"],
+        [
+            py,
+            "-c",
+            "import starbench, starbench.commands.run as r; print(starbench.__file__, r.CONF_DIR)",
+        ],
         tmp_path,
         env,
     )

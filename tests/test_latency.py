@@ -3,8 +3,8 @@ minute of CPU and is a benchmark, not a unit test)."""
 
 from __future__ import annotations
 
-from starbench import cli
-from starbench.latency import TARGETS, markdown
+from starbench.commands import cli
+from starbench.commands.latency import TARGETS, markdown
 
 
 def _result(after: float, before: bool) -> dict:

@@ -25,58 +25,25 @@ SRC = ROOT / "src"
 #: The floors, lowest first: (name, the modules on it; a name ending in ``.*`` is a package's
 #: every module, ``__init__`` included).  A module takes the floor of its longest pattern.
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
-        "ground",
-        (
-            "starbench.errors",
-            "starbench.limits",
-            "starbench.caches",
-            "starbench.textable",
-            "starbench.files",
-            "starbench.version",
-            "starbench.configs",
-            "starbench.overrides",
-        ),
-    ),
+    ("ground", ("starbench.errors", "starbench.ground.*")),
     ("trees", ("starbench.trees.*",)),
     ("search", ("starbench.search.*",)),
     ("games", ("starbench.games.*",)),
     ("oracles", ("starbench.oracles.*",)),
     ("engines", ("starbench.compiled.*", "starbench.engines")),
-    (
-        "record",
-        (
-            "starbench.experiment.storage",
-            "starbench.experiment.integrity",
-            "starbench.experiment.rows",
-            "starbench.experiment.tablefile",
-            "starbench.experiment.metadata",
-            "starbench.experiment.coverage",
-            "starbench.experiment.repair",
-        ),
-    ),
+    ("record", ("starbench.record.*",)),
     ("experiment", ("starbench.experiment.*",)),
     ("analysis", ("starbench.analysis.*",)),
-    (
-        "external",
-        ("starbench.conform", "starbench.conformtrees", "starbench.corpus", "starbench.shrink"),
-    ),
-    (
-        "commands",
-        (
-            "starbench.cli",
-            "starbench.run",
-            "starbench.solve",
-            "starbench.bench",
-            "starbench.latency",
-            "starbench.match",
-            "starbench.reference",
-            "hydra_plugins.*",
-        ),
-    ),
-    ("public", ("starbench", "starbench.results", "starbench.__main__")),
+    ("external", ("starbench.external.*",)),
+    ("commands", ("starbench.commands.*", "hydra_plugins.*")),
+    ("public", ("starbench", "starbench.results", "starbench.__main__", "starbench.run")),
     ("examples", ("starbench.examples.*",)),
 )
+
+#: The folders a floor of its own (``FLOORS``), each a package of ``src/starbench``: the layout
+#: test below checks the package's top and the folders' sizes against the issue's bounds.
+MAX_LOOSE = 12  # modules at the package top, aliases included
+MAX_PER_FOLDER = 14  # modules per folder, ``__init__`` included; ``search/`` is exempt
 
 
 @dataclass(frozen=True)
@@ -253,9 +220,9 @@ def test_the_console_script_points_at_the_top():
 @pytest.mark.parametrize(
     ("where", "planted"),
     [
-        ("starbench/errors.py", "\n\ndef _late():\n    from starbench.cli import main\n"),
+        ("starbench/errors.py", "\n\ndef _late():\n    from starbench.commands.cli import main\n"),
         ("starbench/trees/protocol.py", "\nimport starbench.engines\n"),
-        ("starbench/experiment/storage.py", "\nfrom starbench.experiment import runner\n"),
+        ("starbench/record/storage.py", "\nfrom starbench.experiment import runner\n"),
     ],
 )
 def test_a_planted_upward_import_fails(tmp_path, where, planted):
@@ -278,11 +245,11 @@ def test_a_planted_cycle_is_found(tmp_path):
 
     copy = tmp_path / "src"
     shutil.copytree(SRC, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    path = copy / "starbench" / "limits.py"
-    path.write_text(path.read_text() + "\n\ndef _late():\n    import starbench.textable\n")
-    other = copy / "starbench" / "textable.py"
-    other.write_text(other.read_text() + "\n\ndef _back():\n    import starbench.limits\n")
-    assert ["starbench.limits", "starbench.textable"] in cycles(imports(copy))
+    path = copy / "starbench" / "ground" / "limits.py"
+    path.write_text(path.read_text() + "\n\ndef _late():\n    import starbench.ground.textable\n")
+    other = copy / "starbench" / "ground" / "textable.py"
+    other.write_text(other.read_text() + "\n\ndef _back():\n    import starbench.ground.limits\n")
+    assert ["starbench.ground.limits", "starbench.ground.textable"] in cycles(imports(copy))
 
 
 def _module_containers(path: Path) -> list[str]:
@@ -308,8 +275,46 @@ def _module_containers(path: Path) -> list[str]:
 
 def test_the_hydra_entry_and_plugins_keep_no_module_state():
     """The module that calls ``hydra.main`` and the Hydra plugins hold no module-level list,
-    dict or set: what a launch learns lives in its task (``starbench.run.Task``)."""
-    paths = [SRC / "starbench" / "run.py", *sorted((SRC / "hydra_plugins").rglob("*.py"))]
+    dict or set: what a launch learns lives in its task (``starbench.commands.run.Task``)."""
+    entry = SRC / "starbench" / "commands" / "run.py"
+    paths = [entry, *sorted((SRC / "hydra_plugins").rglob("*.py"))]
     found = [hit for p in paths for hit in _module_containers(p)]
     assert not found, f"module-level containers: {found}"
-    assert "hydra.main(" in (SRC / "starbench" / "run.py").read_text()
+    assert "hydra.main(" in entry.read_text()
+
+
+def _py(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.glob("*.py"))
+
+
+def test_the_folders_spell_the_pipeline():
+    """At most ``MAX_LOOSE`` modules at the package top (aliases included), at most
+    ``MAX_PER_FOLDER`` in any folder but ``search/`` (one module per algorithm), every folder
+    a floor of its own, and the journal's checksums apart from the runner's loop."""
+    top = SRC / "starbench"
+    assert len(_py(top)) <= MAX_LOOSE, _py(top)
+    for folder in sorted(p for p in top.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
+        if folder.name != "search":
+            assert len(_py(folder)) <= MAX_PER_FOLDER, (folder.name, _py(folder))
+        assert floor_of(f"starbench.{folder.name}") is not None, folder.name
+    assert (top / "record" / "integrity.py").exists() and (
+        top / "experiment" / "stages.py"
+    ).exists()
+
+
+def test_the_old_paths_answer_for_one_release():
+    """Every module moved in 0.3 is importable by its old path: the same module object, with a
+    DeprecationWarning naming the new path."""
+    import importlib
+    import sys
+
+    from starbench.ground.aliases import MOVED
+
+    for old, new in MOVED.items():
+        sys.modules.pop(old, None)
+        with pytest.warns(DeprecationWarning, match=new.replace(".", r"\.")):
+            got = importlib.import_module(old)
+        assert got is importlib.import_module(new), old
+    from starbench.experiment.rows import FIELDS  # a from-import by the old path
+
+    assert FIELDS is importlib.import_module("starbench.record.rows").FIELDS

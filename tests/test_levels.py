@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import starbench
-from starbench import cli
 from starbench.analysis.data import by_level, load_results, percent_by_level
+from starbench.commands import cli
 from starbench.experiment.replay import replay
 from starbench.experiment.runner import run_cell
 from starbench.experiment.settings import AlgorithmSpec, RunSettings

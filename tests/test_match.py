@@ -16,7 +16,7 @@ pyspiel = pytest.importorskip("pyspiel", reason=f"OpenSpiel is not installed: {G
 
 from starbench.analysis.data import PlotError  # noqa: E402
 from starbench.analysis.matches import per_move, summary  # noqa: E402
-from starbench.match import COLUMNS, Match, parse_player, run_match  # noqa: E402
+from starbench.commands.match import COLUMNS, Match, parse_player, run_match  # noqa: E402
 from starbench.oracles import oracle_for  # noqa: E402
 
 EXE = str(Path(sys.executable).parent / "starbench")

@@ -122,7 +122,7 @@ def test_the_sequential_design_errs_at_most_at_its_stated_rate():
 # --------------------------------------------------------------------------- games
 pyspiel = pytest.importorskip("pyspiel", reason=f"OpenSpiel is not installed: {GAMES_INSTALL}")
 
-from starbench.match import Analysis, Match, parse_player, play, run_match  # noqa: E402
+from starbench.commands.match import Analysis, Match, parse_player, play, run_match  # noqa: E402
 
 
 def _match(a: str, b: str, games: int, paired: bool = True, seed: int = 0) -> Match:

@@ -321,9 +321,9 @@ def test_optimal_positions_come_from_optimal_self_play():
 
 def test_the_sampler_key(tmp_path):
     from starbench.errors import ConfigError
-    from starbench.experiment.settings import cell_identity
     from starbench.games.spec import GameSpec
     from starbench.oracles.positions import check_sampler
+    from starbench.record.identity import cell_identity
 
     spec = GameSpec(game="pig(winscore=10)", sampler="playout").validate()
     assert spec.sampler is None  # the default, one spelling
@@ -427,7 +427,7 @@ def test_states_near_the_horizon_are_left_unscored_with_one_line(tmp_path, capsy
     for a in (1, 1, 1):  # three stops: t - 1 decisions left
         s.apply_action(a)
     assert pig_oracle.decisions_made(s) == 3 and not near.covers(s)
-    from starbench import cli
+    from starbench.commands import cli
 
     code = cli.main(
         ["run", "tree=game", "tree.game='pig(winscore=20,horizon=8)'", "tree.position='1,1'",

@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from starbench import cli
 from starbench.analysis import load_results, plot
 from starbench.analysis.data import PlotError
 from starbench.analysis.figures import FIGURES
 from starbench.analysis.studies import STUDY_FIGURES, STUDY_TABLES
 from starbench.analysis.style import RC
+from starbench.commands import cli
 from starbench.experiment.runner import run_cell
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
 from starbench.trees import RegularTreeSpec
@@ -59,7 +59,9 @@ def results(tmp_path_factory) -> Path:
         dict(branching=3, chance_arity=3, depth=2, distribution="random"),
     ]
     for i, c in enumerate(cells):
-        s = RunSettings(tree=RegularTreeSpec(**c), algorithms=ALGOS, trees=6, progress=False)
+        s = RunSettings(
+            tree=RegularTreeSpec(**c), algorithms=ALGOS, trees=6, progress=False, levels_detail=True
+        )
         run_cell(s, root / f"cell{i}", out=lambda _: None)
     return root
 
@@ -141,8 +143,8 @@ def test_the_error_figure_shows_each_algorithm_s_mean_error_and_moves(tmp_path):
 
 def _sign(folder: Path) -> None:
     """A ``cell.json`` recording the SHA-256 of a table this test wrote by hand."""
-    from starbench.experiment.integrity import write_document
-    from starbench.files import file_digest
+    from starbench.ground.files import file_digest
+    from starbench.record.integrity import write_document
 
     table = folder / "table.parquet"
     write_document(folder / "cell.json", {"tables": {"table.parquet": file_digest(table)}})
@@ -478,7 +480,7 @@ def test_the_bands_are_seaborns_bootstrap_to_the_last_bit():
 def test_format_and_size_narrow_the_images_and_never_the_tables(results, tmp_path, capsys):
     """``--format`` and ``--size`` (repeatable) choose the images; the .md, .tex and .csv
     tables are written whatever they are; a bad value is one line, exit 2."""
-    from starbench import cli
+    from starbench.commands import cli
 
     base = ["plot", str(results), "--figure", "leaves_by_algorithm", "--out"]
     assert cli.main([*base, str(tmp_path / "a"), "--format", "png", "--size", "single"]) == 0
@@ -510,7 +512,7 @@ def test_plot_imports_seaborn_without_scipy_stats_and_scipy_still_imports_after(
     second of import it never uses); both import normally afterwards (the decision figures'
     bootstrap intervals use ``scipy.stats``)."""
     code = (
-        "import sys; from starbench.cli import _seaborn_without_scipy_stats as f; f()\n"
+        "import sys; from starbench.commands.cli import _seaborn_without_scipy_stats as f; f()\n"
         "assert 'seaborn' in sys.modules and 'scipy.stats' not in sys.modules\n"
         "from starbench.oracles.decisions import mean_interval\n"
         "print(mean_interval([1.0, 2.0, 3.5, 0.2])); import scipy.cluster.hierarchy"
@@ -521,7 +523,7 @@ def test_plot_imports_seaborn_without_scipy_stats_and_scipy_still_imports_after(
 
 def test_plot_help_lists_every_figure_with_a_line():
     """``plot --help`` names every figure kind (``analysis.catalog``, read without matplotlib)."""
-    from starbench.analysis.catalog import FIGURE_HELP
+    from starbench.commands.catalog import FIGURE_HELP
 
     assert list(FIGURE_HELP) == list(FIGURES)
     out = subprocess.run(

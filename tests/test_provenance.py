@@ -68,7 +68,7 @@ def test_every_committed_cell_keeps_its_folder_name():
     """Every committed cell's digest, recomputed from the identity its ``cell.json`` stores (no
     table is read), is the end of its folder's name and its recorded ``cell``: a change to how
     identities are hashed, or a cell moved to another folder, fails here."""
-    from starbench.experiment.settings import cell_digest
+    from starbench.record.identity import cell_digest
 
     cells = sorted(c for study in _studies(cells_only=True) for c in study.glob("*/cell.json"))
     assert len(cells) >= 100
@@ -176,7 +176,7 @@ def test_the_current_code_replays_the_first_games_of_every_committed_match(table
     import json
 
     pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
-    from starbench.match import Match, as_recorded, parse_player, play
+    from starbench.commands.match import Match, as_recorded, parse_player, play
 
     req = json.loads((table.parent / "match.json").read_text())
     players = tuple(parse_player(req[f"player{i}"], req["game"], "player") for i in (0, 1))

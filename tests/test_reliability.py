@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from starbench import cli
+from starbench.commands import cli
 from starbench.experiment.runner import run_cell
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
 from starbench.trees import RegularTreeSpec
@@ -198,7 +198,8 @@ def test_held_rows_and_the_journal_are_small(tmp_path):
     # (300 bytes and 2,500 before the decision fields, ``oracles.decisions``, and the key
     # parameters of the inexact algorithms: null in most rows; an exhaustive row's root values)
     size = (tmp_path / "cell" / "rows.jsonl").stat().st_size / outcome.rows
-    assert size < 350, size
+    # (350 before the four counters per level: null unless levels_detail=true, ~20 bytes a row)
+    assert size < 380, size
     assert peak / outcome.rows < 3300, peak / outcome.rows
 
 
@@ -465,7 +466,7 @@ def test_a_complete_cell_is_rerun_without_hydras_launch_and_records_the_same_com
     command context as the launched run did (-cd, the sweep flag, the launcher keys)."""
     import json
 
-    from starbench import run as run_module
+    from starbench.commands import run as run_module
 
     cell = tmp_path / "cell"
     argv = ("run", "trees=2", "tree.depth=1", "algorithms=[expectimax,star1]", "progress=false",
@@ -492,7 +493,7 @@ def test_a_complete_sweep_is_rerun_without_a_launch_and_records_the_same_command
     overrides and command context as its launched job did."""
     import json
 
-    from starbench import run as run_module
+    from starbench.commands import run as run_module
 
     argv = ("run", "-m", "trees=2", "tree.depth=1", "tree.branching=2,3", "progress=false",
             "algorithms=[expectimax,star1]", f"hydra.sweep.dir={tmp_path}")  # fmt: skip

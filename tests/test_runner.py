@@ -14,15 +14,15 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from starbench import cli
-from starbench import run as run_mod
+from starbench.commands import cli
+from starbench.commands import run as run_mod
 from starbench.errors import InputError
 from starbench.experiment import plan as plan_mod
-from starbench.experiment.export import export, tree_of_row
-from starbench.experiment.integrity import write_document
-from starbench.experiment.rows import COLUMNS
 from starbench.experiment.runner import run_cell
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
+from starbench.external.export import export, tree_of_row
+from starbench.record.integrity import write_document
+from starbench.record.rows import COLUMNS
 from starbench.search import reference_search as search
 from starbench.trees import RegularTreeSpec, load_tree
 
@@ -357,7 +357,7 @@ def test_python_dash_m_entry_point(tmp_path):
         [
             sys.executable,
             "-m",
-            "starbench.run",
+            "starbench.commands.run",
             "experiment=smoke",
             "trees=1",
             f"hydra.run.dir={tmp_path}",

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from starbench import RegularTree, RegularTreeSpec
-from starbench.experiment.rows import verify
+from starbench.record.rows import verify
 from starbench.search import reference_search as search
 from starbench.search.sampling import SampledTree, draws
 from starbench.trees.explicit import parse_tree
@@ -212,7 +212,7 @@ def test_no_algorithm_parameter_shares_a_name_with_another_column():
     already has (``iterations`` of iterative deepening, the cell's ``seed``) is refused here."""
     from dataclasses import fields
 
-    from starbench.experiment.rows import COLUMNS, META, REST
+    from starbench.record.rows import COLUMNS, META, REST
     from starbench.search.registry import ALGORITHMS, KEY_PARAMS
     from starbench.search.stats import SearchStats
     from starbench.trees.regular import RegularTreeSpec

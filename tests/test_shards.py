@@ -18,8 +18,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from starbench import cli
-from starbench.experiment.storage import read_json
+from starbench.commands import cli
+from starbench.record.storage import read_json
 
 EXE = str(Path(sys.executable).parent / "starbench")
 NOT_COMPARED = (
@@ -181,7 +181,7 @@ def test_collect_names_exactly_the_missing_shards(unsharded, tmp_path, capsys):
 
 @pytest.mark.slow
 def test_a_rerun_launches_only_the_shards_that_lack_rows(unsharded, tmp_path, capsys, monkeypatch):
-    from starbench import run as run_mod
+    from starbench.commands import run as run_mod
 
     launched = []
     real = run_mod.hydra_main

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from starbench import shrink
+from starbench.external import shrink
 from starbench.trees import RegularTreeSpec
 from starbench.trees.explicit import load_tree, tree_to_json
 from starbench.trees.regular import RegularTree

@@ -11,8 +11,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from starbench.experiment.rows import SUMMARY_COLUMNS, table_dtypes
-from starbench.experiment.tablefile import write_table
+from starbench.record.rows import SUMMARY_COLUMNS, table_dtypes
+from starbench.record.tablefile import write_table
 
 SAMPLES = {
     "str": ["a", None, "é😀", ""],

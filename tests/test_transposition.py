@@ -182,7 +182,8 @@ def test_solve_reports_the_table():
 
 
 def test_cells_name_their_pool_and_keep_their_digest_without_one():
-    from starbench.experiment.settings import cell_identity, cell_name
+    from starbench.experiment.settings import cell_name
+    from starbench.record.identity import cell_identity
 
     plain = RegularTreeSpec()
     assert "pool" not in cell_identity(plain, 0, False)["tree"]  # stored cells keep their digest

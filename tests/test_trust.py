@@ -13,12 +13,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from starbench import RegularTree, RegularTreeSpec, cli
+from starbench import RegularTree, RegularTreeSpec
+from starbench.commands import cli
 from starbench.compiled.engine import CompiledTree, execute
 from starbench.engines import search
 from starbench.errors import InputError
-from starbench.experiment.coverage import Request, check, held_of_table
-from starbench.experiment.integrity import write_document
+from starbench.record.coverage import Request, check, held_of_table
+from starbench.record.integrity import write_document
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["tree.branching=3", "tree.chance_arity=3", "progress=false"]

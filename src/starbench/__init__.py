@@ -17,9 +17,11 @@ import sys
 import types
 from typing import Any
 
-from starbench.caches import use_numba_cache
+from starbench.ground.aliases import install as _old_paths
+from starbench.ground.caches import use_numba_cache
 
-use_numba_cache()  # before numba is first imported (starbench.caches)
+use_numba_cache()  # before numba is first imported (starbench.ground.caches)
+_old_paths()  # the modules moved in 0.3 answer at their old paths for one release
 
 import starbench.search as search  # noqa: E402
 from starbench.errors import InputError, StarbenchError  # noqa: E402
@@ -54,9 +56,9 @@ sys.modules["starbench.search"].__class__ = _SearchPackage
 
 def __getattr__(name: str) -> Any:
     """``__version__``, read from the installed metadata when first asked for
-    (``starbench.version``)."""
+    (``starbench.ground.version``)."""
     if name == "__version__":
-        from starbench.version import version
+        from starbench.ground.version import version
 
         return version()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,6 +2,6 @@
 
 import sys
 
-from starbench.cli import main
+from starbench.commands.cli import main
 
 sys.exit(main())

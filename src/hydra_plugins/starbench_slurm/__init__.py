@@ -95,7 +95,9 @@ class StarbenchSlurmLauncher(SlurmLauncher):
         except slurm.NeverStarts as e:  # its jobs are cancelled: one line, exit 2
             sys.stderr.write(f"starbench: error: {e}\n")
             raise SystemExit(2) from None
-        said = getattr(self.task_function, "job_died", None)  # starbench.run.Task reports them
+        said = getattr(
+            self.task_function, "job_died", None
+        )  # starbench.commands.run.Task reports them
         for r in out:
             if isinstance(r, slurm.DeadJob) and said is not None:
                 said(r)

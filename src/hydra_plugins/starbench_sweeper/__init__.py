@@ -8,8 +8,8 @@ This sweeper expands every grid (each one combined with ``hydra.sweeper.params``
 line's overrides, as the basic sweeper would) and hands all cells to the launcher at once: one
 job array for the whole study.  ``starbench run`` selects it (``hydra/sweeper=starbench``) for
 every multirun (unless a sweeper is given), and hands it the jobs it planned through the task
-function (``starbench.run.Task``: its ``jobs``, the planned cells' jobs without those of the
-cells already complete): jobs that land in one cell (a parameter without effect, normalised
+function (``starbench.commands.run.Task``: its ``jobs``, the planned cells' jobs without those
+of the cells already complete): jobs that land in one cell (a parameter without effect, normalised
 away) are launched once.  Run by Hydra otherwise (no planned jobs), it expands the grids
 itself.  It keeps no state of its own between launches.
 
@@ -54,7 +54,7 @@ class UnionSweeper(BasicSweeper):
 
     def setup(self, *, hydra_context: Any, task_function: Any, config: Any) -> None:
         super().setup(hydra_context=hydra_context, task_function=task_function, config=config)
-        #: the jobs ``starbench run`` planned for this launch (``starbench.run.Task.jobs``)
+        #: the jobs ``starbench run`` planned for this launch (``starbench.commands.run.Task.jobs``)
         self.planned = getattr(task_function, "jobs", None)
 
     def sweep(self, arguments: list[str]) -> Any:

@@ -45,7 +45,7 @@ def load_results(path: Path, *, refuse_mismatch: bool = True) -> pd.DataFrame:
         raise PlotError(f"{path}: no such file or folder")
     if not files:
         raise PlotError(f"{path}: no result tables (table.parquet) below this folder")
-    from starbench.experiment import tablefile
+    from starbench.record import tablefile
 
     frames = []
     for f in files:

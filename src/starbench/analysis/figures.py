@@ -29,8 +29,7 @@ from starbench.analysis.data import (
     require,
     summarise,
 )
-from starbench.analysis.decisions import scored_rows
-from starbench.analysis.inexact import abs_error
+from starbench.analysis.decisions import abs_error, scored_rows
 from starbench.analysis.layout import Grid, design, grid, order_text, split
 from starbench.analysis.style import DASHES, styles
 

@@ -1,5 +1,5 @@
 """Tables and figures of the matches stored in a study folder (``<study>/<match>/match.parquet``,
-written by ``starbench match --out``; ``starbench.match`` defines the columns).
+written by ``starbench match --out``; ``starbench.commands.match`` defines the columns).
 
 Per match and side: games, wins, the win rate with its 95 % Wilson interval
 (``starbench.oracles.decisions.binomial_interval``, ``scipy.stats.binomtest``), overall and by
@@ -23,8 +23,8 @@ def stored(folder: Path) -> list[tuple[str, str, pd.DataFrame]]:
     game from the match's own ``match.json`` (``?`` when it cannot be read); a damaged table is
     refused (InputError), never tabulated."""
     from starbench.errors import InputError
-    from starbench.experiment import tablefile
-    from starbench.experiment.storage import read_json
+    from starbench.record import tablefile
+    from starbench.record.storage import read_json
 
     out = []
     for p in sorted(Path(folder).glob("*/match.parquet")):
@@ -184,7 +184,7 @@ def summary(df: Any, analysis: dict[str, Any] | None = None) -> str:
     width an unpaired analysis of the same games gives; the p-value of equal strength; with a
     ``margin`` (``analysis``, as ``match.json`` stores it) the non-inferiority verdict, and a
     sequential match's looks and error rate."""
-    from starbench.textable import text_table
+    from starbench.ground.textable import text_table
 
     n = len(df)
     lines = [

@@ -23,7 +23,7 @@ from starbench.analysis.figures import CONDITIONS, ERRORBAR, FIGURES, SHARE_Y
 from starbench.analysis.layout import declutter
 from starbench.analysis.style import RC, STUDY, WIDTHS, study_styles
 from starbench.analysis.tables import csv, differences, latex, markdown
-from starbench.files import atomic_write, atomic_write_text
+from starbench.ground.files import atomic_write, atomic_write_text
 
 METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}
 #: The image formats ``starbench plot`` writes (``--format``, repeatable; default both).

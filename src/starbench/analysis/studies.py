@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from starbench.analysis import backgammon, decisions, inexact, matches, transposition
+from starbench.analysis import backgammon, decisions, matches, transposition
 from starbench.analysis.data import PlotError, percent_leaves, summarise
 from starbench.analysis.figures import _prepare
 from starbench.trees.regular import RegularTreeSpec
@@ -188,6 +188,83 @@ def deeper_by_level_table(df: pd.DataFrame) -> str:
             f"| {int(levels)} | {int(level)} | {kind} | {nodes:,.0f} | {cells[0]} | {cells[1]} | "
             f"{cut:,.1f} | {probes:,.1f} |"
         )
+    return "\n".join(lines) + "\n"
+
+
+#: The readings of Ballard's deeper-tree Star2 (``ballard1983-readings``), by label -> shown name.
+READINGS = {
+    "star2": "star2 (C1: resume)",
+    "star2-first-chance": "star2-first-chance (probing at the first chance level only)",
+    "star2-recursive-probe": "star2-recursive-probe (probes all the way down)",
+    "star2-probe-level": "star2-probe-level (a probe counted at its level)",
+}
+
+
+def readings_table(df: pd.DataFrame) -> str:
+    """Ballard's deeper-tree Star2 (N = 10, random ordering) beside Star2 and the two readings:
+    percent of expectimax's leaves (mean ± SE, n), the difference from Ballard's figure, and
+    for the inexact reading its mean |value error| as a percent of U - L, the percent of trees
+    with any error and the percent of root moves among expectimax's best."""
+    d = _prepare(df)
+    d = d[(d["branching"] == 10) & (d["order"] == "random (as generated)")]
+    # the inexact reading's rows are approx: their leaves count as any row's
+    m = percent_leaves(d.assign(status=d["status"].replace("approx", "ok")))
+    m = m[m["label"].isin(list(READINGS))]
+    if not len(m):
+        raise PlotError("no N = 10 rows of Star2 or its readings")
+    s = summarise(m, ["levels", "label"])
+    published = ballard_deeper()
+    lines = [
+        "| levels | algorithm | published Star2 | ours: mean ± SE (n) | ours − published | "
+        "mean abs. value error, % of U − L | % trees with an error | % moves among "
+        "expectimax's best |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for levels in sorted(s["levels"].unique()):
+        pub = published.get(int(levels), (None, None))[1]
+        for label, shown in READINGS.items():
+            row = s[(s["levels"] == levels) & (s["label"] == label)]
+            if not len(row):
+                continue
+            r = row.iloc[0]
+            diff = "-" if pub is None else f"{r['mean'] - pub:+.1f}"
+            g = m[(m["levels"] == levels) & (m["label"] == label)]
+            err = g["value_error"].astype(float).abs().fillna(0.0)
+            rel = 100 * err / (g["U"].astype(float) - g["L"].astype(float))
+            best = g["decision_optimal"].dropna().astype(bool) if "decision_optimal" in g else None
+            moves = "-" if best is None or not len(best) else f"{100 * best.mean():.1f}"
+            lines.append(
+                f"| {int(levels)} | {shown} | {'-' if pub is None else pub} | "
+                f"{_fmt(r['mean'], r['se'], int(r['n']))} | "
+                f"{diff} | {rel.mean():.3g} | "
+                f"{100 * (err > 0).mean():.1f} | {moves} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def readings_by_level_table(df: pd.DataFrame) -> str:
+    """Per level at N = 10 (3-6 levels, random ordering): Star2's and each reading's nodes
+    there as a percent of expectimax's on the same tree (mean ± SE; a reading's probes are
+    counted at their levels as it defines them)."""
+    from starbench.analysis.data import percent_by_level
+
+    d = _prepare(df)
+    d = d[(d["branching"] == 10) & (d["order"] == "random (as generated)")]
+    if "nodes_by_level" not in d.columns or d["nodes_by_level"].isna().all():
+        raise PlotError("no N = 10 rows with counters per level (levels_detail=true)")
+    ok = d[d["status"].isin(["ok", "unverified", "approx"])]
+    m = percent_by_level(ok.assign(status=ok["status"].replace("approx", "ok")))
+    m = m[m["label"].isin(list(READINGS))]
+    s = summarise(m, ["levels", "level", "label"], value="pct_nodes")
+    head = " | ".join(f"{shown}: % of expectimax's nodes" for shown in READINGS.values())
+    lines = [f"| levels | level | kind | {head} |", "|---:|---:|---|" + "---:|" * len(READINGS)]
+    for (levels, level), g in s.groupby(["levels", "level"], sort=True):
+        kind = "leaf" if level == levels else _LEVEL_KINDS[int(level) % 4]
+        cells = []
+        for label in READINGS:
+            r = g[g["label"] == label]
+            cells.append("-" if not len(r) else f"{r.iloc[0]['mean']:.1f} ± {r.iloc[0]['se']:.2f}")
+        lines.append(f"| {int(levels)} | {int(level)} | {kind} | {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -432,6 +509,11 @@ STUDY_TABLES = {
         ("deeper.md", hypotheses_deeper_table),
     ],
     "ballard1983-probing": [("published-vs-ours.md", probing_table)],
+    "ballard1983-readings": [
+        ("readings.md", readings_table),
+        ("by-level.md", readings_by_level_table),
+        ("star2-by-level.md", deeper_by_level_table),
+    ],
     "hauk2004": [("depth-under-budget.md", budget_table)],
     "heyden2009": [("best-k.md", best_k_table)],
     "hauk2004-backgammon": [("by-depth.md", backgammon.backgammon_table)],
@@ -451,7 +533,7 @@ STUDY_TABLES = {
         ("by-depth.md", decisions.decisions_table),
         ("matches.md", decisions.match_table),
     ],
-    "chanceprobcut": [("by-shape.md", inexact.error_table)],
+    "chanceprobcut": [("by-shape.md", decisions.error_table)],
     "chanceprobcut-pig": [("by-depth.md", decisions.inexact_table)],
     "pig-inexact": [
         ("by-depth.md", decisions.inexact_table),

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from starbench.errors import InputError
-from starbench.files import atomic_write_text
+from starbench.ground.files import atomic_write_text
+from starbench.ground.version import version
 from starbench.search.calibration import Calibration, Fit, chance_depths, model_of
-from starbench.version import version
 
 #: Fewest (shallow, deep) pairs per depth pair.
 MIN_PAIRS = 10

@@ -3,7 +3,7 @@
 The rules (one place):
 
 * a folder holds one cell.  Every run header and row of its journal names the cell's digest
-  (``settings.cell_digest``), and a table kept without its journal carries the cell's tree
+  (``record.identity.cell_digest``), and a table kept without its journal carries the cell's tree
   parameters, seed, arithmetic and generator version in every row.  A folder holding rows of
   another cell is refused, before anything runs, with one line naming the folder (exit 2):
   ``cell.json`` is only a summary, so deleting or truncating it changes nothing;
@@ -29,18 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from starbench.errors import ConfigError
-from starbench.experiment import tablefile
-from starbench.experiment.integrity import read_document
-from starbench.experiment.metadata import metadata
-from starbench.experiment.repair import unverifiable_line
-from starbench.experiment.rows import META, Row
-from starbench.experiment.settings import (
-    RunSettings,
-    cell_digest,
-    cell_identity,
-    normalised_identity,
-)
-from starbench.experiment.storage import (
+from starbench.experiment.settings import RunSettings
+from starbench.record import tablefile
+from starbench.record.identity import cell_digest, cell_identity, normalised_identity
+from starbench.record.integrity import read_document
+from starbench.record.metadata import metadata
+from starbench.record.repair import unverifiable_line
+from starbench.record.rows import META, Row
+from starbench.record.storage import (
     CELL,
     JOURNAL,
     JOURNAL_VERSION,
@@ -319,7 +315,7 @@ def _journal_rows(
 
 def bad_journal_line(path: Path, contents: Any) -> str:
     """One line naming a journal's bad lines and what becomes of them."""
-    from starbench.experiment.integrity import bad_lines_note
+    from starbench.record.integrity import bad_lines_note
 
     orphans = len(contents.orphans)
     then = "their rows are computed again" if len(contents.bad) > 1 else "its row is computed again"
@@ -429,7 +425,7 @@ def rows_of_table(
     committed study results).  Read in batches of the columns it needs."""
     import pyarrow.parquet as pq
 
-    from starbench.experiment.rows import FIELDS
+    from starbench.record.rows import FIELDS
 
     pf = pq.ParquetFile(path, page_checksum_verification=True)
     have = set(pf.schema_arrow.names)

@@ -23,12 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from starbench.experiment import tablefile
-from starbench.experiment.coverage import Coverage, Request, check, held_of_table
-from starbench.experiment.integrity import read_document, write_document
-from starbench.experiment.repair import command_of, rerun_command, unverifiable_line
 from starbench.experiment.stages import cell_status
-from starbench.experiment.storage import (
+from starbench.ground.files import atomic_write, file_digest
+from starbench.ground.overrides import without_shard
+from starbench.record import tablefile
+from starbench.record.coverage import Coverage, Request, check, held_of_table
+from starbench.record.integrity import read_document, write_document
+from starbench.record.repair import command_of, rerun_command, unverifiable_line
+from starbench.record.storage import (
     CELL,
     JOURNAL,
     MANIFEST,
@@ -36,8 +38,6 @@ from starbench.experiment.storage import (
     TABLE,
     shard_journals,
 )
-from starbench.files import atomic_write, file_digest
-from starbench.overrides import without_shard
 
 COLLECTED = "collected.parquet"
 

@@ -21,10 +21,10 @@ from typing import Any
 
 from starbench.engines import Choice, choose, execute
 from starbench.errors import ConfigError, InputError, deadline
-from starbench.experiment.rows import level_columns
 from starbench.experiment.settings import RunSettings
 from starbench.games.spec import GameSpec
 from starbench.oracles import decisions, positions
+from starbench.record.rows import level_columns
 from starbench.search.arith import format_value
 from starbench.search.registry import KEY_PARAMS, AlgorithmSpec, key_values
 from starbench.trees.regular import RegularTree

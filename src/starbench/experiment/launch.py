@@ -1,10 +1,10 @@
 """Running a plan's cells and saying how they ended: one cell, the summaries a launcher's jobs
 wrote to their logs, the exit status, and SLURM jobs that died.
 
-The Hydra entry (``starbench.run``) hands each cell that Hydra launches to ``run_one``; after the
-launch it reports what the cells' folders say (``cell.json``, ``run.log``), never what it
-remembers: a cell run by a joblib worker, a submitit or SLURM job is read from disk like one
-run in this process.
+The Hydra entry (``starbench.commands.run``) hands each cell that Hydra launches to
+``run_one``; after the launch it reports what the cells' folders say (``cell.json``,
+``run.log``), never what it remembers: a cell run by a joblib worker, a submitit or SLURM job is
+read from disk like one run in this process.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from typing import Any
 
 from starbench.errors import InputError, WriteFailed
 from starbench.experiment.cellfolder import FolderBusy
-from starbench.experiment.integrity import write_document
 from starbench.experiment.plan import Cell, Plan
-from starbench.experiment.repair import rerun_command
 from starbench.experiment.runner import run_cell
 from starbench.experiment.settings import RunSettings
 from starbench.experiment.stages import RUN_LOG, cell_status, mark
-from starbench.experiment.storage import CELL, read_json
-from starbench.overrides import launcher_overrides, without_shard
+from starbench.ground.overrides import launcher_overrides, without_shard
+from starbench.record.integrity import write_document
+from starbench.record.repair import rerun_command
+from starbench.record.storage import CELL, read_json
 
 
 def run_one(

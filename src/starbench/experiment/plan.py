@@ -5,7 +5,7 @@
 sweeps under ``sweeps``: the study is their union) and checks it: types and unknown keys by the
 config schemas, ranges by ``RunSettings``, the output folder by the resume rules.  The first
 problem raises ``ConfigError`` (one line); else it returns one value, a ``Plan``, that the
-Hydra entry (``starbench.run``), ``collect``, ``calibrate`` and the sweeper
+Hydra entry (``starbench.commands.run``), ``collect``, ``calibrate`` and the sweeper
 (``hydra_plugins.starbench_sweeper``) read.  Nothing here keeps state between calls: the
 config folder given with ``-cd`` travels in the plan and in each cell's settings.
 """
@@ -21,15 +21,15 @@ from typing import Any, NamedTuple
 
 from omegaconf import OmegaConf
 
-from starbench.configs import CONF_DIR
 from starbench.errors import ConfigError, InputError, first_line
 from starbench.experiment.cellfolder import check_folder, check_writable
-from starbench.experiment.coverage import Request
-from starbench.experiment.integrity import read_document, write_document
 from starbench.experiment.settings import RunConfig, RunSettings, cell_name, nearest
 from starbench.experiment.shards import missing_shards
-from starbench.experiment.storage import CELL, MANIFEST, read_json, shard_journals
-from starbench.overrides import key_of, launcher_overrides, without_shard
+from starbench.ground.configs import CONF_DIR
+from starbench.ground.overrides import key_of, launcher_overrides, without_shard
+from starbench.record.coverage import Request
+from starbench.record.integrity import read_document, write_document
+from starbench.record.storage import CELL, MANIFEST, read_json, shard_journals
 
 #: The sweeper that launches the union of an experiment's ``sweeps`` as one batch
 #: (``hydra_plugins.starbench_sweeper``).

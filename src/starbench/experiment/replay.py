@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from starbench.experiment.storage import CELL, TABLE, read_json
+from starbench.record.storage import CELL, TABLE, read_json
 from starbench.search import STAT_FIELDS
 from starbench.search.stats import LEVEL_FIELDS
 
@@ -97,9 +97,9 @@ def replay(
     checks what it replays exactly as all would."""
     import pandas as pd
 
-    from starbench.experiment import tablefile
     from starbench.experiment.compute import compute_instance
-    from starbench.experiment.rows import label
+    from starbench.record import tablefile
+    from starbench.record.rows import label
     from starbench.search.arith import agree
 
     folder = Path(folder)

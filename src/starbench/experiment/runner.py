@@ -18,7 +18,7 @@ from starbench.errors import ConfigError, WriteFailed
 from starbench.experiment import cellfolder, shards, stages
 from starbench.experiment.settings import RunSettings
 from starbench.experiment.stages import CellOutcome
-from starbench.experiment.storage import CellBusy, CellLock
+from starbench.record.storage import CellBusy, CellLock
 
 
 def _stderr(line: str) -> None:

@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from starbench.experiment import cellfolder, stages
-from starbench.experiment.rows import Row
 from starbench.experiment.settings import RunSettings
-from starbench.experiment.storage import (
+from starbench.ground.overrides import without_shard
+from starbench.record.rows import Row
+from starbench.record.storage import (
     TABLE,
     CellBusy,
     CellLock,
@@ -37,7 +38,6 @@ from starbench.experiment.storage import (
     shard_journals,
     shard_lock,
 )
-from starbench.overrides import without_shard
 
 #: Seconds a finished shard waits for the cell lock (another shard writing the table holds it).
 FINISH_WAIT_S = 600.0
@@ -89,8 +89,8 @@ def _run_shard(
 ) -> int:
     """Compute the instances of one shard the cell lacks, into the shard's own journal (the
     stages load, pending and compute); the rows computed (counted by key in ``fresh``)."""
-    from starbench.experiment.coverage import requested
-    from starbench.experiment.metadata import metadata
+    from starbench.record.coverage import requested
+    from starbench.record.metadata import metadata
 
     lock = CellLock(folder, shard_lock(shard))
     try:
@@ -205,7 +205,7 @@ def missing_command(
     overrides: list[str] | None, folder: Path, command: dict[str, Any] | None, missing: list[int]
 ) -> str:
     """The command that computes exactly the ``missing`` shards of the cell in ``folder``."""
-    from starbench.experiment.repair import rerun_command
+    from starbench.record.repair import rerun_command
 
     listed = f"shard=[{','.join(map(str, missing))}]"
     return rerun_command([*without_shard(overrides), listed], folder, command)
@@ -236,7 +236,7 @@ def recorded_command(folder: Path) -> tuple[list[str], dict[str, Any] | None]:
 def missing_of_request(folder: Path, request: Any, n: int) -> list[int]:
     """The shards (of ``n``) whose instances lack a finished row of a key ``request`` asks for,
     in every journal of the cell (``collect``'s view: no settings, only what was asked)."""
-    from starbench.experiment.storage import JOURNAL
+    from starbench.record.storage import JOURNAL
     from starbench.search.registry import key_values
 
     held: dict[int, set[tuple[Any, ...]]] = {}

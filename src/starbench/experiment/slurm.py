@@ -16,7 +16,7 @@ forever.  This module waits instead:
 
 The other jobs are waited for as usual; the dead ones are returned as ``DeadJob`` and the
 command reports each in one line with the command that reruns its cell (the launcher hands
-them to the launch's task, ``starbench.run.Task.job_died``), and exits 1.
+them to the launch's task, ``starbench.commands.run.Task.job_died``), and exits 1.
 
 On the job side, SLURM asks a job to stop with SIGTERM (``scancel``, a time limit, preemption)
 and kills it ``KillWait`` seconds later (30 by default); submitit ignores SIGTERM, so

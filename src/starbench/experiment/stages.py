@@ -13,7 +13,7 @@
 ``run_whole`` is the whole cell under its lock, those four steps in order (growing the cell to
 a target standard error if asked); the plain runner (``runner.run_cell``) and the shards
 (``shards``: each shard loads, asks what is pending and computes into its own journal; the last
-one writes) are two callers of these steps.  Statuses are defined in ``starbench.experiment.rows``.
+one writes) are two callers of these steps.  Statuses are defined in ``starbench.record.rows``.
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ from typing import Any
 
 from starbench.experiment import cellfolder
 from starbench.experiment.compute import FLAT, Progress, compute_rows
-from starbench.experiment.coverage import Request, grow, label_of_key, requested, worst_se
-from starbench.experiment.integrity import write_document
-from starbench.experiment.metadata import metadata
-from starbench.experiment.rows import (
+from starbench.experiment.settings import AlgorithmSpec, RunSettings
+from starbench.ground.files import alive, atomic_write, file_digest
+from starbench.record.coverage import Request, grow, label_of_key, requested, worst_se
+from starbench.record.integrity import write_document
+from starbench.record.metadata import metadata
+from starbench.record.rows import (
     FIELDS,
     STATUSES,
     Row,
@@ -38,10 +40,8 @@ from starbench.experiment.rows import (
     table_chunks,
     verify,
 )
-from starbench.experiment.settings import AlgorithmSpec, RunSettings
-from starbench.experiment.storage import CELL, TABLE, TABLE_CSV, Journal, read_json
-from starbench.experiment.tablefile import write_table
-from starbench.files import alive, atomic_write, file_digest
+from starbench.record.storage import CELL, TABLE, TABLE_CSV, Journal, read_json
+from starbench.record.tablefile import write_table
 from starbench.search.registry import key_values
 
 Instances = dict[int, dict[tuple[Any, ...], Row]]  # instance -> (algorithm, *KEY_PARAMS) -> row
@@ -301,7 +301,7 @@ def shrink_line(folder: Path, row: Row) -> str:
     tree to a 1-minimal one on which it still disagrees (``starbench shrink``)."""
     import shlex
 
-    from starbench.experiment.rows import label
+    from starbench.record.rows import label
     from starbench.search.registry import ALGORITHMS, BUILTIN
 
     name = row.algorithm  # type: ignore[attr-defined]
@@ -427,7 +427,7 @@ def key_order(by_instance: Instances, asked: list[tuple[Any, ...]]) -> list[tupl
 
 
 def _none(x: Any) -> Any:
-    from starbench.experiment.rows import present
+    from starbench.record.rows import present
 
     return x if present(x) else None
 

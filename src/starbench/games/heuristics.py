@@ -127,7 +127,7 @@ HEURISTICS: dict[str, Heuristic] = {
 #: pig decides in the returns' units: a win (+1) outweighs any lead at the horizon
 DEFAULT_HEURISTIC: dict[str, str] = {"pig": "score_share", "backgammon": "equity"}
 #: The defaults up to starbench 0.2.0: a match recorded without its players' heuristics was
-#: played with these (``starbench.match``), and committed cells name them explicitly.
+#: played with these (``starbench.commands.match``), and committed cells name them explicitly.
 FORMER_DEFAULTS: dict[str, str] = {"pig": "score_difference"}
 
 

@@ -298,7 +298,7 @@ def long_search_line(
     """One line before a game search whose ``size_estimate`` is over ``limits.GAME_NOTE_NODES``
     nodes: its size and what bounds it (``bound``, a format such as ``--node-budget {}``, with
     the ``budget`` given or ``N``); None for a smaller one."""
-    from starbench.limits import GAME_NOTE_NODES
+    from starbench.ground.limits import GAME_NOTE_NODES
 
     nodes, moves, outcomes = estimate
     if nodes <= GAME_NOTE_NODES:

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from starbench.errors import ConfigError, InputError
-from starbench.limits import MAX_DEPTH
+from starbench.ground.limits import MAX_DEPTH
 
 #: Where a playout stops: a number of decision plies drawn uniformly in this range.
 PLAYOUT_PLIES = (0, 20)

@@ -79,7 +79,7 @@ class Oracle(ABC):
 def cache_dir() -> Path:
     """Where oracles are cached: ``$STARBENCH_ORACLE_CACHE``, else ``$XDG_CACHE_HOME`` (or
     ``~/.cache``) ``/starbench/oracles``."""
-    from starbench.caches import user_cache
+    from starbench.ground.caches import user_cache
 
     env = os.environ.get("STARBENCH_ORACLE_CACHE")
     return Path(env) if env else user_cache("oracles")
@@ -93,14 +93,14 @@ def cache_path(name: str, game: str, folder: Path | None = None) -> Path:
 
 
 def _version() -> str:
-    from starbench.version import version
+    from starbench.ground.version import version
 
     return version()
 
 
 def save(path: Path, header: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
     """Write an oracle's arrays with its header, atomically."""
-    from starbench.files import atomic_write
+    from starbench.ground.files import atomic_write
 
     head = {**header, "format": CACHE_FORMAT, "starbench_version": _version()}
     path.parent.mkdir(parents=True, exist_ok=True)

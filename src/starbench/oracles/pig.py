@@ -444,7 +444,7 @@ def build(
         )
     import sys
 
-    from starbench.limits import ORACLE_MEMORY_LIMIT
+    from starbench.ground.limits import ORACLE_MEMORY_LIMIT
 
     need = memory_needed(int(params["winscore"]), int(params["diceoutcomes"]))
     limit = ORACLE_MEMORY_LIMIT if memory_limit is None else memory_limit

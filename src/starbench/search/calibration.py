@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from starbench.configs import conf_dir
 from starbench.errors import InputError
+from starbench.ground.configs import conf_dir
 
 FORMAT = "starbench chanceprobcut calibration"
 VERSION = 1

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starbench.errors import InputError, StarbenchError, first_line
-from starbench.limits import MAX_ALGORITHMS
+from starbench.ground.limits import MAX_ALGORITHMS
 from starbench.search.alphabeta import AlphaBeta
 from starbench.search.base import Search
 from starbench.search.chanceprobcut import ChanceProbCut
@@ -24,6 +24,7 @@ from starbench.search.minimax import Minimax
 from starbench.search.sampling import ExpectimaxSS, Star1SS, Star2SS
 from starbench.search.star1 import Star1
 from starbench.search.star2 import AFTER_PROBE, Star2
+from starbench.search.star2_first_chance import Star2FirstChance
 from starbench.search.star2_probe_level import Star2ProbeLevel
 from starbench.search.star2_recursive import Star2RecursiveProbe
 from starbench.search.transposition import BYTES_PER_ENTRY, MAX_BITS
@@ -461,6 +462,16 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             citation=BALLARD,
             exact=False,
             reference=None,  # measured by its value_error against expectimax
+            reading=True,
+        ),
+        AlgorithmInfo(
+            "star2-first-chance",
+            Star2FirstChance,
+            (),
+            {"k": 1, "probing": "cyclic", "after_probe": "resume"},
+            doc="Star2 probing at the first chance level only, Star1 below (a reading of "
+            "Ballard's deeper trees); exact",
+            citation=BALLARD,
             reading=True,
         ),
         AlgorithmInfo(

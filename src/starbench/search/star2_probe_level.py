@@ -24,22 +24,11 @@ from __future__ import annotations
 from typing import Any
 
 from starbench.search.star2 import Star2
+from starbench.search.stats import STAT_FIELDS
 
-#: The counters a collapsed probe gives back (everything counted below the probed moves).
-_UNDONE = (
-    "nodes",
-    "leaves",
-    "max_nodes",
-    "min_nodes",
-    "chance_nodes",
-    "probe_nodes",
-    "probe_leaves",
-    "chance_cutoffs",
-    "probe_cutoffs",
-    "decision_cutoffs",
-    "resumed",
-    "probes",
-)
+#: The counters a collapsed probe gives back (everything counted below the probed moves): every
+#: counter but the transposition table's (this variant searches without one).
+_UNDONE = tuple(f for f in STAT_FIELDS if not f.startswith("tt_"))
 
 
 class Star2ProbeLevel(Star2):

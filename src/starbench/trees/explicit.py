@@ -24,7 +24,7 @@ children are consecutive).  ``exact=True`` (the default of ``load_tree``) keeps 
 ``exact=False`` (what ``starbench solve`` uses without ``--exact``) keeps the nearest float to
 each exact number (probabilities normalised exactly first), about 40 bytes a node: the fast path
 for large files.  In float mode a leaf is checked against [L, U] exactly wherever rounding could
-decide it.  Size limits: ``starbench.limits``.
+decide it.  Size limits: ``starbench.ground.limits``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from starbench.errors import TreeError, short
-from starbench.limits import JSON_MAX_BYTES, JSON_MAX_NODES
+from starbench.ground.limits import JSON_MAX_BYTES, JSON_MAX_NODES
 from starbench.trees.protocol import Kind, Number
 
 # module constants: looking up an Enum member costs ~150 ns, comparing ~30
@@ -568,7 +568,7 @@ def load_tree(
     max_nodes: int | None = JSON_MAX_NODES,
 ) -> ExplicitTree:
     """Read a JSON tree file (``exact=False``: floats, far less memory and time; see
-    ``starbench.limits`` for the size limits)."""
+    ``starbench.ground.limits`` for the size limits)."""
     p = Path(path)
     try:
         size = p.stat().st_size

@@ -46,7 +46,7 @@ from fractions import Fraction
 from typing import Any
 
 from starbench.errors import ConfigError, short
-from starbench.limits import COUNT_LIMIT, FULL_PASS_LIMIT, MAX_ARITY, MAX_DEPTH, VALUE_LIMIT
+from starbench.ground.limits import COUNT_LIMIT, FULL_PASS_LIMIT, MAX_ARITY, MAX_DEPTH, VALUE_LIMIT
 from starbench.trees.generators import DEFAULT_VERSION, GENERATORS
 from starbench.trees.hashing import root_id, tree_seed
 from starbench.trees.models import (

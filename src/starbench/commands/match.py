@@ -350,7 +350,7 @@ def _read_journal(match: Match, folder: Path, out: Any) -> dict[int, dict[str, A
     a bad line (failing its checksum, not decoding, or not a game of this match) is never
     adopted (one line names it; the game is played again), lines written before checksums are
     adopted once, unchecked (one line), and the journal is rewritten with checksums."""
-    from starbench.experiment.integrity import bad_lines_note, keep_rejected, read_lines, rewrite
+    from starbench.record.integrity import bad_lines_note, keep_rejected, read_lines, rewrite
 
     done: dict[int, dict[str, Any]] = {}
     path = folder / JOURNAL
@@ -463,8 +463,8 @@ def run_match(
         sequential_level,
         sequential_looks,
     )
-    from starbench.experiment.integrity import read_document, sign, write_document
-    from starbench.files import atomic_write, file_digest
+    from starbench.ground.files import atomic_write, file_digest
+    from starbench.record.integrity import read_document, sign, write_document
 
     analysis = analysis or Analysis()
     folder.mkdir(parents=True, exist_ok=True)
@@ -488,7 +488,7 @@ def run_match(
             shown = {k: stored.get(k) for k in request}
             raise InputError(f"{folder}: holds another match ({shown}); use another --out folder")
     else:  # the request, and the code that plays it (as a run's rows record theirs)
-        from starbench.experiment.metadata import static_metadata
+        from starbench.record.metadata import static_metadata
 
         meta = {k: static_metadata()[k] for k in ("starbench_version", "git_commit", "git_dirty")}
         meta["date"] = time.strftime("%Y-%m-%d")

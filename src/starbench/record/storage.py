@@ -36,7 +36,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from starbench.experiment.integrity import Line, parse_line, read_document, read_lines, sign
+from starbench.record.integrity import Line, parse_line, read_document, read_lines, sign
 
 JOURNAL = "rows.jsonl"
 CELL = "cell.json"
@@ -168,7 +168,7 @@ class Journal:
         """Rewrite the journal as version 3 with the lines ``contents`` adopted (its bad,
         orphaned and torn lines left out; the bad and orphaned ones appended to
         ``rows.jsonl.rejected``)."""
-        from starbench.experiment.integrity import keep_rejected, rewrite
+        from starbench.record.integrity import keep_rejected, rewrite
 
         self.close()
         dropped = {ln.number for ln in (*contents.bad, *contents.orphans)}

@@ -7,9 +7,10 @@ input and output.  starbench writes one request a line, ``{"tree": TREE, "algori
 ``{"value": V, "best_move": M}`` (optionally ``nodes`` and ``leaves``, and the lists per level
 ``nodes_by_level`` .. ``probes_by_level``) or ``{"unsupported": "why"}``.
 
-The trees (``cases``): the reference corpus's (``starbench.corpus``), then by default the game
-shapes of ``starbench.conformtrees`` (``--trees N``: ``N`` of the corpus's mixed trees instead;
-``--trees-from PATH``: your own), every ``WINDOW_EVERY``-th also asked with a root window.  Each
+The trees (``cases``): the reference corpus's (``starbench.external.corpus``), then by default
+the game shapes of ``starbench.external.conformtrees`` (``--trees N``: ``N`` of the corpus's
+mixed trees instead; ``--trees-from PATH``: your own), every ``WINDOW_EVERY``-th also asked
+with a root window.  Each
 answer is judged against exact expectimax (``judge``): the value exactly when the engine gives
 ``"a/b"`` or an integer, else within the float tolerance ``1e-9 * max(1, |L|, |U|)``; the best
 move at a decision root inside the tied set; a windowed answer inside the fail-soft range.
@@ -42,9 +43,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from starbench import conformtrees, shrink
-from starbench.corpus import expected as fail_soft_range
 from starbench.errors import InputError, deadline
+from starbench.external import conformtrees, shrink
+from starbench.external.corpus import expected as fail_soft_range
 from starbench.search.stats import LEVEL_FIELDS
 
 TIME_LIMIT = 10.0
@@ -314,7 +315,7 @@ def cases(
                 yield from with_windows(what, tree)
     if not defaults:
         return
-    from starbench import corpus
+    from starbench.external import corpus
 
     for family, i, tree in corpus.trees():
         yield from with_windows(f"corpus {family} #{i}", tree)
@@ -585,7 +586,7 @@ class Run:
 
     # ---------------------------------------------------------------- files
     def _write(self, cause: Cause) -> None:
-        from starbench.files import atomic_write_text
+        from starbench.ground.files import atomic_write_text
 
         cause.document["trees"] = cause.trees
         self.out.mkdir(parents=True, exist_ok=True)

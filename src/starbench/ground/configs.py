@@ -13,11 +13,11 @@ from pathlib import Path
 
 def conf_dir() -> Path:
     """The packaged config folder (see the module's docstring)."""
-    here = Path(__file__).resolve()
-    source = here.parents[2] / "conf"
-    if source.is_dir() and (here.parents[2] / "pyproject.toml").is_file():
+    here = Path(__file__).resolve()  # src/starbench/ground/configs.py, or starbench/ground/...
+    source = here.parents[3] / "conf"
+    if source.is_dir() and (here.parents[3] / "pyproject.toml").is_file():
         return source
-    return here.parent / "conf"
+    return here.parents[1] / "conf"
 
 
 #: ``conf_dir()``, computed once at import.

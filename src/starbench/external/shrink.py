@@ -325,7 +325,7 @@ def shrink(
 
 def write(shrunk: Shrunk, path: Any) -> None:
     """The shrunk tree in the format ``solve`` reads, both answers under ``ANSWERS``."""
-    from starbench.files import atomic_write_text
+    from starbench.ground.files import atomic_write_text
 
     doc = {**shrunk.tree.json(), ANSWERS: shrunk.disagreement.json(shrunk.tree, shrunk.evaluations)}
     atomic_write_text(path, json.dumps(doc, indent=1) + "\n")

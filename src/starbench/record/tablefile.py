@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from importlib.metadata import version
 from typing import Any
 
-from starbench.experiment.rows import SUMMARY_COLUMNS, table_dtypes
+from starbench.record.rows import SUMMARY_COLUMNS, table_dtypes
 
 #: pandas dtype name -> (arrow type name, pandas_type in the pandas metadata).
 ARROW_TYPES = {
@@ -165,12 +165,12 @@ def expected_digest(path: Any) -> str | None:
     other summary is damaged: the table cannot be verified, so it is not used."""
     from pathlib import Path
 
-    from starbench.experiment.integrity import read_document
+    from starbench.record.integrity import read_document
 
     path = Path(path)
     doc = read_document(summary_path(path))
     if doc.damaged or (doc.state == "missing" and path.name in SUMMARY_OF):
-        from starbench.experiment.repair import unverifiable_line
+        from starbench.record.repair import unverifiable_line
 
         if path.name in SUMMARY_OF:
             raise CorruptTable(unverifiable_line(path.parent, doc))
@@ -187,7 +187,7 @@ def expected_digest(path: Any) -> str | None:
 def verify(path: Any) -> None:
     """Raise ``CorruptTable`` when ``path`` does not match its recorded SHA-256, or cannot be
     verified (``expected_digest``)."""
-    from starbench.files import file_digest
+    from starbench.ground.files import file_digest
 
     want = expected_digest(path)
     if want is None:

@@ -228,7 +228,7 @@ def algorithms_page() -> str:
 
 def columns_page() -> str:
     """Every column of a cell's ``table.parquet``, in order, with its dtype and meaning."""
-    from starbench.experiment.rows import table_dtypes
+    from starbench.record.rows import table_dtypes
     from starbench.trees.regular import RegularTreeSpec
 
     tree = {f.name: dict(f.metadata).get("help", "") for f in fields(RegularTreeSpec)}
@@ -237,7 +237,7 @@ def columns_page() -> str:
         "",
         "One row per (instance, algorithm and its key parameters) in a cell's "
         "`table.parquet`, in this order, each with one fixed dtype (generated from "
-        "`starbench.experiment.rows` and `starbench.reference.COLUMN_DOCS`).  Tree parameters "
+        "`starbench.record.rows` and `starbench.commands.reference.COLUMN_DOCS`).  Tree parameters "
         "and metadata are those the row was computed with, never the request's.  "
         "`starbench.load_results` adds one column, `label`: the display label of the row's "
         "request (the algorithm and its non-default key parameters, as the figures name it).",

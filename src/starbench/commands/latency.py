@@ -73,7 +73,7 @@ TARGETS = {
 _SUMMARY = """\
 import sys, time
 import pyarrow.parquet as pq
-from starbench.experiment.rows import SUMMARY_COLUMNS, summary
+from starbench.record.rows import SUMMARY_COLUMNS, summary
 table = pq.read_table(sys.argv[1]).to_pydict()
 table = {c: table[c] for c in SUMMARY_COLUMNS if c in table}
 t = time.process_time()
@@ -158,15 +158,23 @@ def _env(src: Path | None) -> dict[str, str]:
     return env
 
 
+def _cli(src: Path) -> Path | None:
+    """The command line's module of a source tree (``commands/cli.py`` since 0.3)."""
+    for where in (src / "starbench" / "commands" / "cli.py", src / "starbench" / "cli.py"):
+        if where.is_file():
+            return where
+    return None
+
+
 def measure(out: Path, repeats: int = 5, before: Path | None = None) -> dict[str, Any]:
     """Time every command ``repeats`` times (interleaved with ``before``'s code when given) and
     write ``latency.json`` and ``latency.md`` into ``out``."""
-    from starbench.bench import load_average, machine, source_state
+    from starbench.commands.bench import load_average, machine, source_state
 
     contenders: dict[str, Path | None] = {"after": None}
     if before is not None:
         src = Path(before).resolve() / "src"
-        if not (src / "starbench" / "cli.py").is_file():
+        if _cli(src) is None:
             raise ValueError(f"--before {before}: no starbench source under {src}")
         contenders = {"before": src, "after": None}
     work = Path(tempfile.mkdtemp(prefix="starbench-latency-"))
@@ -180,7 +188,7 @@ def measure(out: Path, repeats: int = 5, before: Path | None = None) -> dict[str
             _cpu([sys.executable, "-m", "starbench", "collect", "results/skew"], work / name,
                  _env(src))  # fmt: skip
         flags = {
-            name: src is None or "--format" in (src / "starbench" / "cli.py").read_text()
+            name: src is None or "--format" in _cli(src).read_text()  # type: ignore[union-attr]
             for name, src in contenders.items()
         }
         cpu: dict[str, dict[str, list[float]]] = {}
@@ -208,7 +216,7 @@ def measure(out: Path, repeats: int = 5, before: Path | None = None) -> dict[str
     finally:
         shutil.rmtree(work, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
-    from starbench.files import atomic_write_text
+    from starbench.ground.files import atomic_write_text
 
     atomic_write_text(out / "latency.json", json.dumps(result, indent=1))
     atomic_write_text(out / "latency.md", markdown(result))

@@ -54,8 +54,8 @@ def cpu_model() -> str:
 def static_metadata() -> dict[str, Any]:
     import numpy
 
+    from starbench.ground.version import version
     from starbench.trees.regular import GENERATOR_VERSION
-    from starbench.version import version
 
     commit, dirty = git_state()
     return {

@@ -183,15 +183,15 @@ FAMILIES: dict[str, Callable[[random.Random], dict[str, Any]]] = {
 def value(n: Any) -> Fraction:
     """The exact expectimax value of a node of the file format (``shrink.value``, a plain
     recursion)."""
-    from starbench.shrink import exact_node
-    from starbench.shrink import value as exact_value
+    from starbench.external.shrink import exact_node
+    from starbench.external.shrink import value as exact_value
 
     return exact_value(exact_node(n))
 
 
 def nodes(n: Any) -> int:
     """Every node, leaves included."""
-    from starbench.shrink import nodes as count
+    from starbench.external.shrink import nodes as count
 
     return count(n)
 
@@ -205,10 +205,10 @@ def _has_chance(n: Any) -> bool:
 
 def entry(index: int, family: str, tree: dict[str, Any]) -> dict[str, Any]:
     """One tree's record: its exact answer and each applicable exact algorithm's."""
+    from starbench.external.shrink import exact_node, tied_moves
     from starbench.search import reference_search as search
     from starbench.search import search_window
     from starbench.search.registry import get_algorithm, parse_spec
-    from starbench.shrink import exact_node, tied_moves
     from starbench.trees.explicit import parse_tree
 
     root = tree["root"]
@@ -322,7 +322,7 @@ def read(folder: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 def export(folder: Path) -> tuple[Path, Path]:
     """Write ``trees.json`` and ``manifest.json`` into ``folder``."""
-    from starbench.files import atomic_write_text
+    from starbench.ground.files import atomic_write_text
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from starbench.errors import InputError
-from starbench.limits import (
+from starbench.ground.limits import (
     EXPORT_MAX_NODES,
     JSON_MAX_BYTES,
     JSON_MAX_NODES,
@@ -131,9 +131,9 @@ def _parser_solve(sub: Any) -> None:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
+    from starbench.commands.solve import row, solve, table
     from starbench.search import ALGORITHMS
     from starbench.search.registry import load_entry_points
-    from starbench.solve import row, solve, table
     from starbench.trees.explicit import load_tree
 
     for module in args.plugin or []:
@@ -267,8 +267,8 @@ def _parser_corpus(sub: Any) -> None:
 
 
 def _cmd_corpus(args: argparse.Namespace) -> int:
-    from starbench import corpus
     from starbench.experiment.cellfolder import check_writable
+    from starbench.external import corpus
 
     check_writable(Path(args.dir), "DIR")
     trees, manifest = corpus.export(Path(args.dir))
@@ -326,7 +326,7 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
     import resource
     import tempfile
 
-    from starbench import shrink
+    from starbench.external import shrink
     from starbench.search.registry import parse_spec, resolve
 
     for module in args.plugin or []:
@@ -338,7 +338,7 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
         resolve(name, params)  # an unknown algorithm or parameter: one line, before any work
     source = Path(args.source)
     if source.is_dir():
-        from starbench.experiment.export import export
+        from starbench.external.export import export
 
         with tempfile.TemporaryDirectory() as tmp:
             path, _row = export(
@@ -388,8 +388,8 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
 def _shrink_with_engine(args: argparse.Namespace, tree: Any, source: Path) -> int:
     """``starbench shrink --engine COMMAND``: the disagreement of an engine outside
     starbench, shrunk with the engine answering every candidate (``conform``'s rules)."""
-    from starbench import conform, shrink
-    from starbench.files import atomic_write_text
+    from starbench.external import conform, shrink
+    from starbench.ground.files import atomic_write_text
 
     engine = conform.Engine(args.engine, args.time_limit, args.memory_limit)
     run = conform.Run(engine, args.algorithm, Path(args.out).parent, keep_shape=args.keep_shape)
@@ -554,7 +554,7 @@ def _parser_conform(sub: Any) -> None:
 def _engine_of(args: argparse.Namespace) -> Any:
     """The engine ``--engine`` names (a process), or, without it, ``--algorithm`` in this
     process; refused in one line when there is neither."""
-    from starbench import conform
+    from starbench.external import conform
 
     if not args.time_limit > 0:
         raise InputError(f"--time-limit: must be a number of seconds > 0, got {args.time_limit}")
@@ -568,10 +568,10 @@ def _engine_of(args: argparse.Namespace) -> Any:
 
 
 def _cmd_conform(args: argparse.Namespace) -> int:
-    """``starbench conform`` (``starbench.conform``)."""
-    from starbench import conform
+    """``starbench conform`` (``starbench.external.conform``)."""
     from starbench.experiment.cellfolder import check_writable
     from starbench.experiment.plan import import_plugin
+    from starbench.external import conform
     from starbench.search.registry import parse_spec, resolve
 
     if args.trees is not None and not 0 <= args.trees <= MAX_CONFORM_TREES:
@@ -622,7 +622,7 @@ def _parser_export(sub: Any) -> None:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from starbench.experiment.cellfolder import check_writable
-    from starbench.experiment.export import export
+    from starbench.external.export import export
 
     check_writable(Path(args.out).parent, "-o")
     out, row = export(
@@ -637,7 +637,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     if params:
         spec += ":" + ",".join(params)
     exact = " --exact" if bool(row.get("exact")) else ""
-    from starbench.experiment.export import is_game
+    from starbench.external.export import is_game
 
     where = f"position {row.get('position')}" if is_game(row) else f"tree_seed {row['tree_seed']}"
     print(f"wrote {out} (instance {row['instance']}, {where})")
@@ -684,7 +684,7 @@ def _parser_bench(sub: Any) -> None:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from starbench.bench import bench
+    from starbench.commands.bench import bench
     from starbench.trees.generators import GENERATORS
 
     repeats = args.repeats if args.repeats is not None else 5 if args.latency else 9
@@ -693,8 +693,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.before and not args.latency:
         return fail("--before: only with --latency")
     if args.latency:
-        from starbench.latency import markdown as latency_markdown
-        from starbench.latency import measure
+        from starbench.commands.latency import markdown as latency_markdown
+        from starbench.commands.latency import measure
 
         try:
             result = measure(Path(args.out), repeats, Path(args.before) if args.before else None)
@@ -715,7 +715,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         compile_and_memory=not args.no_compile,
         versions=versions,
     )
-    from starbench.bench import markdown
+    from starbench.commands.bench import markdown
 
     print(markdown(result))
     print(f"wrote {Path(args.out) / 'bench.md'} and {Path(args.out) / 'bench.json'}")
@@ -743,7 +743,7 @@ def _seaborn_without_scipy_stats() -> None:
 
 def _parser_plot(sub: Any) -> None:
     """``starbench plot``'s arguments."""
-    from starbench.analysis.catalog import help_text
+    from starbench.commands.catalog import help_text
 
     p = sub.add_parser(
         "plot",
@@ -923,8 +923,15 @@ def capped_jobs(n_jobs: int, flag: str) -> int:
 
 def _cmd_match(args: argparse.Namespace) -> int:
     from starbench.analysis.matches import summary
+    from starbench.commands.match import (
+        Analysis,
+        Match,
+        SearchFailed,
+        parse_player,
+        run_match,
+        slug,
+    )
     from starbench.games.source import load_openspiel
-    from starbench.match import Analysis, Match, SearchFailed, parse_player, run_match, slug
 
     if not args.player or len(args.player) != 2:
         return fail("--player: give exactly two players (--player A --player B)")
@@ -976,7 +983,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    from starbench.experiment.storage import read_json
+    from starbench.record.storage import read_json
 
     print(summary(df, (read_json(out / "match.json") or {}).get("analysis")))
     print(f"table: {out / 'match.parquet'} ({len(df)} games)")
@@ -984,7 +991,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 
 def _memory_flag(p: argparse.ArgumentParser) -> None:
-    from starbench.limits import ORACLE_MEMORY_LIMIT
+    from starbench.ground.limits import ORACLE_MEMORY_LIMIT
 
     p.add_argument(
         "--oracle-memory-limit",
@@ -1019,7 +1026,7 @@ SUBCOMMANDS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from starbench.version import version
+    from starbench.ground.version import version
 
     parser = _Parser(prog="starbench", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"starbench {version()}")
@@ -1052,7 +1059,7 @@ def complete(argv: list[str]) -> int:
     line = os.environ.get("COMP_LINE", "")
     words = line.split()
     if len(words) >= 2 and words[1] == "run" and (len(words) > 2 or line.endswith(" ")):
-        from starbench.run import hydra_main
+        from starbench.commands.run import hydra_main
 
         os.environ["COMP_LINE"] = " ".join([words[0], *words[2:]]) + (
             " " if line.endswith(" ") else ""
@@ -1131,7 +1138,7 @@ def _main(argv: list[str]) -> int:
     if argv[:1] in (["-sc"], ["--shell-completion"]):
         return complete(argv)
     if argv and argv[0] == "run":
-        from starbench.run import main as run_main
+        from starbench.commands.run import main as run_main
 
         return run_main(argv[1:])
     parser = build_parser()

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from starbench.errors import InputError
+from starbench.ground.textable import text_table
 from starbench.search import ALGORITHMS, SearchResult, parse_spec
 from starbench.search.arith import agree, format_value
 from starbench.search.registry import expand_spec, resolve
-from starbench.textable import text_table
 from starbench.trees.protocol import Tree, has_chance
 
 

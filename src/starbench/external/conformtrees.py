@@ -103,7 +103,7 @@ def _double(rng: random.Random) -> list[str]:
 
 
 def _mixed(rng: random.Random) -> dict[str, Any]:
-    from starbench.corpus import FAMILIES as CORPUS
+    from starbench.external.corpus import FAMILIES as CORPUS
 
     return CORPUS["mixed"](rng)
 

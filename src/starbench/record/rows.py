@@ -521,7 +521,7 @@ def summary(table: Any, computed: dict[str, int] | None = None) -> str:
     ``tablefile.write_table`` returns)."""
     import numpy as np
 
-    from starbench.textable import text_table
+    from starbench.ground.textable import text_table
 
     if not table["status"]:
         return "(no rows)"

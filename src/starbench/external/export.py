@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from starbench.errors import InputError, short
-from starbench.experiment.rows import present
-from starbench.experiment.storage import TABLE
-from starbench.limits import EXPORT_MAX_NODES
+from starbench.ground.limits import EXPORT_MAX_NODES
+from starbench.record.rows import present
+from starbench.record.storage import TABLE
 from starbench.trees.explicit import tree_to_json
 from starbench.trees.generators import GENERATORS
 from starbench.trees.regular import GENERATOR_VERSION, RegularTree, RegularTreeSpec
@@ -37,7 +37,7 @@ def row_of(
     table = path / TABLE if path.is_dir() else path
     if not table.exists():
         raise InputError(f"{path}: no result table here (expected a cell folder or a .parquet)")
-    from starbench.experiment import tablefile
+    from starbench.record import tablefile
 
     try:
         df = tablefile.read(table)
@@ -108,9 +108,9 @@ def is_game(r: dict[str, Any]) -> bool:
 def game_tree_of_row(path: Path, r: dict[str, Any]) -> Any:
     """A game row's searched tree: its cell's game keys (``cell.json`` in a cell folder, else
     the row's own columns), from the row's start position to the cell's depth, exactly."""
-    from starbench.experiment.storage import CELL, read_json
     from starbench.games.spec import GameSpec
     from starbench.oracles import positions
+    from starbench.record.storage import CELL, read_json
 
     cell = read_json(path / CELL) if path.is_dir() else None
     if cell is not None and "game" in cell.get("identity", {}):
@@ -172,7 +172,7 @@ def export(
                 f"the tree has {short(tree.spec.size)} nodes, over the export limit of {limit} "
                 f"(--max-nodes)"
             )
-    from starbench.files import atomic_write_text
+    from starbench.ground.files import atomic_write_text
 
     try:
         atomic_write_text(Path(out), json.dumps(tree_to_json(tree), separators=(",", ":")))

@@ -564,7 +564,7 @@ e.warm_up({False})  # the kernel without a table: what a first search without on
 t2 = c()
 e.warm_up({True})  # the table's specialization, compiled when a table is first used
 t3 = c()
-from starbench.bench import bare_compiled
+from starbench.commands.bench import bare_compiled
 from starbench.trees.regular import RegularTreeSpec
 t4 = c()
 bare_compiled(RegularTreeSpec(), 0, 0)
@@ -655,7 +655,7 @@ def measure_memory() -> dict[str, float]:
 def machine() -> dict[str, Any]:
     import numba
 
-    from starbench.experiment.metadata import cpu_model
+    from starbench.record.metadata import cpu_model
 
     return {
         "cpu_model": cpu_model(),
@@ -697,7 +697,7 @@ def wait_for_quiet(most: float, limit: float = QUIET_LOAD, step: float = 5.0) ->
 def source_state() -> str:
     """The code a benchmark measured, for its report: ``commit 0123456789ab (clean tree)``, or
     ``(uncommitted changes)``, or ``not a git checkout``."""
-    from starbench.experiment.metadata import git_state
+    from starbench.record.metadata import git_state
 
     commit, dirty = git_state()
     if commit is None:
@@ -743,7 +743,7 @@ def bench(
         result["compile"] = measure_compile()
         result["memory"] = measure_memory()
     out.mkdir(parents=True, exist_ok=True)
-    from starbench.files import atomic_write_text
+    from starbench.ground.files import atomic_write_text
 
     atomic_write_text(out / "bench.json", json.dumps(result, indent=1))
     atomic_write_text(out / "bench.md", markdown(result))

@@ -110,7 +110,7 @@ def keep_rejected(path: Path, bad: list[Line]) -> Path:
 
 def rewrite(path: Path, texts: Iterator[str] | list[str]) -> None:
     """Replace a journal atomically by these JSON texts, each signed."""
-    from starbench.files import atomic_write_text
+    from starbench.ground.files import atomic_write_text
 
     atomic_write_text(path, "".join(sign(t) + "\n" for t in texts))
 
@@ -135,7 +135,7 @@ def document_text(doc: dict[str, Any], indent: int | None = 1) -> str:
 
 def write_document(path: Path, doc: dict[str, Any], indent: int | None = 1) -> None:
     """Write a sealed document atomically."""
-    from starbench.files import atomic_write_text
+    from starbench.ground.files import atomic_write_text
 
     atomic_write_text(Path(path), document_text(doc, indent))
 

@@ -14,9 +14,9 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from starbench.experiment.integrity import read_document
-from starbench.experiment.storage import CELL, JOURNAL, MANIFEST, TABLE, Journal
-from starbench.overrides import LAUNCHER, launcher_overrides, outline_algorithms
+from starbench.ground.overrides import LAUNCHER, launcher_overrides, outline_algorithms
+from starbench.record.integrity import read_document
+from starbench.record.storage import CELL, JOURNAL, MANIFEST, TABLE, Journal
 
 
 def rerun_command(overrides: list[str], folder: Path, command: dict[str, Any] | None = None) -> str:
@@ -124,7 +124,7 @@ def identity_overrides(table: Path) -> list[str] | None:
                 v = _plain(first["skew_text"]) or v
             out.append(f"tree.{f.name}={_value(v)}")
     out += [f"seed={int(first['seed'])}", f"exact={_value(bool(first['exact']))}"]
-    from starbench.experiment.coverage import held_of_table, label_of_key
+    from starbench.record.coverage import held_of_table, label_of_key
 
     held = held_of_table(df)
     keys = list(dict.fromkeys(k for inst in held.values() for k in inst))
