@@ -25,7 +25,12 @@ def test_on_3_level_trees_every_reading_is_star2_node_for_node(name):
     for i in range(15):
         tree = RegularTree(_spec(2, False), 0, i)
         a, b = search(tree, "star2"), search(tree, name)
-        assert (a.value, a.best_move, a.stats, a.by_level) == (b.value, b.best_move, b.stats, b.by_level)
+        assert (a.value, a.best_move, a.stats, a.by_level) == (
+            b.value,
+            b.best_move,
+            b.stats,
+            b.by_level,
+        )
 
 
 def test_at_4_levels_first_chance_is_star2_and_the_recursive_probe_is_exact():
