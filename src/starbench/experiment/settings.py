@@ -198,7 +198,7 @@ class RunSettings:
     levels_detail: bool = _k(
         False,
         "count nodes, leaves, cut-offs and probes per level in every row (the nodes_by_level "
-        "columns; costs the compiled engine up to a tenth of its speed on leaf-heavy trees); "
+        "columns; costs the compiled engine about a tenth of its speed on leaf-heavy trees); "
         "not part of the cell",
     )
     table_memory_limit: int = _k(
