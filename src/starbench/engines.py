@@ -207,10 +207,11 @@ def execute(
     gave it): the one run path of ``solve``, the runner, the public ``starbench.search`` and
     the benchmark.  ``compiled``: ``tree`` already in the kernel's form (``compiled_tree``), so
     that several searches of one tree prepare it once; ``loaded``: as for
-    ``AlgorithmSpec.make``; ``levels``: the result's counters per level (``by_level``), which
-    cost the compiled engine about a tenth of its speed on leaf-heavy trees (``docs/benchmark.md``) (None without; the
-    Python engine counts them either way).  Bad input (a request the search cannot
-    be made with) raises ``InputError``; every end of a search is an ``Outcome``."""
+    ``AlgorithmSpec.make``; ``levels``: the result's counters per level (``by_level``; None
+    without; the Python engine counts them either way), which cost the compiled engine about a
+    tenth of its speed on leaf-heavy trees (``docs/benchmark.md``).  Bad input (a request the
+    search cannot be made with) raises ``InputError``; every end of a search is an
+    ``Outcome``."""
     if engine == "compiled":
         try:
             result = _kernel().execute(
@@ -274,9 +275,9 @@ def search(
     search (both Python engine); ``engine``: ``auto`` (compiled wherever it serves the
     request), ``compiled`` or ``python``.  The counters are the same on both engines;
     ``levels=True`` adds them per level (``result.by_level``: nodes, leaves, cut-offs and probes
-    by level, the root 0), which costs the compiled engine about a tenth of its speed on leaf-heavy trees.  A search
-    stopped by its budget raises ``BudgetExceeded`` (with ``stats``, where it stopped), one that
-    met a bad evaluation ``EvaluationError``.
+    by level, the root 0), which costs the compiled engine about a tenth of its speed on
+    leaf-heavy trees.  A search stopped by its budget raises ``BudgetExceeded`` (with
+    ``stats``, where it stopped), one that met a bad evaluation ``EvaluationError``.
     """
     from starbench.search.registry import resolve
 
