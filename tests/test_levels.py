@@ -9,7 +9,6 @@ import json
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -148,7 +147,7 @@ def test_the_run_option_levels_detail_and_the_public_search(tmp_path):
 
 def test_tables_store_the_lists_and_older_tables_read_them_as_missing(tmp_path, capsys):
     folder = tmp_path / "cell"
-    outcome = _cell(folder, levels_detail=True)
+    _cell(folder, levels_detail=True)
     df = starbench.load_results(folder)
     for f in LEVEL_FIELDS:
         assert df[f].map(lambda x: isinstance(json.loads(x), list)).all(), f
@@ -176,7 +175,6 @@ def test_tables_store_the_lists_and_older_tables_read_them_as_missing(tmp_path, 
                      "--figure", "nodes_by_level", "--format", "png"])  # fmt: skip
     err = capsys.readouterr()
     assert code != 0 and "no counters per level" in err.out + err.err
-    assert outcome.table is not None
 
 
 @pytest.mark.parametrize(("mode", "equal"), [("levels", True), ("levels-shifted", False)])
@@ -190,4 +188,3 @@ def test_conform_says_whether_an_engine_s_lists_equal_starbench_s(capsys, tmp_pa
     counted = int(line.split()[-1])
     assert code == 0 and counted > 0  # values agree either way: a count is not a verdict
     assert line.split()[-3] == (str(counted) if equal else "0"), line
-    assert pd.notna(counted)

@@ -142,6 +142,16 @@ def deeper_table(df: pd.DataFrame) -> str:
     )
 
 
+def _deeper_rows(df: pd.DataFrame, levels_needed: bool = False) -> pd.DataFrame:
+    """The deeper trees' rows (N = 10, random ordering), prepared; with ``levels_needed``,
+    refused (``PlotError``) unless they hold the counters per level (``levels_detail=true``)."""
+    d = _prepare(df)
+    d = d[(d["branching"] == 10) & (d["order"] == "random (as generated)")]
+    if levels_needed and ("nodes_by_level" not in d.columns or d["nodes_by_level"].isna().all()):
+        raise PlotError("no N = 10 rows with counters per level (levels_detail=true)")
+    return d
+
+
 #: The kind of each level of Ballard's deeper trees (MAX, chance, MIN, chance, ...; leaves last).
 _LEVEL_KINDS = ("MAX", "chance", "MIN", "chance")
 
@@ -154,10 +164,7 @@ def deeper_by_level_table(df: pd.DataFrame) -> str:
     refused)."""
     from starbench.analysis.data import by_level, percent_by_level
 
-    d = _prepare(df)
-    d = d[(d["branching"] == 10) & (d["order"] == "random (as generated)")]
-    if "nodes_by_level" not in d.columns or d["nodes_by_level"].isna().all():
-        raise PlotError("no deeper N = 10 rows with counters per level (levels_detail=true)")
+    d = _deeper_rows(df, levels_needed=True)
     m = percent_by_level(d)
     m = m[m["label"].isin(["star1", "star2"])]
     ok = d[d["status"].isin(["ok", "unverified"])]
@@ -205,8 +212,7 @@ def readings_table(df: pd.DataFrame) -> str:
     percent of expectimax's leaves (mean ± SE, n), the difference from Ballard's figure, and
     for the inexact reading its mean |value error| as a percent of U - L, the percent of trees
     with any error and the percent of root moves among expectimax's best."""
-    d = _prepare(df)
-    d = d[(d["branching"] == 10) & (d["order"] == "random (as generated)")]
+    d = _deeper_rows(df)
     # the inexact reading's rows are approx: their leaves count as any row's
     m = percent_leaves(d.assign(status=d["status"].replace("approx", "ok")))
     m = m[m["label"].isin(list(READINGS))]
@@ -248,10 +254,7 @@ def readings_by_level_table(df: pd.DataFrame) -> str:
     counted at their levels as it defines them)."""
     from starbench.analysis.data import percent_by_level
 
-    d = _prepare(df)
-    d = d[(d["branching"] == 10) & (d["order"] == "random (as generated)")]
-    if "nodes_by_level" not in d.columns or d["nodes_by_level"].isna().all():
-        raise PlotError("no N = 10 rows with counters per level (levels_detail=true)")
+    d = _deeper_rows(df, levels_needed=True)
     ok = d[d["status"].isin(["ok", "unverified", "approx"])]
     m = percent_by_level(ok.assign(status=ok["status"].replace("approx", "ok")))
     m = m[m["label"].isin(list(READINGS))]
