@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -90,3 +92,81 @@ regular_specs = st.one_of(
         )
     ),
 )
+
+
+@st.composite
+def dag_objects(draw) -> dict:
+    """A random DAG as a tree object whose shared subtrees repeat (identical subtrees are one
+    transposition, ``ExplicitTree.transposition``), leaning to where a transposition table can
+    go wrong in floats.  Hypothesis draws the knobs and a seed (and shrinks them); the seed
+    draws the nodes, which would overrun hypothesis's buffer one draw each.  Knobs: each level
+    drawn from a pool of 2-40 nodes (small pools: many transpositions, some across levels;
+    large ones: many distinct chance nodes), leaf values on a grid of 2-4 values with up to
+    eight in ten at the upper bound (ties, windows at the bounds), outcome weights uniform
+    (arity 6 or 7 sums to U less a rounding), random or shared per arity, the moves of a
+    decision node as drawn or ordered best or worst first, the outcomes as drawn, the most
+    probable first, or by value."""
+    res = draw(st.sampled_from([1, 2, 3]))
+    plies = draw(st.sampled_from([1, 1, 2, 3]))
+    pattern = draw(st.sampled_from([("max", "chance"), ("max", "chance", "min", "chance")]))
+    chance_root = draw(st.booleans())
+    trailing = draw(st.booleans())
+    at_u = draw(st.sampled_from([0, 3, 6, 8]))  # tenths of the leaves at the upper bound
+    order = draw(st.sampled_from(["drawn", "best", "worst"]))
+    outcome_order = draw(st.sampled_from(["drawn", "probable", "supporting", "refuting"]))
+    across = draw(st.sampled_from([0, 0, 3]))  # tenths of the children from pools further down
+    pool = draw(st.sampled_from([2, 3, 5, 10, 20, 40]))
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    kinds = ["chance"] if chance_root else []
+    for i in range(plies):
+        kinds.append(pattern[(2 * i) % len(pattern)])
+        if i < plies - 1 or plies == 1 or trailing:
+            kinds.append("chance")
+    shared = {n: [rng.randint(1, 16) for _ in range(n)] for n in range(2, 8)}
+    # (node, exact value, nodes written out): a tree file repeats a shared subtree, so its size
+    # grows as the arities' product; they are drawn to keep it within about MAX_DAG_NODES
+    widest = max(2, min(7, int(MAX_DAG_NODES ** (1 / len(kinds)))))
+
+    def leaf() -> tuple[Any, Fraction, int]:
+        x = res if rng.randrange(10) < at_u else rng.randint(0, res)
+        return x, Fraction(x), 1
+
+    level = [leaf() for _ in range(pool)]
+    deeper: list[tuple[Any, Fraction, int]] = []
+    for depth, kind in reversed(list(enumerate(kinds))):
+        made = []
+        for _ in range(1 if depth == 0 else pool):
+            n = rng.randint(2, widest)
+            kids = [
+                rng.choice(deeper if deeper and rng.randrange(10) < across else level)
+                for _ in range(n)
+            ]
+            size = 1 + sum(k[2] for k in kids)
+            if kind == "chance":
+                style = rng.choice(["uniform", "random", "shared"])
+                if style == "uniform":
+                    w = [1] * n
+                elif style == "shared":
+                    w = shared[n]
+                else:
+                    w = [rng.randint(1, 16) for _ in range(n)]
+                total = sum(w)
+                outs = [(Fraction(x, total), kid) for x, kid in zip(w, kids, strict=True)]
+                if outcome_order == "probable":
+                    outs.sort(key=lambda o: -o[0])
+                elif outcome_order != "drawn":
+                    outs.sort(key=lambda o: o[1][1], reverse=outcome_order == "supporting")
+                node = {"chance": [[f"{p.numerator}/{p.denominator}", k[0]] for p, k in outs]}
+                made.append((node, sum(p * k[1] for p, k in outs), size))
+            else:
+                if order != "drawn":
+                    kids.sort(key=lambda k: k[1], reverse=(order == "best") == (kind == "max"))
+                best = max if kind == "max" else min
+                made.append(({kind: [k[0] for k in kids]}, best(k[1] for k in kids), size))
+        deeper = deeper + level
+        level = made
+    return {"bounds": [0, res], "root": level[0][0]}
+
+
+#: About the most nodes a ``dag_objects`` tree file holds (its DAG has far fewer).
+MAX_DAG_NODES = 500

@@ -33,8 +33,8 @@ def _row(out, name):
 def test_a_correct_engine_passes_with_equal_counts(capsys, tmp_path):
     code, out, err = _conform(capsys, tmp_path, "correct", "--trees", "20")
     assert code == 0, err
-    assert _row(out, "requests") == _row(out, "agree") == "466" and _row(out, "disagree") == "0"
-    assert "350 of 350" in out  # its nodes and leaves are expectimax's, every node visited
+    assert _row(out, "requests") == _row(out, "agree") == "468" and _row(out, "disagree") == "0"
+    assert "351 of 351" in out  # its nodes and leaves are expectimax's, every node visited
     assert not (tmp_path / "out").exists()
 
 
@@ -80,7 +80,7 @@ def test_a_broken_engine_fails_its_tree_in_one_line_and_fail_fast_stops(
 
 def test_an_engine_that_declines_everything_does_not_pass(capsys, tmp_path):
     code, out, _err = _conform(capsys, tmp_path, "unsupported", "--trees", "0")
-    assert code == 1 and _row(out, "unsupported") == _row(out, "requests") == "440"
+    assert code == 1 and _row(out, "unsupported") == _row(out, "requests") == "441"
     assert "first unsupported: corpus mixed #0: this engine declines every tree" in out
 
 
@@ -120,7 +120,7 @@ def test_openspiel_s_expectiminimax_is_checked_through_the_protocol(capsys, tmp_
     out = capsys.readouterr().out
     assert code == 0, out
     assert _row(out, "disagree") == "0" and int(_row(out, "agree")) >= 150
-    assert int(_row(out, "agree")) + int(_row(out, "unsupported")) == 466
+    assert int(_row(out, "agree")) + int(_row(out, "unsupported")) == 468
     assert "do not alternate" in out
 
 

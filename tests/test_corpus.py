@@ -61,7 +61,7 @@ def test_the_corpus_lists_per_level_sum_to_the_totals_and_equal_an_independent_c
     """Version 3: every algorithm's lists per level sum to its totals; expectimax's and
     minimax's nodes and leaves per level are the tree's, counted by this file's recursion."""
     manifest = json.loads((COMMITTED / "manifest.json").read_text())
-    assert manifest["version"] == 3
+    assert manifest["version"] == 4
     for t in json.loads((COMMITTED / "trees.json").read_bytes()):
         tree_levels = _per_level(t["tree"]["root"])
         for a in t["algorithms"]:
@@ -91,7 +91,7 @@ def test_an_older_corpus_still_reads_and_an_unknown_version_is_refused(tmp_path)
     _, got = corpus.read(old)
     assert "nodes_by_level" not in got[0]["algorithms"][0]["counters"]
     (old / "manifest.json").write_text(json.dumps({"version": 9, "sha256": {"trees.json": sha}}))
-    with pytest.raises(InputError, match="reads versions 2, 3"):
+    with pytest.raises(InputError, match="reads versions 2, 3, 4"):
         corpus.read(old)
 
 

@@ -177,7 +177,7 @@ def test_solve_reports_the_table():
     )
     assert out.returncode == 0, out.stderr
     (row,) = json.loads(out.stdout)
-    # a tree file's nodes are all distinct: looked up, never found
+    # dice-small has no two identical subtrees (a tree file's transpositions): never found
     assert row["tt"] == 8 and row["tt_probes"] > 0 and row["tt_hits"] == 0
 
 

@@ -10,7 +10,7 @@ from starbench.errors import InputError
 from starbench.ground.textable import text_table
 from starbench.search import ALGORITHMS, SearchResult, parse_spec
 from starbench.search.arith import agree, format_value
-from starbench.search.registry import expand_spec, resolve
+from starbench.search.registry import expand_spec, is_exact, resolve
 from starbench.trees.protocol import Tree, has_chance
 
 
@@ -131,15 +131,30 @@ def solve(
     mismatch = None
     # each family must agree within itself: the exact algorithms, and each inexact family on
     # its own sampled tree (expectimax-ss, star1-ss, star2-ss with the same samples); an
-    # inexact result differing from the exact ones is expected (its row is approx)
+    # inexact result differing from the exact ones is expected (its row is approx).  The exact
+    # family's reference is its first search without a transposition table (a table's mistake
+    # is shared by every search with one): with none, their values are checked by nothing
     families: dict[Any, SearchResult] = {}
+    exact_results = [r for r in results if is_exact(r.algorithm, r.params)]
+    plain = [r for r in exact_results if not r.params.get("tt")]
+    if plain:
+        families["exact"] = plain[0]
+    elif exact_results and log is not None:
+        log(
+            "starbench: every exact search here uses a transposition table: no search without "
+            "one checks their values (add expectimax to the algorithms to check them)"
+        )
     for r in results:
         info = ALGORITHMS.get(r.algorithm)
         if info is not None and not info.exact and info.reference is None:
             continue  # an estimate (MCTS): no other result must equal it
+        if info is not None and info.exact and not is_exact(r.algorithm, r.params):
+            continue  # made inexact by a parameter (tt_depth=deeper): an estimate too
         family = (
             "exact" if info is None or info.exact else (info.reference, r.params.get("samples"))
         )
+        if family == "exact" and not plain:
+            continue  # no reference (said above)
         first = families.setdefault(family, r)
         if mismatch is None and not agree(r.value, first.value, L, U, exact):
             mismatch = (

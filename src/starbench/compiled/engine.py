@@ -105,6 +105,8 @@ class CompiledTree:
     arrays: ArrayTree
     size: int
     tree_seed_int: int = 0
+    #: a tree file's tree: its transposition keys (identical subtrees) are made for a table
+    explicit: ExplicitTree | None = None
 
     @property
     def levels(self) -> int:
@@ -114,6 +116,15 @@ class CompiledTree:
     def bundles(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         """The tree's two bundles as the plain tuples ``kernel.entry`` takes, made once."""
         return tuple(self.tree), tuple(self.arrays)
+
+    @functools.cached_property
+    def table_bundles(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """``bundles`` for a search with a transposition table: a tree file's arrays with its
+        transposition keys (``ExplicitTree.transposition_keys``, made only for a table)."""
+        if self.explicit is None:
+            return self.bundles
+        keys = np.array(self.explicit.transposition_keys, np.uint64)
+        return tuple(self.tree), tuple(self.arrays._replace(key=keys))
 
     @classmethod
     def from_explicit(cls, tree: ExplicitTree) -> CompiledTree:
@@ -132,6 +143,7 @@ class CompiledTree:
             _NO_LAZY,
             arrays,
             tree.size,
+            explicit=tree,
         )
 
     @classmethod
@@ -249,7 +261,7 @@ def execute(
     )
     if (table is not None) not in _WARMED:  # its first use here: compiled outside the timing
         warm_up({table is not None})
-    tree, arrays = ct.bundles
+    tree, arrays = ct.bundles if table is None else ct.table_bundles
     t0, c0 = time.perf_counter(), time.process_time()
     status, value, best, bad = entry(
         opts, tree, arrays, probing, table, (stats, root_vals, by_level)

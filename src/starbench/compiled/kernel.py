@@ -352,14 +352,24 @@ def tt_probe(t_key, t_depth, stats, key, depth, deeper):
 
 
 @njit(cache=True)
-def tt_store(t_key, t_depth, t_lo, t_hi, t_move, key, depth, alpha, beta, v, move, L, U):
+def tt_store(t_key, t_depth, t_lo, t_hi, t_move, key, depth, alpha, beta, v, move, L, U, edge):
     """``Search._store`` and ``TranspositionTable.store``: v searched with (alpha, beta) as an
-    upper bound, a lower bound or the exact value; merge or depth-preferred replace."""
+    upper bound, a lower bound or the exact value, a result within ``edge`` (the float
+    tolerance) of an edge read as that edge's bound and one within it of both not stored, a
+    bound kept inside [L, U]; merge or depth-preferred replace."""
+    low = v <= alpha + edge
+    high = v >= beta - edge
+    if low and high:
+        return
+    if v < L:
+        v = L
+    elif v > U:
+        v = U
     lower = v
     upper = v
-    if v <= alpha:
+    if low:
         lower = L
-    elif v >= beta:
+    elif high:
         upper = U
     s = key & np.uint64(len(t_key) - 1)
     if t_depth[s] >= 0:
@@ -551,8 +561,10 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     tmp_prob = borrow(scratch_float[0])
     key = borrow(scratch_float[1])
 
-    # the float tolerance 1e-9 * max(1, |L|, |U|), as starbench.search.arith.tolerance
-    root_margin = 0.0 if algo == EXHAUSTIVE else 1e-9 * max(1.0, abs(L), abs(U))
+    # the float tolerance 1e-9 * max(1, |L|, |U|), as starbench.search.arith.tolerance (the
+    # exhaustive root's tie margin, and the table's store band)
+    tol = 1e-9 * max(1.0, abs(L), abs(U))
+    root_margin = 0.0 if algo == EXHAUSTIVE else tol
 
     def tt_depth(level):
         """The levels below a node (0 in a tree file, whose nodes are all distinct)."""
@@ -1134,6 +1146,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                 move,
                 L,
                 U,
+                tol,
             )
         sp = top
     root_bm = f_bm[0] if f_kind[0] == MAX or f_kind[0] == MIN else -1

@@ -42,7 +42,7 @@ from starbench.record.rows import (
 )
 from starbench.record.storage import CELL, TABLE, TABLE_CSV, Journal, read_json
 from starbench.record.tablefile import write_table
-from starbench.search.registry import key_values
+from starbench.search.registry import KEY_PARAMS, is_exact, key_values
 
 Instances = dict[int, dict[tuple[Any, ...], Row]]  # instance -> (algorithm, *KEY_PARAMS) -> row
 
@@ -182,6 +182,8 @@ def run_whole(
     if request.skipped:
         warn(f"starbench: {request.skipped}")
     note_engines(settings, wanted, warn)
+    if (line := unchecked_line(wanted, cell.by_instance)) is not None:
+        warn(line)
     keys = [a.key for a in wanted]
     # every key the cell holds, in the order they were stored, then the request's new ones
     order = key_order(cell.by_instance, keys)
@@ -492,6 +494,25 @@ def note_engines(
 
     for line in python_engine_notes([(a.label, engine_choice(settings, a)) for a in wanted]):
         warn(line)
+
+
+def unchecked_line(wanted: list[AlgorithmSpec], by_instance: Instances) -> str | None:
+    """One line where every exact search of the cell (asked for now or held) uses a
+    transposition table: no row is the reference (``record.rows.reference_value``), so their
+    values are checked against nothing; else None."""
+    exact = [a for a in wanted if a.exact]
+    if not exact or any(not a.own.get("tt") for a in exact):
+        return None
+    tt = KEY_PARAMS.index("tt") + 1  # a key is (algorithm, *key_values)
+    for inst in by_instance.values():
+        for key in inst:
+            if not key[tt] and is_exact(key[0], dict(zip(KEY_PARAMS, key[1:], strict=True))):
+                return None
+    return (
+        f"starbench: every exact search here uses a transposition table "
+        f"({', '.join(a.label for a in exact)}): no search without one checks their values "
+        f"(rows unverified); add {{name: expectimax}} to the algorithms to check them"
+    )
 
 
 def settled(row: Row | None, settings: RunSettings, runs: dict[int, dict[str, Any]]) -> bool:

@@ -24,7 +24,11 @@ value, best move and counters (``nodes``, ``leaves`` and the others of
 ``windows``: the root searched again with each of ``WINDOWS`` (narrow, null and zero-width
 windows around the exact value), each with what a correct fail-soft search may return
 (``expected``) and each windowed algorithm's value, nodes and leaves.
-No DAGs in this version: the tree format nests.
+Since version 4 a family of trees kept as they are (``KEPT``), not drawn: ``transpositions``,
+DAGs written as trees whose identical subtrees repeat (a transposition table that keys a node
+by its subtree sees them as one, as ``starbench`` does for a tree file), each one on which a
+search with a table once returned a wrong value in floats (issue 72: a chance node's bound
+landing within a rounding of its window's edge, stored as the wrong kind of bound).
 """
 
 from __future__ import annotations
@@ -38,10 +42,11 @@ from pathlib import Path
 from typing import Any
 
 #: The corpus format's version (``manifest.json``), raised with any change of the format:
-#: 3 added the counters per level to each algorithm's ``counters``.  ``read`` takes 2 and 3.
-VERSION = 3
+#: 3 added the counters per level to each algorithm's ``counters``, 4 the kept family
+#: ``transpositions``.  ``read`` takes 2, 3 and 4.
+VERSION = 4
 #: The versions ``read`` takes (a version 2 file has no lists per level).
-READS = (2, 3)
+READS = (2, 3, 4)
 #: The version whose seeds make the trees (kept when the format changes, so the trees stay).
 TREES_VERSION = 2
 TREES = "trees.json"
@@ -180,6 +185,20 @@ FAMILIES: dict[str, Callable[[random.Random], dict[str, Any]]] = {
 }
 
 
+#: Families of trees kept as they are (``kept/NAME.json`` beside this module), after the drawn
+#: ones: family -> the trees' names.
+KEPT: dict[str, tuple[str, ...]] = {
+    # the reproduction of issue 72 shrunk to 50 nodes: Star1, Star2 and Star2.5 with a table
+    # returned 3 where expectimax gives 253/90, on both engines
+    "transpositions": ("table-repro",),
+}
+
+
+def kept_path(name: str) -> Path:
+    """The file of a kept tree (``KEPT``)."""
+    return Path(__file__).resolve().parent / "kept" / f"{name}.json"
+
+
 def value(n: Any) -> Fraction:
     """The exact expectimax value of a node of the file format (``shrink.value``, a plain
     recursion)."""
@@ -285,6 +304,9 @@ def trees() -> Iterator[tuple[str, int, dict[str, Any]]]:
         rng = random.Random(f"starbench-corpus-{TREES_VERSION}-{family}")
         for i in range(PER_FAMILY):
             yield family, i, make(rng)
+    for family, names in KEPT.items():
+        for i, name in enumerate(names):
+            yield family, i, json.loads(kept_path(name).read_text())
 
 
 def build() -> list[dict[str, Any]]:
@@ -333,7 +355,10 @@ def export(folder: Path) -> tuple[Path, Path]:
         "format": "starbench reference corpus",
         "version": VERSION,
         "trees": len(trees),
-        "families": {f: PER_FAMILY for f in FAMILIES},
+        "families": {
+            **{f: PER_FAMILY for f in FAMILIES},
+            **{f: len(names) for f, names in KEPT.items()},
+        },
         "algorithms": list(ALGORITHMS),
         "windows": {w: [lo, hi] for w, (lo, hi) in WINDOWS.items()},
         "conventions": (

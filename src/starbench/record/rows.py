@@ -7,10 +7,13 @@ once per run (``storage``) and joined into every row's columns only when the tab
 Statuses are derived from all rows of an instance when they are shown or tabled (``verify``), so
 rows added later (a new algorithm, expectimax added to a study) are verified too:
 
-* ``ok``: the value agrees with expectimax's on that tree (within ``1e-9 * max(1, |L|, |U|)``,
-  exactly in exact mode); where expectimax has no row (not requested, or the tree is over
-  ``expectimax_limit`` nodes) with the value two other algorithms agree on (``verified_by``
-  names them);
+* ``ok``: the value agrees with the reference (within ``1e-9 * max(1, |L|, |U|)``, exactly in
+  exact mode): expectimax's value on that tree, searched without a transposition table; where
+  it has no such row (not requested, or the tree is over ``expectimax_limit`` nodes), the
+  value of the one other exact search without a table, or the value two of them agree on
+  (``verified_by`` names them).  A search with a table is never the reference
+  (``reference_value``): rows that all use a table are ``unverified``, as is the one search
+  without a table that no other row agrees with;
 * ``mismatch``: it does not agree; ``unverified``: there is nothing to compare with;
 * ``approx``: an inexact request (``AlgorithmInfo.exact`` false: sparse sampling), measured by
   ``value_error`` and ``decision_agrees``; it is never a reference or an agreeing party, and
@@ -238,6 +241,26 @@ def _inexact_columns(r: Any, ref_row: Any) -> dict[str, Any]:
     return {"value_error": float(r["value"]) - float(ref_row["value"]), "decision_agrees": agrees}
 
 
+def reference_value(exact_done: list[Any], exact: bool) -> tuple[Any, str | None, Any]:
+    """The value an instance's exact rows are checked against, what it comes from
+    (``verified_by``), and the row it is when that row is the only search without a table
+    (else None); or (None, None, None).  Only a search without a transposition table is a
+    reference (else a table's mistake, on which every row with a table agrees, would be the
+    reference): expectimax without one; else the one exact search without one; else the value
+    two of them agree on."""
+    plain = [r for r in exact_done if not r.get("tt")]
+    ex = next((r for r in plain if r["algorithm"] == "expectimax"), None)
+    if ex is not None:
+        return _value(ex, exact), "expectimax", None
+    if len(plain) == 1:
+        return _value(plain[0], exact), label(plain[0]), plain[0]
+    for i, a in enumerate(plain):
+        for b in plain[i + 1 :]:
+            if agree(_value(a, exact), _value(b, exact), a["L"], a["U"], exact):
+                return _value(a, exact), f"{label(a)}+{label(b)}", None
+    return None, None, None
+
+
 def verify(rows: list[Any], exact: bool) -> list[Verified]:
     """Derive (status, expectimax_value, verified_by, percent of expectimax's leaves, decision
     columns) for the rows of one instance (the percent where both searches finished, else
@@ -248,24 +271,16 @@ def verify(rows: list[Any], exact: bool) -> list[Verified]:
     reference (``star2-ss`` from ``expectimax-ss`` with the same ``samples``)."""
     done = [r for r in rows if r["run_status"] == "done"]
     exact_done = [r for r in done if _exact_request(r)]
-    # the reference: expectimax without a transposition table (else with one)
+    # expectimax's row: without a transposition table (else with one), the base of the
+    # percent of its leaves and of the decision columns
     ex_rows = [r for r in exact_done if r["algorithm"] == "expectimax"]
     ref_row = next((r for r in ex_rows if not r.get("tt")), ex_rows[0] if ex_rows else None)
-    ref, by = None, None
-    if ref_row is not None:
-        ref, by = _value(ref_row, exact), "expectimax"
-    else:
-        for i, a in enumerate(exact_done):
-            for b in exact_done[i + 1 :]:
-                if agree(_value(a, exact), _value(b, exact), a["L"], a["U"], exact):
-                    ref, by = _value(a, exact), f"{label(a)}+{label(b)}"
-                    break
-            if ref is not None:
-                break
+    ref, by, alone = reference_value(exact_done, exact)
     out = []
     for r in rows:
         inexact = r["run_status"] == "done" and not _exact_request(r)
         extra = dict.fromkeys(INEXACT_COLUMNS)
+        r_by = by
         if r["run_status"] != "done":
             status = r["run_status"]
         elif inexact:
@@ -277,6 +292,17 @@ def verify(rows: list[Any], exact: bool) -> list[Verified]:
             extra = _inexact_columns(r, ref_row)
         elif ref is None:
             status = "unverified"
+        elif r is alone:  # the reference itself: checked by another exact row agreeing with it
+            other = next(
+                (
+                    x
+                    for x in exact_done
+                    if x is not r and agree(_value(x, exact), ref, r["L"], r["U"], exact)
+                ),
+                None,
+            )
+            status = "unverified" if other is None else "ok"
+            r_by = None if other is None else f"{label(r)}+{label(other)}"
         elif agree(_value(r, exact), ref, r["L"], r["U"], exact):
             status = "ok"
         else:
@@ -296,7 +322,7 @@ def verify(rows: list[Any], exact: bool) -> list[Verified]:
                 r,
                 status,
                 None if ref_row is None else ref_row["value"],
-                by if ref is not None else None,
+                r_by if ref is not None else None,
                 pct,
                 decision,
             )

@@ -126,6 +126,8 @@ class Search:
         self.tt_depth = tt_depth
         self.tt_deeper = tt_depth == "deeper"  # an entry searched deeper answers too
         self._tt_chance_nodes = tt_nodes == "all"  # chance nodes looked up and stored too
+        # the store's edge band (``_store``): 0 exactly, the float tolerance in floats
+        self._edge = 0 if exact else tolerance(L, U)
         self.table: TranspositionTable | None = None
         self._hint: int | None = None  # the table's best move for the node being entered
         self._last_move: int | None = None  # the best move of the decision node just searched
@@ -166,6 +168,8 @@ class Search:
             self._hint = table.move(key)  # its best move at this or another depth
         v = self._search_plain(node, alpha, beta)
         self._store(key, depth, alpha, beta, v, None if kind == CHANCE else self._last_move)
+        if self.debug:
+            self.check_entry(node, key, depth, alpha, beta, v)
         return v
 
     def _tt_answer(self, node: Any, key: int, depth: int, alpha: Any, beta: Any) -> Any:
@@ -189,14 +193,45 @@ class Search:
         return answer
 
     def _store(self, key: int, depth: int, alpha: Any, beta: Any, v: Any, move: Any) -> None:
-        """Store ``v``, the result of a search with window (alpha, beta), as bounds."""
+        """Store ``v``, the result of a search with window (alpha, beta), as bounds: the store
+        rule of ``starbench.search.transposition`` (in floats a result within the tolerance of
+        an edge is read as that edge's bound, one within it of both edges is not stored, and a
+        bound is kept inside [L, U])."""
         assert self.table is not None
-        if alpha is not None and v <= alpha:
+        edge = self._edge
+        low = alpha is not None and v <= alpha + edge  # an upper bound (fail low), or exact
+        high = beta is not None and v >= beta - edge  # a lower bound (fail high), or exact
+        if low and high:  # a window no wider than the rounding (or alpha = beta): no bound
+            return
+        if v < self.L:  # a float sum a rounding outside [L, U]: every value lies inside
+            v = self.L
+        elif v > self.U:
+            v = self.U
+        if low:
             self.table.store(key, depth, self.L, v, move)
-        elif beta is not None and v >= beta:
+        elif high:
             self.table.store(key, depth, v, self.U, move)
         else:
             self.table.store(key, depth, v, v, move)
+
+    def check_entry(self, node: Any, key: int, depth: int, alpha: Any, beta: Any, v: Any) -> None:
+        """Debug mode: assert that the table's entry of ``node``, just stored from the result
+        ``v`` of a search with window (alpha, beta), holds its value between its bounds (within
+        the float tolerance), so an unsound store is named where it happens."""
+        assert self.table is not None
+        e = self.table.probe(key, depth)
+        if e is None:
+            return
+        true = self.exact_value(node)
+        L, U, ex = self.L, self.U, self.arith.exact
+        if (e[2] <= true or agree(e[2], true, L, U, ex)) and (
+            true <= e[3] or agree(e[3], true, L, U, ex)
+        ):
+            return
+        raise AssertionError(
+            f"{self.name}: {self.tree.describe(node)} window ({alpha}, {beta}) returned {v}, "
+            f"stored in the table as [{e[2]}, {e[3]}], true value {true}: an unsound entry"
+        )
 
     def _take_hint(self, n: int) -> list[int] | None:
         """The order to search a decision node's ``n`` moves: the table's best move first, the

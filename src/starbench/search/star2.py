@@ -313,4 +313,6 @@ class Star2(Star1):
         if self.table is not None:
             key, depth = self.tree.transposition(node)
             self._store(key, depth, a, b, st.best, st.move(st.best_move))
+            if self.debug:
+                self.check_entry(node, key, depth, a, b, st.best)
         return st.best

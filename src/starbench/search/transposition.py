@@ -15,9 +15,31 @@ Rules (the same in every algorithm, see ``base.Search``):
   node's.  A value searched to another depth is another quantity (a deeper search of a game
   position is not its depth-limited value), so using it would change results; iterative
   deepening still profits from shallower entries through their best move.
-* **Store** (``store``): after a node is searched with window ``(alpha, beta)`` and returned
-  ``v``: ``v <= alpha`` stores ``(L, v)`` (an upper bound), ``v >= beta`` stores ``(v, U)`` (a
-  lower bound), otherwise ``(v, v)`` (exact); a full-window search stores an exact value.
+* **Store** (``base.Search._store``): after a node is searched with window ``(alpha, beta)``
+  and returned ``v``: ``v <= alpha`` stores ``(L, v)`` (an upper bound), ``v >= beta`` stores
+  ``(v, U)`` (a lower bound), otherwise ``(v, v)`` (exact); a full-window search stores an
+  exact value.  In floats the edges are widened by the tolerance ``t = 1e-9 * max(1, |L|,
+  |U|)``: ``v <= alpha + t`` is an upper bound, ``v >= beta - t`` a lower bound, and a result
+  within ``t`` of both edges (a window no wider than the rounding, or ``alpha = beta``) is not
+  stored at all; a stored bound is kept inside [L, U].
+
+  Why (issue 72, Star1, Star2 and Star2.5 wrong on rare DAGs, both engines): a chance node's
+  fail-soft bound is a float sum, ``X_i + p_i v_i + sum_{j>i} p_j hi_j`` for a fail low, which
+  lands within a few units of rounding of the window's edge, on either side.  A fail low that
+  lands a rounding above ``alpha`` was stored as exact, and in a window narrower than the
+  rounding (a MAX node whose best move is a chance node worth U less a rounding, searching its
+  next move with ``(U - 2^-51, U)``) a fail low landing on ``beta`` was stored as a *lower*
+  bound: an upper bound read as the opposite claim.  Without a table the misreading stays
+  local (the parent's own value is then within the rounding of the window's edge, which the
+  float tolerance accepts); a transposition answered from the entry anywhere else, far from
+  the truth (3.0 for a node worth 2.62).  The rule is sound because every result of a search
+  with window (alpha, beta) is, up to a rounding d far below t (a few units in the last place
+  of the values, not amplified: a child's rounding reaches its parent multiplied by p_i): an
+  upper bound when ``v <= alpha + d``, a lower bound when ``v >= beta - d``, and exact within d
+  otherwise.  Reading within t of an edge as that edge's bound therefore never claims more
+  than the search proved; an exact value within t of an edge stored as a bound only loses
+  information.  Exactly (fractions) d = 0 and the rule is the plain one.  The lookup, the
+  merge and the replacement were sound and are unchanged.
 * **Replacement**: an entry of the same key and depth is merged (the tighter of each bound; the
   new move, else the old); otherwise the new entry replaces the slot's unless the slot holds a
   deeper one (depth-preferred: nodes nearer the root, whose subtrees are larger, stay).  In

@@ -30,6 +30,7 @@ decide it.  Size limits: ``starbench.ground.limits``.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import math
@@ -188,9 +189,35 @@ class ExplicitTree:
         return "root" + "".join(reversed(parts))
 
     def transposition(self, node: int) -> tuple[int, int]:
-        """(key, depth) for a transposition table: a tree file's nodes are all distinct (its
-        number; depth 0), so a table only answers repeated searches of one node."""
-        return node, 0
+        """(key, depth) for a transposition table: identical subtrees are one transposition
+        (``transposition_keys``; depth 0, since equal subtrees have equal depths), so a tree
+        file holds a DAG by repeating a subtree, as a game's positions repeat."""
+        return self.transposition_keys[node], 0
+
+    @functools.cached_property
+    def transposition_keys(self) -> list[int]:
+        """Each node's transposition key: equal for two nodes exactly when their subtrees are
+        identical (the same kind, the same children's keys in order, the same probabilities,
+        the same leaf value), numbered from the leaves up; made on the first use of a table."""
+        codes, first, nchild, probs, values = (
+            self.codes,
+            self.first,
+            self.nchild,
+            self.probs,
+            self.values,
+        )
+        keys = [0] * len(codes)
+        seen: dict[Any, int] = {}
+        for i in range(len(codes) - 1, -1, -1):  # breadth first: children after their parent
+            c = codes[i]
+            if c == _LEAF:
+                sig: Any = (c, values[i])
+            else:
+                f = first[i]
+                kids = tuple(keys[f : f + nchild[i]])
+                sig = (c, kids, tuple(probs[f : f + nchild[i]])) if c == _CHANCE else (c, kids)
+            keys[i] = seen.setdefault(sig, len(seen))
+        return keys
 
     def describe(self, node: int) -> str:
         return f"{self.source}: {self.path(node)}"
