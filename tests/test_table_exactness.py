@@ -202,31 +202,43 @@ def _parse(text: str) -> tuple[str, dict[str, Any]]:
 
 
 # --------------------------------------------------------------------------- the store rule
-def test_a_result_within_rounding_of_an_edge_is_stored_as_that_edges_bound():
-    """The store rule in floats: a result within the tolerance of alpha is an upper bound, of
-    beta a lower bound, of both (a window no wider than the rounding) nothing; exactly, only
-    the result's side of the window counts."""
+def test_a_chance_nodes_bound_never_lands_past_its_windows_edge():
+    """The chance node the reproduction searched with (U - 2^-51, U) (B, its first outcomes at
+    U, worth 118/45): its fail-low bound, a float sum, landed on beta = 3.0, read as a lower
+    bound and stored as the value 3.  Now a fail low returns at most alpha and a fail high at
+    least beta, in every Star algorithm (exactly, this changes nothing)."""
+    from starbench.search import search_window
+
+    repro = json.loads(corpus.kept_path("table-repro").read_text())
+    b = {"bounds": repro["bounds"], "root": repro["root"]["chance"][1][1]}
+    floats, exact = parse_tree(b, exact=False), parse_tree(b)
+    assert exact_value(ShrinkTree.of(b).root) == Fraction(118, 45)
+    alpha = math.nextafter(3.0, 0.0)
+    for name, params in STARS:
+        v, _stats = search_window(floats, name, alpha, 3.0, **params)
+        assert v <= alpha, (name, v)  # an upper bound (the value is 2.62)
+        v, _stats = search_window(floats, name, 0.0, math.nextafter(0.0, 1.0), **params)
+        assert v >= math.nextafter(0.0, 1.0), (name, v)  # a lower bound
+        v, _stats = search_window(exact, name, Fraction(2), Fraction(3), exact=True, **params)
+        assert Fraction(2) < v < 3 and v == Fraction(118, 45), (name, v)
+
+
+def test_the_store_reads_a_result_by_its_place_in_the_window():
+    """The store: at or below alpha an upper bound, at or above beta a lower bound, inside the
+    window exact; a zero-width window stores nothing; a bound is kept inside [L, U]."""
     tree = loads_tree('{"bounds": [0, 3], "root": {"max": [{"max": [1, 2]}, 3]}}', exact=False)
     s = AlgorithmSpec.of("alphabeta", {"tt": 2}).make(tree)
-    tol = tolerance(0, 3)
     for (alpha, beta, v), want in (
-        ((1.0, 2.0, 1.0 + tol / 2), (0, 1.0 + tol / 2)),  # near alpha: an upper bound
-        ((1.0, 2.0, 2.0 - tol / 2), (2.0 - tol / 2, 3)),  # near beta: a lower bound
+        ((1.0, 2.0, 1.0), (0, 1.0)),  # at alpha: an upper bound
+        ((1.0, 2.0, 2.5), (2.5, 3)),  # past beta: a lower bound
         ((1.0, 2.0, 1.5), (1.5, 1.5)),  # inside: exact
-        ((3.0 - 4e-16, 3.0, 3.0), None),  # a window narrower than the rounding: nothing
-        ((0.0, 0.0, 0.0), None),  # alpha = beta: nothing (either reading is possible)
+        ((1.0, 1.0, 1.0), None),  # alpha = beta: nothing (either reading is possible)
+        ((0.0, 2.0, -1e-16), (0, 0)),  # a float sum a rounding below L: kept inside [L, U]
     ):
         s.table = type(s.table)(2)
         s._store(1, 0, alpha, beta, v, None)
         e = s.table.probe(1, 0)
         assert (None if e is None else (e[2], e[3])) == want, (alpha, beta, v)
-    ex = AlgorithmSpec.of("alphabeta", {"tt": 2}).make(parse_tree(json.loads(
-        '{"bounds": [0, 3], "root": {"max": [1, 2]}}'
-    )), exact=True)  # fmt: skip
-    ex._store(1, 0, Fraction(1), Fraction(2), Fraction(1), None)
-    assert ex.table.probe(1, 0)[2:4] == (0, 1)
-    ex._store(2, 0, Fraction(1), Fraction(2), Fraction(3, 2), None)
-    assert ex.table.probe(2, 0)[2:4] == (Fraction(3, 2), Fraction(3, 2))
 
 
 # --------------------------------------------------------------------------- the property

@@ -352,13 +352,12 @@ def tt_probe(t_key, t_depth, stats, key, depth, deeper):
 
 
 @njit(cache=True)
-def tt_store(t_key, t_depth, t_lo, t_hi, t_move, key, depth, alpha, beta, v, move, L, U, edge):
+def tt_store(t_key, t_depth, t_lo, t_hi, t_move, key, depth, alpha, beta, v, move, L, U):
     """``Search._store`` and ``TranspositionTable.store``: v searched with (alpha, beta) as an
-    upper bound, a lower bound or the exact value, a result within ``edge`` (the float
-    tolerance) of an edge read as that edge's bound and one within it of both not stored, a
-    bound kept inside [L, U]; merge or depth-preferred replace."""
-    low = v <= alpha + edge
-    high = v >= beta - edge
+    upper bound, a lower bound or the exact value (nothing when alpha >= beta), a bound kept
+    inside [L, U]; merge or depth-preferred replace."""
+    low = v <= alpha
+    high = v >= beta
     if low and high:
         return
     if v < L:
@@ -561,10 +560,8 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     tmp_prob = borrow(scratch_float[0])
     key = borrow(scratch_float[1])
 
-    # the float tolerance 1e-9 * max(1, |L|, |U|), as starbench.search.arith.tolerance (the
-    # exhaustive root's tie margin, and the table's store band)
-    tol = 1e-9 * max(1.0, abs(L), abs(U))
-    root_margin = 0.0 if algo == EXHAUSTIVE else tol
+    # the float tolerance 1e-9 * max(1, |L|, |U|), as starbench.search.arith.tolerance
+    root_margin = 0.0 if algo == EXHAUSTIVE else 1e-9 * max(1.0, abs(L), abs(U))
 
     def tt_depth(level):
         """The levels below a node (0 in a tree file, whose nodes are all distinct)."""
@@ -1016,13 +1013,15 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                         stats[S_CCUT] += 1
                         if per_level:
                             lv_cuts[d] += 1
-                    return OK, d - 1, f_x[d] + p * v + f_tail_hi[d]
+                    r = f_x[d] + p * v + f_tail_hi[d]
+                    return OK, d - 1, r if r <= f_alpha[d] else f_alpha[d]  # never past alpha
                 if v >= f_beta_i[d]:  # fail high: proven lower bound
                     if i < n - 1:
                         stats[S_CCUT] += 1
                         if per_level:
                             lv_cuts[d] += 1
-                    return OK, d - 1, f_x[d] + p * v + f_tail_lo[d]
+                    r = f_x[d] + p * v + f_tail_lo[d]
+                    return OK, d - 1, r if r >= f_beta[d] else f_beta[d]  # never below beta
                 f_x[d] += p * v
                 f_i[d] = i + 1
             i = f_i[d]
@@ -1146,7 +1145,6 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                 move,
                 L,
                 U,
-                tol,
             )
         sp = top
     root_bm = f_bm[0] if f_kind[0] == MAX or f_kind[0] == MIN else -1

@@ -545,12 +545,14 @@ class FusedStar:
                 if i < n - 1:
                     self.chance_cutoffs += 1
                     self.lv_cuts[here] += 1
-                return x + p * v + tail_hi
+                r = x + p * v + tail_hi
+                return r if r <= alpha else alpha  # never past alpha (star1.py)
             if v >= beta_i:
                 if i < n - 1:
                     self.chance_cutoffs += 1
                     self.lv_cuts[here] += 1
-                return x + p * v + tail_lo
+                r = x + p * v + tail_lo
+                return r if r >= beta else beta  # never below beta
             x += p * v
         return x
 

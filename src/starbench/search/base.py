@@ -126,8 +126,6 @@ class Search:
         self.tt_depth = tt_depth
         self.tt_deeper = tt_depth == "deeper"  # an entry searched deeper answers too
         self._tt_chance_nodes = tt_nodes == "all"  # chance nodes looked up and stored too
-        # the store's edge band (``_store``): 0 exactly, the float tolerance in floats
-        self._edge = 0 if exact else tolerance(L, U)
         self.table: TranspositionTable | None = None
         self._hint: int | None = None  # the table's best move for the node being entered
         self._last_move: int | None = None  # the best move of the decision node just searched
@@ -194,14 +192,12 @@ class Search:
 
     def _store(self, key: int, depth: int, alpha: Any, beta: Any, v: Any, move: Any) -> None:
         """Store ``v``, the result of a search with window (alpha, beta), as bounds: the store
-        rule of ``starbench.search.transposition`` (in floats a result within the tolerance of
-        an edge is read as that edge's bound, one within it of both edges is not stored, and a
-        bound is kept inside [L, U])."""
+        rule of ``starbench.search.transposition`` (nothing when alpha >= beta; a bound kept
+        inside [L, U])."""
         assert self.table is not None
-        edge = self._edge
-        low = alpha is not None and v <= alpha + edge  # an upper bound (fail low), or exact
-        high = beta is not None and v >= beta - edge  # a lower bound (fail high), or exact
-        if low and high:  # a window no wider than the rounding (or alpha = beta): no bound
+        low = alpha is not None and v <= alpha  # an upper bound (fail low), or exact
+        high = beta is not None and v >= beta  # a lower bound (fail high), or exact
+        if low and high:  # alpha = beta: either reading is possible, no bound is proven
             return
         if v < self.L:  # a float sum a rounding outside [L, U]: every value lies inside
             v = self.L

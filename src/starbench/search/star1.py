@@ -19,6 +19,16 @@ decide (sum_j p_j hi_j <= alpha or sum_j p_j lo_j >= beta).  In float mode round
 the clamped window of a nearly decided node; that outcome is then searched with the full window
 [L, U] (never with an empty window, whose result would be neither bound).
 
+A proven bound never lands on the wrong side of its window: the fail-low result is
+min(X_i + p_i v_i + sum_{j>i} p_j hi_j, alpha), the fail-high one max(..., beta).  Exactly this
+changes nothing (the sum is <= alpha, resp. >= beta); in floats the sum lands within a rounding
+of the edge, on either side, and a result read by its place in the window (a parent's cut-off
+tests, the transposition table's store) would otherwise take an upper bound that landed past
+alpha for an exact value, or one that landed on beta in a window narrower than the rounding
+for a lower bound (issue 72: with a table, wrong values on rare DAGs, 3.0 for 2.85).  So in
+both arithmetics a result <= alpha is an upper bound, >= beta a lower bound, and strictly
+inside the window exact (within the float rounding).
+
 With a transposition table (``tt > 0``) and ``tt_chance=true``, lo_j and hi_j start from the
 bounds the table holds for outcome j (at its depth), not from L and U (``_initial_bounds``).
 
@@ -121,13 +131,15 @@ class Star1(AlphaBeta):
                 # result searched with an empty window cannot be read as a bound: search exactly.
                 a, b = L, U
             v = self._outcome(i, kids[i], a, b, states)
-            if v <= alpha_i:  # fail low: proven upper bound
+            if v <= alpha_i:  # fail low: proven upper bound, never above alpha (see above)
                 if i < n - 1:
                     self._cut_chance()
-                return x + p * v + tail_hi
-            if v >= beta_i:  # fail high: proven lower bound
+                r = x + p * v + tail_hi
+                return r if r <= alpha else alpha
+            if v >= beta_i:  # fail high: proven lower bound, never below beta
                 if i < n - 1:
                     self._cut_chance()
-                return x + p * v + tail_lo
+                r = x + p * v + tail_lo
+                return r if r >= beta else beta
             x += p * v
         return x

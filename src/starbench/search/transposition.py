@@ -18,28 +18,32 @@ Rules (the same in every algorithm, see ``base.Search``):
 * **Store** (``base.Search._store``): after a node is searched with window ``(alpha, beta)``
   and returned ``v``: ``v <= alpha`` stores ``(L, v)`` (an upper bound), ``v >= beta`` stores
   ``(v, U)`` (a lower bound), otherwise ``(v, v)`` (exact); a full-window search stores an
-  exact value.  In floats the edges are widened by the tolerance ``t = 1e-9 * max(1, |L|,
-  |U|)``: ``v <= alpha + t`` is an upper bound, ``v >= beta - t`` a lower bound, and a result
-  within ``t`` of both edges (a window no wider than the rounding, or ``alpha = beta``) is not
-  stored at all; a stored bound is kept inside [L, U].
+  exact value, a search with ``alpha >= beta`` (a zero-width test) stores nothing, and a stored
+  bound is kept inside [L, U] (a float sum can land a rounding outside).
 
-  Why (issue 72, Star1, Star2 and Star2.5 wrong on rare DAGs, both engines): a chance node's
-  fail-soft bound is a float sum, ``X_i + p_i v_i + sum_{j>i} p_j hi_j`` for a fail low, which
-  lands within a few units of rounding of the window's edge, on either side.  A fail low that
-  lands a rounding above ``alpha`` was stored as exact, and in a window narrower than the
-  rounding (a MAX node whose best move is a chance node worth U less a rounding, searching its
-  next move with ``(U - 2^-51, U)``) a fail low landing on ``beta`` was stored as a *lower*
-  bound: an upper bound read as the opposite claim.  Without a table the misreading stays
-  local (the parent's own value is then within the rounding of the window's edge, which the
-  float tolerance accepts); a transposition answered from the entry anywhere else, far from
-  the truth (3.0 for a node worth 2.62).  The rule is sound because every result of a search
-  with window (alpha, beta) is, up to a rounding d far below t (a few units in the last place
-  of the values, not amplified: a child's rounding reaches its parent multiplied by p_i): an
-  upper bound when ``v <= alpha + d``, a lower bound when ``v >= beta - d``, and exact within d
-  otherwise.  Reading within t of an edge as that edge's bound therefore never claims more
-  than the search proved; an exact value within t of an edge stored as a bound only loses
-  information.  Exactly (fractions) d = 0 and the rule is the plain one.  The lookup, the
-  merge and the replacement were sound and are unchanged.
+  This reads a result by its place in the window, which is sound only if every search keeps
+  the fail-soft invariant *exactly*: a result <= alpha is an upper bound, >= beta a lower
+  bound, strictly inside the window the exact value.  Up to 0.2.0 a chance node's fail-soft
+  bound broke it in floats (issue 72: Star1, Star2 and Star2.5 with a table wrong on rare DAGs,
+  both engines agreeing): its fail-low bound ``X_i + p_i v_i + sum_{j>i} p_j hi_j`` is a float
+  sum that lands within a rounding of alpha, on either side.  One that landed a rounding above
+  alpha was stored as exact; in a window narrower than the rounding (a MAX node whose best move
+  is a chance node worth U less a rounding searches its next move with ``(U - 2^-51, U)``) one
+  that landed on beta was stored as a *lower* bound, the opposite claim.  Without a table the
+  misreading stayed local (the parent's value is then within a rounding of its window's edge,
+  which the float tolerance accepts); with one, a transposition answered from the entry
+  anywhere else, far from the truth (3.0 for a node worth 2.62).  The fix is at the source, not
+  in the store: a chance node returns ``min(bound, alpha)`` for a fail low and ``max(bound,
+  beta)`` for a fail high (``star1.Star1._search_phase``, the kernel's ``search_phase``, the
+  fused game searches).  That changes nothing exactly and, in floats, moves a bound by at most
+  the rounding it already carried, so the invariant holds in both arithmetics: by induction, a
+  chance node's fail-low result <= alpha is an upper bound (its sum was proven at most alpha up
+  to that rounding), a completed one is the exact sum; a decision node's best is <= alpha only
+  when every move's result was (upper bounds), >= beta only from a move's lower bound, and
+  strictly inside from a move's exact value; a table's answer is a stored bound on its side of
+  the window, or an exact value.  The lookup, the merge and the replacement were sound and are
+  unchanged, and an exact value that lands within a rounding of an edge is still stored as the
+  bound on that side (sound, and what 0.2.0 did).
 * **Replacement**: an entry of the same key and depth is merged (the tighter of each bound; the
   new move, else the old); otherwise the new entry replaces the slot's unless the slot holds a
   deeper one (depth-preferred: nodes nearer the root, whose subtrees are larger, stay).  In
