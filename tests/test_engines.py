@@ -220,3 +220,50 @@ def test_importing_the_analysis_leaves_matplotlibs_backend_alone():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "svg"
+
+
+def test_auto_keeps_the_engine_a_cells_rows_ran_on():
+    """``engine=auto`` with the engine a cell's stored rows of a request ran on: that engine,
+    where it serves the request, whatever the cell's size (a grown cell never mixes engines)."""
+    spec = RegularTreeSpec(branching=4, chance_arity=4, depth=2)
+    big, small = 10**9, 10
+    assert choose("auto", "star2", tree=spec, cell_nodes=big).engine == "compiled"
+    kept = choose("auto", "star2", tree=spec, cell_nodes=big, kept="python")
+    assert kept.engine == "python" and "kept" in kept.reason
+    assert choose("auto", "star2", tree=spec, cell_nodes=small, kept="compiled").engine == (
+        "compiled"
+    )
+    # where the compiled engine does not serve the request, the Python engine, kept or not
+    assert choose("auto", "mcts", tree=spec, cell_nodes=big, kept="compiled").engine == "python"
+
+
+def _engines(folder: Path) -> dict[str, set[str]]:
+    import pandas as pd
+
+    out: dict[str, set[str]] = {}
+    for t in sorted(folder.rglob("table.parquet")):
+        d = pd.read_parquet(t)
+        for a, e in zip(d["algorithm"], d["engine"], strict=True):
+            out.setdefault(a, set()).add(e)
+    return out
+
+
+def test_a_sweep_runs_each_algorithm_on_one_engine_and_a_grown_cell_keeps_it(tmp_path, capsys):
+    """A sweep whose cells straddle ``AUTO_RUN_NODES`` (3 trees of 1,729 and of 46,657 nodes)
+    runs each algorithm on one engine in every cell (``engine_nodes``: the largest cell's);
+    grown with a size that would choose the other engine, a cell keeps its rows' engine."""
+    from starbench.commands import cli
+
+    sweep = [
+        "run", "-m", "tree.chance_arity=2,6", "tree.branching=6", "tree.depth=3", "trees=3",
+        "algorithms=[expectimax,star2]", "progress=false", f"hydra.sweep.dir={tmp_path}/s",
+    ]  # fmt: skip
+    assert cli.main(sweep) == 0, capsys.readouterr().err
+    assert _engines(tmp_path / "s") == {"expectimax": {"compiled"}, "star2": {"compiled"}}
+    cell = ["run", "tree.depth=2", "trees=2", "algorithms=[star2]", "progress=false"]
+    assert cli.main([*cell, f"hydra.run.dir={tmp_path}/c"]) == 0
+    assert _engines(tmp_path / "c") == {"star2": {"python"}}  # a small cell: Python
+    grown = [*cell[:2], "trees=4", *cell[3:], "engine_nodes=1000000000"]
+    assert cli.main([*grown, f"hydra.run.dir={tmp_path}/c"]) == 0
+    assert _engines(tmp_path / "c") == {"star2": {"python"}}  # kept, though 10^9 nodes say compiled
+    capsys.readouterr()

@@ -160,7 +160,8 @@ def test_every_search_is_timed_and_old_tables_say_what_they_cannot_use(results, 
     assert (df["timing_repeats"] >= 1).all() and df["cpu_seconds"].notna().all()
     drawn = FIGURES["seconds_vs_nodes"](df, 7.16)
     assert int(drawn.table["n"].sum()) == int(df["status"].isin(["ok", "unverified"]).sum())
-    assert "n = " in drawn.figure.legends[0].get_title().get_text()
+    counts = [t.get_text() for ax in drawn.figure.axes for t in ax.texts if "n = " in t.get_text()]
+    assert sum(int(c.split("n = ")[1].split(",")[0]) for c in counts) == int(drawn.table["n"].sum())
     old = df.drop(columns=["label", "_pair", "timing_repeats"])
     old["cpu_seconds"] = 5e-5
     (tmp_path / "fast").mkdir()
@@ -530,3 +531,32 @@ def test_plot_help_lists_every_figure_with_a_line():
         [sys.executable, "-m", "starbench", "plot", "--help"], capture_output=True, text=True
     )
     assert all(name in out.stdout for name in FIGURES)
+
+
+def test_the_timing_figure_never_pools_two_engines_and_counts_each_panel(results):
+    """Rows of one cell timed on two engines (a cell grown across the engine threshold before
+    engine=auto kept its engine): the timing figure draws each engine in its own panels and its
+    table a row per engine; each panel's n is the searches it holds."""
+    df = load_results(results)
+    df = df[df["status"].isin(["ok", "unverified"])].copy()
+    df["engine"] = ["compiled" if i % 2 else "python" for i in range(len(df))]
+    drawn = FIGURES["seconds_vs_nodes"](df, 7.16)
+    try:
+        assert set(drawn.table["engine"]) == {"compiled", "python"}
+        figures = [f for _suffix, f in drawn.figures]
+        heads = " ".join(
+            [ax.get_title() for f in figures for ax in f.axes]
+            + [t.get_text() for f in figures for ax in f.axes for t in ax.texts]
+            + [suffix for suffix, _f in drawn.figures]
+        )
+        assert "compiled" in heads and "python" in heads
+        counts = [
+            int(t.get_text().split("n = ")[1].split(",")[0])
+            for f in figures
+            for ax in f.axes
+            for t in ax.texts
+            if t.get_text().startswith("n = ")
+        ]
+        assert sum(counts) == len(df) and max(counts) < len(df)
+    finally:
+        __import__("matplotlib.pyplot").pyplot.close("all")

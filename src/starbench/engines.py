@@ -76,12 +76,15 @@ def choose(
     key: str = "engine",
     params: dict[str, Any] | None = None,
     cell_nodes: int | None = None,
+    kept: str | None = None,
 ) -> Choice:
     """The engine for one search.  ``requested`` is ``auto``, ``compiled`` or ``python``;
     ``compiled`` on a request it cannot serve is an ``InputError`` naming ``key``; ``auto``
     uses the compiled engine where it serves the request and the tree has more than
     ``min_nodes`` nodes, and (``run``) the cell's trees hold more than ``AUTO_RUN_NODES``
-    nodes in all (``cell_nodes``; None: not known)."""
+    nodes in all (``cell_nodes``; None: not known) -- or, given ``kept`` (``run``: the engine
+    the cell's stored rows of the request ran on), that engine wherever it serves the request,
+    so that a grown cell's timings never mix two engines."""
     if requested not in ENGINES:
         raise InputError(f"{key}: must be one of {', '.join(ENGINES)}, got {requested!r}")
     if requested == "python":
@@ -105,6 +108,8 @@ def choose(
         return Choice("python", f"a tree of at most {min_nodes} nodes")
     if why is not None:
         return Choice("python", f"the compiled engine does not serve {why}")
+    if kept in ("compiled", "python"):
+        return Choice(kept, "kept: the cell's earlier rows of it ran there")
     if cell_nodes is not None and cell_nodes <= AUTO_RUN_NODES:
         return Choice("python", f"a cell of at most {AUTO_RUN_NODES} nodes")
     return Choice("compiled", "auto")

@@ -715,10 +715,14 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
         )
     ok = _prepare(ok)
     ok["us_per_node"] = 1e6 * ok["cpu_seconds"].astype(float) / ok["nodes"].astype(float)
-    # depth is on the nodes axis (the points of one panel span the depths), in the table a row
+    # depth is on the nodes axis (the points of one panel span the depths), in the table a row;
+    # the engine is a condition of a time (never of a count): two engines are two panels
     facets = _facets(ok, ("levels",))
+    if "engine" in ok.columns and ok["engine"].nunique() > 1:
+        facets.append("engine")
     depth = ["levels"] if "levels" in ok.columns and ok["levels"].nunique() > 1 else []
-    by = [*facets, *depth, "label", *(["engine"] if "engine" in ok.columns else [])]
+    by = [*(f for f in facets if f != "engine"), *depth, "label"]
+    by += ["engine"] if "engine" in ok.columns else []
     s = _with_conditions(summarise(ok, by, value="us_per_node"), ok, "levels" if depth else None)
     labels = sorted(ok["label"].astype(str).unique())
     raw = ok.assign(
@@ -729,9 +733,12 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
 
     def panel(ax: plt.Axes, here: pd.DataFrame, _measure: str) -> None:
         shown = pd.concat(
-            h.sample(400, random_state=0) if len(h) > 400 else h
+            h.sample(SHOWN, random_state=0) if len(h) > SHOWN else h
             for _, h in here.groupby("label", sort=True)
         )
+        count = f"n = {len(here)}" + (f", {len(shown)} drawn" if len(shown) < len(here) else "")
+        # bottom right: time grows with nodes, so the points leave that corner empty
+        ax.text(0.97, 0.03, count, transform=ax.transAxes, ha="right", va="bottom", fontsize=6)
         present = [lab for lab in labels if lab in set(shown["label"])]
         st = styles(present)
         sns.scatterplot(
@@ -753,13 +760,17 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
         log_axis(ax, "x")
         log_axis(ax, "y", unit="s")
 
-    note = f"one point per search, n = {len(ok)} searches"
+    note = f"one point per search (at most {SHOWN} an algorithm a panel), n: the panel's searches"
     if dropped:
         note += f"; {dropped} searches of under {MIN_TIMED * 1e6:.0f} us, timed once, not used"
     figures = draw_design(
         raw, facets, width, panel, xlabel="nodes", ylabel="CPU time", legend=labels, band=note
     )
     return Drawn(figures, s, "CPU microseconds per node")
+
+
+#: The most points of one algorithm a ``seconds_vs_nodes`` panel draws (a seeded sample).
+SHOWN = 400
 
 
 def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:

@@ -38,8 +38,17 @@ TIMING_FLOOR_S = 1e-3
 TIMING_MAX_REPEATS = 10_000
 
 
-def engine_choice(settings: RunSettings, algorithm: AlgorithmSpec) -> Choice:
-    """The engine that runs ``algorithm`` under ``settings``, and why (``starbench.engines``)."""
+#: The engine each request of a cell ran on, by its key (``AlgorithmSpec.key``): what
+#: ``engine=auto`` keeps when the cell grows (``stages.held_engines``).
+Held = dict[tuple[Any, ...], str]
+
+
+def engine_choice(
+    settings: RunSettings, algorithm: AlgorithmSpec, held: Held | None = None
+) -> Choice:
+    """The engine that runs ``algorithm`` under ``settings``, and why (``starbench.engines``):
+    with ``engine=auto``, the one its stored rows in the cell ran on (``held``) wherever it
+    serves the request, else the choice for the study's size (``cell_nodes``)."""
     try:
         return choose(
             settings.engine,
@@ -51,22 +60,27 @@ def engine_choice(settings: RunSettings, algorithm: AlgorithmSpec) -> Choice:
             key="engine",
             params=dict(algorithm.params),
             cell_nodes=cell_nodes(settings),
+            kept=None if held is None else held.get(algorithm.key),
         )
     except InputError as e:
         raise ConfigError(str(e)) from None
 
 
 def cell_nodes(settings: RunSettings) -> int | None:
-    """The most nodes a cell's trees hold in all (None when a tree's size is not known)."""
+    """The nodes ``engine=auto`` weighs: ``engine_nodes`` where set (a sweep sets its largest
+    cell's, ``plan.study_engine_nodes``), else the most nodes the cell's trees hold in all
+    (None when a tree's size is not known)."""
+    if settings.engine_nodes is not None:
+        return settings.engine_nodes
     size = getattr(settings.tree, "size", None)
     if size is None:
         return None
     return int(size) * (settings.max_trees if settings.target_se is not None else settings.trees)
 
 
-def engine_for(settings: RunSettings, algorithm: AlgorithmSpec) -> str:
+def engine_for(settings: RunSettings, algorithm: AlgorithmSpec, held: Held | None = None) -> str:
     """The engine that runs ``algorithm`` under ``settings`` ("compiled" or "python")."""
-    return engine_choice(settings, algorithm).engine
+    return engine_choice(settings, algorithm, held).engine
 
 
 class Instance:
@@ -246,13 +260,17 @@ FLAT = "_flat_leaves"
 
 
 def compute_instance(
-    settings: RunSettings, instance: int, todo: tuple[AlgorithmSpec, ...]
+    settings: RunSettings,
+    instance: int,
+    todo: tuple[AlgorithmSpec, ...],
+    held: Held | None = None,
 ) -> list[dict[str, Any]]:
-    """Search instance ``instance`` with the algorithms ``todo``; one row (``FIELDS``) each."""
+    """Search instance ``instance`` with the algorithms ``todo``; one row (``FIELDS``) each
+    (``held``: the engines the cell's stored rows ran on, ``engine_choice``)."""
     inst = Instance(settings, instance)
     rows = []
     for spec in todo:
-        engine = engine_for(settings, spec)
+        engine = engine_for(settings, spec, held)
         result, stats, failure = inst.search(spec, engine)  # stats: with an error, or extra
         row: dict[str, Any] = {
             "instance": instance,
@@ -361,17 +379,20 @@ def _die_with_parent(parent: int) -> None:
 
 
 def compute_rows(
-    settings: RunSettings, pending: Collection[tuple[int, tuple[AlgorithmSpec, ...]]]
+    settings: RunSettings,
+    pending: Collection[tuple[int, tuple[AlgorithmSpec, ...]]],
+    held: Held | None = None,
 ) -> Iterator[list[dict[str, Any]]]:
     """Yield the rows of each pending instance as it completes (in any order); ``pending`` is
-    iterated lazily (``stages.Pending``), at most two instances a worker submitted at once."""
+    iterated lazily (``stages.Pending``), at most two instances a worker submitted at once
+    (``held``: ``compute_instance``)."""
     if isinstance(settings.tree, GameSpec):
         # computed (and cached) once, before any worker, within the run's memory limit
         decisions.game_oracle(settings.tree.game, settings.oracle_memory_limit)
     workers = min(settings.n_jobs, usable_cpus(), len(pending))
     if workers <= 1:
         for i, todo in pending:
-            yield compute_instance(settings, i, todo)
+            yield compute_instance(settings, i, todo, held)
         return
     with ProcessPoolExecutor(
         max_workers=workers, initializer=_die_with_parent, initargs=(os.getpid(),)
@@ -381,7 +402,7 @@ def compute_rows(
         try:
             while True:  # at most two instances a worker in flight: pending is lazy
                 for i, algs in itertools.islice(todo, 2 * workers - len(running)):
-                    running.add(pool.submit(compute_instance, settings, i, algs))
+                    running.add(pool.submit(compute_instance, settings, i, algs, held))
                 if not running:
                     return
                 finished, running = wait(running, return_when=FIRST_COMPLETED)

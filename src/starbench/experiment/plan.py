@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -256,6 +256,7 @@ def plan(argv: list[str]) -> Plan:
         if multirun:
             notes.extend(_collapses(grid, folders, sorted(sweep_keys), needs))
             notes.append(plan_line(cells))
+            cells = study_engine_nodes(cells)
         jobs = jobs_of(cells) if multirun else []
         sweep_dir = Path(str(base.hydra.sweep.dir)) if multirun else None
     if sweep_dir is not None:
@@ -312,6 +313,28 @@ def _check_commas(o: Any, multirun: bool) -> None:
             f"; a value with commas is quoted: {quoted(key, joined)}" if key in COMMA_KEYS else ""
         )
         raise ConfigError(f"{key}: a sweep ({o.input_line}) needs -m (--multirun){hint}")
+
+
+def study_engine_nodes(cells: list[Cell]) -> list[Cell]:
+    """A sweep's cells with ``engine_nodes`` set to its largest cell's nodes (where every cell
+    runs ``engine=auto`` and none sets it): ``engine=auto`` then makes one choice per algorithm
+    for the whole study, so a timing never compares two engines (``compute.cell_nodes``)."""
+    from starbench.experiment.compute import cell_nodes
+
+    if not cells or any(
+        c.settings.engine != "auto" or c.settings.engine_nodes is not None for c in cells
+    ):
+        return cells
+    sizes = [cell_nodes(c.settings) for c in cells]
+    if any(n is None for n in sizes):  # a game's size is not known: each cell its own
+        return cells
+    most = max(n for n in sizes if n is not None)
+    return [
+        Cell(
+            [*c.overrides, f"engine_nodes={most}"], replace(c.settings, engine_nodes=most), c.folder
+        )
+        for c in cells
+    ]
 
 
 def plan_line(cells: list[Cell]) -> str:

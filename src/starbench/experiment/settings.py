@@ -175,9 +175,16 @@ class RunSettings:
     exact: bool = _k(False, "search in exact fractions (Python engine)")
     engine: str = _k(
         "auto",
-        f"auto (compiled wherever it applies, on cells of over {AUTO_RUN_NODES} nodes in all), "
+        f"auto (compiled wherever it applies, on cells of over {AUTO_RUN_NODES} nodes in all; "
+        "one choice per algorithm for a whole sweep, and a grown cell keeps its rows' engine), "
         "compiled or python",
         ENGINES,
+    )
+    engine_nodes: int | None = _k(
+        None,
+        "with engine=auto: the nodes in all the choice weighs in place of the cell's own; a "
+        "sweep sets its largest cell's, so each algorithm runs on one engine across the study "
+        "(timings never mix engines); not part of the cell",
     )
     n_jobs: int = _k(1, "local processes over the instances of a cell")
     node_budget: int | None = _k(None, "nodes per search; more gives a budget_exceeded row")
@@ -258,6 +265,8 @@ class RunSettings:
         _check_int("trees", self.trees, 1, COUNT_LIMIT)
         _check_int("seed", self.seed, 0, UINT64_MAX)
         _check_int("n_jobs", self.n_jobs, 1, 1024)
+        if self.engine_nodes is not None:
+            _check_int("engine_nodes", self.engine_nodes, 1, COUNT_LIMIT, " or null")
         _check_int("expectimax_limit", self.expectimax_limit, 1, COUNT_LIMIT)
         _check_int("size_limit", self.size_limit, 1, COUNT_LIMIT)
         if self.node_budget is not None:

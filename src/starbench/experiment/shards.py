@@ -117,7 +117,7 @@ def _run_shard(
         journal = Journal(folder, name)
         run = max(journal.read().runs, default=-1) + 1  # the journal numbers its own runs
         journal.append_header(stages.run_header(settings, run, metadata(), overrides, command))
-        stages.announce(settings, wanted, len(pending), warn)
+        stages.announce(settings, wanted, len(pending), warn, stages.held_engines(cell.by_instance))
         try:
             computed = stages.compute(settings, pending, journal, run, cell, set(), warn, fresh)
         finally:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from starbench.experiment import cellfolder
-from starbench.experiment.compute import FLAT, Progress, compute_rows
+from starbench.experiment.compute import FLAT, Held, Progress, compute_rows
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
 from starbench.ground.files import alive, atomic_write, file_digest
 from starbench.record.coverage import Request, grow, label_of_key, requested, worst_se
@@ -181,7 +181,7 @@ def run_whole(
     wanted = requested(settings)
     if request.skipped:
         warn(f"starbench: {request.skipped}")
-    note_engines(settings, wanted, warn)
+    note_engines(settings, wanted, warn, held_engines(cell.by_instance))
     if (line := unchecked_line(wanted, cell.by_instance)) is not None:
         warn(line)
     keys = [a.key for a in wanted]
@@ -205,7 +205,7 @@ def run_whole(
                 journal.append_header(header)
                 runs[run] = header
             if todo and not fresh:
-                announce(settings, wanted, len(todo), warn)
+                announce(settings, wanted, len(todo), warn, held_engines(cell.by_instance))
             computed += compute(settings, todo, journal, run, cell, printed, warn, fresh)
             if settings.target_se is None:
                 break
@@ -355,14 +355,18 @@ class RunLog:
 
 
 def announce(
-    settings: RunSettings, wanted: list[AlgorithmSpec], todo: int, warn: Callable[[str], None]
+    settings: RunSettings,
+    wanted: list[AlgorithmSpec],
+    todo: int,
+    warn: Callable[[str], None],
+    held: Held | None = None,
 ) -> None:
     """The first progress line, at once; and the kernel, loaded (or compiled) before timing."""
     from starbench.experiment.compute import engine_for, workers_line
 
     if todo > 1 and (line := workers_line(settings.n_jobs)) is not None:
         warn(line)
-    chosen = {a: engine_for(settings, a) for a in wanted}
+    chosen = {a: engine_for(settings, a, held) for a in wanted}
     engines = sorted(set(chosen.values()))
     if settings.progress:
         warn(f"starbench: {todo} instances to compute ({', '.join(engines)} engine)")
@@ -485,15 +489,32 @@ def _instances(by_instance: Instances, order: list[tuple[Any, ...]]) -> Iterator
 
 
 def note_engines(
-    settings: RunSettings, wanted: list[AlgorithmSpec], warn: Callable[[str], None]
+    settings: RunSettings,
+    wanted: list[AlgorithmSpec],
+    warn: Callable[[str], None],
+    held: Held | None = None,
 ) -> None:
     if settings.engine != "auto":
         return
     from starbench.engines import python_engine_notes
     from starbench.experiment.compute import engine_choice
 
-    for line in python_engine_notes([(a.label, engine_choice(settings, a)) for a in wanted]):
+    chosen = [(a.label, engine_choice(settings, a, held)) for a in wanted]
+    for line in python_engine_notes(chosen):
         warn(line)
+
+
+def held_engines(by_instance: Instances) -> Held:
+    """The engine each request's stored rows in the cell ran on (the most rows' engine), by
+    its key: ``engine=auto`` keeps it when the cell grows (``compute.engine_choice``)."""
+    counts: dict[tuple[Any, ...], dict[str, int]] = {}
+    for inst in by_instance.values():
+        for key, row in inst.items():
+            engine = getattr(row, "engine", None)
+            if engine in ("compiled", "python"):
+                by = counts.setdefault(key, {})
+                by[engine] = by.get(engine, 0) + 1
+    return {key: max(by, key=lambda e: (by[e], e)) for key, by in counts.items()}
 
 
 def unchecked_line(wanted: list[AlgorithmSpec], by_instance: Instances) -> str | None:
@@ -549,7 +570,7 @@ def compute(
     unscored = 0  # game rows an oracle of the game leaves unscored
     progress = Progress(len(todo), settings.progress, warn)
     try:
-        for raw in compute_rows(settings, todo):
+        for raw in compute_rows(settings, todo, held_engines(cell.by_instance)):
             flat.append(next((r[FLAT] for r in raw if FLAT in r), None))
             unscored += sum(1 for r in raw if r.get("oracle") is None)
             rows = [Row.of({**r, "run": run}) for r in raw]
