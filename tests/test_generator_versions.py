@@ -129,3 +129,19 @@ def test_a_run_records_the_version_and_bad_versions_are_refused(tmp_path):
         .splitlines()[-1]
         .endswith("tree.generator_version: must be one of 1, 2, got 3")
     ), bad.stderr
+
+
+def test_a_noisy_cell_names_its_noise_unit_and_older_noisy_cells_keep_theirs():
+    """``noise_sd`` became relative to the children's spread: a noisy cell's identity says so
+    (``noise_unit``), so a cell stored with raw-unit noise (no such key) has another digest and
+    is never grown with trees of the new unit; other cells keep their digests."""
+    from starbench.record.identity import NOISE_UNIT, cell_digest, normalised_identity
+
+    noisy = replace(BALLARD, ordering="noisy", noise_sd=0.5)
+    now = cell_identity(noisy, 0, False)
+    assert now["noise_unit"] == NOISE_UNIT
+    assert normalised_identity(now) == now
+    before = {k: v for k, v in now.items() if k != "noise_unit"}  # as stored before the unit
+    assert "noise_unit" not in normalised_identity(before)
+    assert cell_digest(normalised_identity(before)) != cell_digest(now)
+    assert "noise_unit" not in cell_identity(BALLARD, 0, False)

@@ -28,7 +28,7 @@ _PROBE = """
 from starbench import RegularTree, RegularTreeSpec
 from starbench.search import reference_search as search  # the Python reference engine
 spec = RegularTreeSpec(branching=3, chance_arity=4, depth=3, distribution='random',
-                       ordering='noisy', noise_sd=5000.0, outcome_order='refuting', bounds='tree')
+                       ordering='noisy', noise_sd=0.5, outcome_order='refuting', bounds='tree')
 t = RegularTree(spec, seed=12345, instance=7)
 r = search(t, 'star2.5-cyclic', exact=True, k=2)
 print(t.tree_seed, t.bounds, r.value, r.best_move, r.stats)

@@ -50,7 +50,7 @@ GRID = {
     "skew": ["1/2", "1/3"],
     "weight_max": [16, 1],
     "resolution": [1_000_000, 1000],
-    "noise_sd": [0.0, 1e7],  # none, or far above the values' spread (any order)
+    "noise_sd": [0.0, 10.0],  # none, or ten times the children's spread (near random)
     "pool": [0, 20],  # 20: transposed, yet not so few ids that whole levels repeat one subtree
     "generator_version": [1, 2],
 }
@@ -124,7 +124,7 @@ SHAPE = {"branching": 3, "chance_arity": 3, "depth": 2}
         ({"chance_arity": 1}, {"outcome_order": "refuting"}, {}),
         ({"chance_arity": 1, "distribution": "geometric"}, {"skew": "1/3"}, {"chance_arity": 3}),
         ({"branching": 1}, {"ordering": "perfect"}, {}),
-        ({"branching": 1, "ordering": "noisy"}, {"noise_sd": 300000.0}, {"branching": 3}),
+        ({"branching": 1, "ordering": "noisy"}, {"noise_sd": 0.5}, {"branching": 3}),
         ({"depth": 1}, {"pattern": "max,min"}, {}),
     ],
 )
@@ -312,3 +312,45 @@ def test_the_grid_walk_covers_the_product():
         assert spec.normalised() in specs, spec
         seen += 1
     assert seen > 1000
+
+
+# ---------------------------------------------------------------------- ordering noise
+def _order(spec: RegularTreeSpec, instance: int):
+    return CompiledTree.from_regular(spec, 0, instance, materialise=True).arrays.key
+
+
+def test_noise_sd_is_in_units_of_the_childrens_spread():
+    """``noise_sd`` scales with the spread of the values it reorders, not their raw size: 0.1
+    and 1.5 on trees of values up to 10^6 a level (the default resolution) each reorder trees,
+    the larger more, and both engines order alike (``models.spread``, step for step)."""
+    import numpy as np
+
+    from starbench.trees.models import spread
+
+    assert spread([1.0, 3.0]) == 1.0 and spread([5.0] * 4) == 0.0
+    values = [3.0, 1e6, 7.5, 250_001.25]
+    assert spread(values) == pytest.approx(float(np.std(values)))
+    moved = {}
+    for sd in (0.1, 1.5):
+        spec = RegularTreeSpec(branching=4, chance_arity=2, depth=3, ordering="noisy", noise_sd=sd)
+        zero = replace(spec, noise_sd=0.0)
+        moved[sd] = sum(int((_order(spec, i) != _order(zero, i)).sum()) for i in range(5))
+        for i in range(3):
+            compiled = CompiledTree.from_regular(spec, 0, i, materialise=True).arrays
+            leaves = compiled.value[compiled.kind == int(Kind.LEAF)]
+            assert list(leaves) == _python_leaves(RegularTree(spec, 0, i)), (sd, i)
+    assert 0 < moved[0.1] < moved[1.5]
+
+
+def _python_leaves(tree: RegularTree) -> list[float]:
+    """The leaf values in the order a breadth-first walk meets them (the arrays' order)."""
+    out, level = [], [tree.root]
+    while level:
+        nxt = []
+        for node in level:
+            if tree.kind(node) == Kind.LEAF:
+                out.append(float(tree.evaluate(node)))
+            else:
+                nxt.extend(tree.children(node))
+        level = nxt
+    return out

@@ -221,6 +221,31 @@ def test_a_sweep_of_a_parameter_without_effect_is_refused(tmp_path, capsys):
     assert not sweep.exists()
 
 
+def test_a_noise_too_small_to_reorder_any_tree_is_refused(tmp_path, capsys):
+    """``tree.noise_sd`` is in units of the children's spread: a swept value that leaves every
+    tree's order as ``noise_sd=0`` gives it is refused before anything runs, one line naming
+    the key and its unit; values that reorder run (the issue's 0.1 and 1.5 among them)."""
+    sweep = tmp_path / "sweep"
+    noisy = ("tree.ordering=noisy", "tree.depth=3", "trees=3", "algorithms=[expectimax]")
+    code, out, err = _run(
+        capsys, "-m", "tree.noise_sd=0.1,1e-9", *noisy, "progress=false",
+        f"hydra.sweep.dir={sweep}",
+    )  # fmt: skip
+    assert code == 2 and not out and not sweep.exists(), err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(
+        "starbench: error: in sweep cell tree.noise_sd=1e-09: tree.noise_sd: 1e-09 orders every "
+        "tree of the cell"
+    ), line
+    assert "noise_sd=0" in line and "spread of the exact values of the children" in line
+    code, _, err = _run(
+        capsys, "-m", "tree.noise_sd=0.1,1.5", *noisy, "progress=false",
+        f"hydra.sweep.dir={sweep}",
+    )  # fmt: skip
+    assert code == 0, err
+    assert len(list(sweep.glob("*/rows.jsonl"))) == 2
+
+
 def test_a_cartesian_sweep_runs_each_cell_once(tmp_path, capsys):
     sweep = tmp_path / "sweep"
     code, out, err = _run(

@@ -159,6 +159,17 @@ def _order_children(perm, key, a, kind, lv, levels, level_kind, base, gid, gps, 
         for j in range(a):
             perm[j] = a - 1 - j
     elif (2 <= ordering <= 5) or static_level(ordering, lv, levels):
+        scale = 0.0
+        if ordering == 5:  # noise_sd times the children's spread (models.spread, step for step)
+            mean = 0.0
+            for j in range(a):
+                mean += gval[base + j]
+            mean /= a
+            var = 0.0
+            for j in range(a):
+                d = gval[base + j] - mean
+                var += d * d
+            scale = noise_sd * np.sqrt(var / a)
         for j in range(a):
             c = base + j
             if ordering == 2 or ordering >= 6:
@@ -167,7 +178,7 @@ def _order_children(perm, key, a, kind, lv, levels, level_kind, base, gid, gps, 
                 total = 0.0
                 for s in range(12):
                     total += noise(version, tseed, gid[c], s)
-                kv = gval[c] + noise_sd * (total - 6.0)
+                kv = gval[c] + scale * (total - 6.0)
             else:
                 kv = gval[c]
             key[j] = kv

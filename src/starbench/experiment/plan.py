@@ -247,6 +247,9 @@ def plan(argv: list[str]) -> Plan:
                 if not multirun:
                     notes.append(f"starbench: {line}")
             notes.extend(f"starbench: {where}{line}" for line in long_game_notes(settings))
+            same = noise_no_op(settings)
+            if same is not None:
+                raise ConfigError(f"{where}{same}")
             folders.append(folder)
             if folder in first:
                 _same_request(first[folder], (shown, settings), where)
@@ -313,6 +316,45 @@ def _check_commas(o: Any, multirun: bool) -> None:
             f"; a value with commas is quoted: {quoted(key, joined)}" if key in COMMA_KEYS else ""
         )
         raise ConfigError(f"{key}: a sweep ({o.input_line}) needs -m (--multirun){hint}")
+
+
+#: The most nodes ``noise_no_op`` materialises, noisy and noiseless, before it concludes.
+NOISE_CHECK_NODES = 2_000_000
+
+
+def noise_no_op(settings: RunSettings) -> str | None:
+    """One line refusing ``tree.noise_sd`` where it is a no-op: a cell of ``ordering=noisy``
+    and ``noise_sd > 0`` whose trees are all searched in the very order ``noise_sd=0``
+    (``perfect``) gives them (trees compared whole, node by node, up to ``NOISE_CHECK_NODES``
+    nodes); None where the noise reorders a tree, or does not apply."""
+    import numpy as np
+
+    from starbench.compiled.engine import CompiledTree
+    from starbench.trees.regular import RegularTreeSpec
+
+    spec = settings.tree
+    if not isinstance(spec, RegularTreeSpec) or spec.ordering != "noisy" or spec.noise_sd == 0:
+        return None
+    zero = replace(spec, noise_sd=0.0)
+    trees = settings.max_trees if settings.target_se is not None else settings.trees
+    nodes = 0
+    checked = 0
+    while checked < trees and nodes < NOISE_CHECK_NODES:
+        noisy, plain = (
+            CompiledTree.from_regular(s, settings.seed, checked, materialise=True).arrays.key
+            for s in (spec, zero)
+        )
+        if not np.array_equal(noisy, plain):
+            return None
+        checked += 1
+        nodes += len(noisy)
+    which = "every tree of the cell" if checked == trees else f"the first {checked} trees"
+    return (
+        f"tree.noise_sd: {spec.noise_sd:g} orders {which} ({nodes} nodes) exactly as "
+        f"noise_sd=0 does (tree.ordering=perfect): it has no effect here; its unit is the "
+        f"spread of the exact values of the children being ordered (1: noise as wide as that "
+        f"spread), so raise it, or use tree.ordering=perfect"
+    )
 
 
 def study_engine_nodes(cells: list[Cell]) -> list[Cell]:

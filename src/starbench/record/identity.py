@@ -20,19 +20,25 @@ _CASTS: dict[Any, Any] = {int: int, float: float, bool: bool, str: str}
 #: holds such a parameter only where it differs from its default.
 LATE_TREE_PARAMS: dict[str, Any] = {"pool": 0}
 
+#: The unit of ``tree.noise_sd`` (``trees.models.spread``), in the identity of a noisy cell.
+NOISE_UNIT = "children's spread"
+
 
 def cell_identity(
     spec: RegularTreeSpec | GameSpec,
     seed: int,
     exact: bool,
     generator_version: int | None = None,
+    noise_unit: bool = True,
 ) -> dict[str, Any]:
     """What determines the trees and values of a cell (the folder name and every stored row
     carry its digest); each tree parameter in its declared type, so 0 and 0.0 are one cell.
     A game cell's identity has ``game`` (``GameSpec.identity``) in place of ``tree``.  The
     generator version (the spec's, unless ``generator_version`` names a stored one) is a key
     of its own beside ``tree``, as it was before it could be chosen, so version-1 cells keep
-    their digests."""
+    their digests.  A cell of ``ordering=noisy`` holds ``noise_unit`` (``NOISE_UNIT``): its
+``noise_sd`` is in units of the children's spread, where cells stored before it (without the
+key, ``noise_unit=False`` here) were in raw value units and so are other trees."""
     if isinstance(spec, GameSpec):
         return {"game": spec.identity(), "seed": int(seed), "exact": bool(exact)}
     tree = {}
@@ -44,7 +50,7 @@ def cell_identity(
             continue  # added later: absent at its default, so stored cells keep their digest
         cast = _CASTS.get(_HINTS[f.name])
         tree[f.name] = cast(v) if cast is not None and v is not None else v
-    return {
+    identity = {
         "tree": tree,
         "seed": int(seed),
         "exact": bool(exact),
@@ -52,6 +58,9 @@ def cell_identity(
             spec.generator_version if generator_version is None else generator_version
         ),
     }
+    if spec.ordering == "noisy" and noise_unit:
+        identity["noise_unit"] = NOISE_UNIT
+    return identity
 
 
 def cell_digest(identity: dict[str, Any]) -> str:
@@ -66,5 +75,9 @@ def normalised_identity(identity: dict[str, Any]) -> dict[str, Any]:
         return identity
     spec = RegularTreeSpec(**identity["tree"]).normalised()
     return cell_identity(
-        spec, identity["seed"], identity["exact"], identity.get("generator_version", 0)
-    )  # (0: an identity stored before versions were recorded)
+        spec,
+        identity["seed"],
+        identity["exact"],
+        identity.get("generator_version", 0),  # 0: stored before versions were recorded
+        "noise_unit" in identity,
+    )

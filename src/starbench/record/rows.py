@@ -581,6 +581,13 @@ def summary(table: Any, computed: dict[str, int] | None = None) -> str:
     regret = table.get("regret") or none
     scored = [i for i, o in enumerate(optimal) if present(o)]
     quality = ("% optimal [95% CI]", "mean regret [95% CI]") if scored else ()
+    # every scored row an exact search that chose an optimal move: the columns cannot vary
+    constant = bool(scored) and all(
+        status[i] != "approx" and bool(optimal[i]) and not (present(regret[i]) and float(regret[i]))
+        for i in scored
+    )
+    if constant:
+        quality = ()
     error = numbers("value_error") if table.get("value_error") else np.full(len(status), np.nan)
     inexact = ("approx", "mean |value error|") if (status == "approx").any() else ()
     lines = [(*header, *inexact, "% expectimax leaves (mean ± SE)", "median CPU s", *quality)]
@@ -636,5 +643,12 @@ def summary(table: Any, computed: dict[str, int] | None = None) -> str:
         text += (
             f"\n(decision quality: {len(scored)} rows scored by an exact oracle; regret in the "
             f"oracle's units: docs/guide/oracles.md)"
+        )
+    elif constant:
+        text += (
+            f"\n(decision quality: not shown: the {len(scored)} rows an exact oracle scored are "
+            f"all exact searches, which choose an optimal move by construction (100 % optimal, "
+            f"regret 0 in every row); it varies only where an inexact search (status approx) is "
+            f"run: docs/guide/oracles.md)"
         )
     return text

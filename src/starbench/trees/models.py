@@ -25,7 +25,10 @@ first, at every decision node; incremental model only), ``static-interior`` (the
 decision node whose children are not leaves, the root included; a node just above the leaves
 keeps the generated order), ``static-middle`` (``static-interior`` with the root too in the
 generated order), ``perfect`` (exact subtree value, best first), ``worst`` (worst first),
-``noisy`` (exact value plus seeded noise of standard deviation ``noise_sd``, best first).
+``noisy`` (exact value plus seeded normal noise, best first; the noise's standard deviation is
+``noise_sd`` times the spread of the children's exact values, ``spread``: the unit is the spread
+of what is ordered, so one ``noise_sd`` means the same at every level, resolution and value
+model).
 Outcome orders (``tree.outcome_order``): ``generated``, ``probable`` (most probable first),
 ``refuting`` (exact value ascending below a MAX node, descending below a MIN node) and
 ``supporting`` (the reverse).  Ties always go to the lower generated index.
@@ -33,6 +36,7 @@ Outcome orders (``tree.outcome_order``): ``generated``, ``probable`` (most proba
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -131,6 +135,22 @@ def static_at(ordering: str, level: int, levels: int) -> bool:
     if ordering not in STATIC_ORDERINGS or level + 1 >= levels:
         return False  # not static, or a node just above the leaves
     return ordering == "static-interior" or level > 0
+
+
+def spread(values: list[float]) -> float:
+    """The unit of ``noise_sd``: the population standard deviation of the exact values of a
+    node's children, summed in their generated order (the compiled engine's
+    ``compiled.trees._order_children`` computes the same floats, step for step)."""
+    n = len(values)
+    mean = 0.0
+    for v in values:
+        mean += v
+    mean /= n
+    var = 0.0
+    for v in values:
+        d = v - mean
+        var += d * d
+    return math.sqrt(var / n)
 
 
 OUTCOME_ORDERS = {

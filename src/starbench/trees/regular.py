@@ -58,6 +58,7 @@ from starbench.trees.models import (
     PATTERNS,
     STATIC_ORDERINGS,
     VALUE_MODELS,
+    spread,
     static_at,
 )
 from starbench.trees.protocol import Kind
@@ -154,7 +155,12 @@ class RegularTreeSpec:
         "declared", "L and U: the model's bounds, or the tree's extreme leaves", BOUNDS
     )
     ordering: str = _p("generated", "order of a decision node's moves", ORDERINGS)
-    noise_sd: float = _p(0.0, "ordering=noisy: standard deviation of the noise added to values")
+    noise_sd: float = _p(
+        0.0,
+        "ordering=noisy: the noise's standard deviation, in units of the spread (population "
+        "standard deviation) of the exact values of the children being ordered: 0 orders "
+        "perfectly, 1 adds noise as wide as the children's spread, 10 and more is near random",
+    )
     outcome_order: str = _p("generated", "order of a chance node's outcomes", OUTCOME_ORDERS)
     full_pass_limit: int = _p(FULL_PASS_LIMIT, "largest tree for orderings that need a full pass")
     pool: int = _p(0, "ids per level: > 0 draws every level's nodes from this many (a DAG)")
@@ -577,10 +583,18 @@ class RegularTree:
             return self._exact[(node[0], node[1])]
 
     def _noise(self, node: Node) -> float:
+        """A node's standard normal ordering noise (twelve seeded uniforms, less 6)."""
         total = 0.0
         for j in range(12):
             total += self.generator.noise(self.tree_seed, node[1], j)
-        return self.spec.noise_sd * (total - 6.0)
+        return total - 6.0
+
+    def _noisy_keys(self, kids: Sequence[Node]) -> list[float]:
+        """``ordering=noisy``: each child's exact value plus its noise times ``noise_sd`` times
+        the spread of the children's exact values (``models.spread``)."""
+        values = [self._value(k) for k in kids]
+        scale = self.spec.noise_sd * spread(values)
+        return [v + scale * self._noise(k) for v, k in zip(values, kids, strict=True)]
 
     def _permutation(
         self, node: Node, kids: list[Node], probs: Sequence[Fraction] | None
@@ -611,7 +625,7 @@ class RegularTree:
                     return None  # this level keeps the generated order
                 keys = [float(k[2]) for k in kids]
             elif order == "noisy":
-                keys = [self._value(k) + self._noise(k) for k in kids]
+                keys = self._noisy_keys(kids)
             else:
                 keys = [self._value(k) for k in kids]
             best_first = order != "worst"
