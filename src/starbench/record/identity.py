@@ -32,13 +32,13 @@ def cell_identity(
     noise_unit: bool = True,
 ) -> dict[str, Any]:
     """What determines the trees and values of a cell (the folder name and every stored row
-    carry its digest); each tree parameter in its declared type, so 0 and 0.0 are one cell.
-    A game cell's identity has ``game`` (``GameSpec.identity``) in place of ``tree``.  The
-    generator version (the spec's, unless ``generator_version`` names a stored one) is a key
-    of its own beside ``tree``, as it was before it could be chosen, so version-1 cells keep
-    their digests.  A cell of ``ordering=noisy`` holds ``noise_unit`` (``NOISE_UNIT``): its
-``noise_sd`` is in units of the children's spread, where cells stored before it (without the
-key, ``noise_unit=False`` here) were in raw value units and so are other trees."""
+        carry its digest); each tree parameter in its declared type, so 0 and 0.0 are one cell.
+        A game cell's identity has ``game`` (``GameSpec.identity``) in place of ``tree``.  The
+        generator version (the spec's, unless ``generator_version`` names a stored one) is a key
+        of its own beside ``tree``, as it was before it could be chosen, so version-1 cells keep
+        their digests.  A cell of ``ordering=noisy`` holds ``noise_unit`` (``NOISE_UNIT``): its
+    ``noise_sd`` is in units of the children's spread, where cells stored before it (without the
+    key, ``noise_unit=False`` here) were in raw value units and so are other trees."""
     if isinstance(spec, GameSpec):
         return {"game": spec.identity(), "seed": int(seed), "exact": bool(exact)}
     tree = {}
