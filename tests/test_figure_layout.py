@@ -251,15 +251,15 @@ def test_two_conditions_make_rows_by_columns_with_no_empty_slot(design, rows, co
         assert {(r, c) for r, c, _t in cells} == {(r, c) for r in range(rows) for c in range(cols)}
         tops = [t for r, _c, t in sorted(cells) if r == 0]
         key = {"ordering": "order", "noise_sd": "noise_sd"}[along]
-        assert all(t.startswith(f"{key} ") for t in tops), tops
+        assert all(t.startswith(f"{key}=") for t in tops), tops
         if along == "noise_sd":
-            assert tops == ["noise_sd 1", "noise_sd 300000", "noise_sd 1000000"]
+            assert tops == ["noise_sd=1", "noise_sd=300000", "noise_sd=1000000"]
         else:
-            assert tops == ["order optimal", "order random"]
+            assert tops == ["order=optimal", "order=random"]
         right = [t.get_text() for t in fig.texts] + [
             a.get_text() for ax in fig.axes for a in ax.texts
         ]
-        assert any(t.startswith(("pattern ", "skew ")) for t in right), right
+        assert any(t.startswith(("pattern=", "skew=")) for t in right), right
     finally:
         plt.close(fig)
 
@@ -270,7 +270,7 @@ def test_a_third_condition_makes_one_figure_per_value_named_in_the_title():
     drawn = FIGURES["leaves_by_algorithm"](df, WIDTHS["double"])
     try:
         assert [s for s, _f in drawn.figures] == ["-skew-1-2", "-skew-1-3"]
-        assert [f.get_suptitle() for _s, f in drawn.figures] == ["skew 1/2", "skew 1/3"]
+        assert [f.get_suptitle() for _s, f in drawn.figures] == ["skew=1/2", "skew=1/3"]
         assert all(len(_grid_of(f)) == 6 for _s, f in drawn.figures)
     finally:
         plt.close("all")

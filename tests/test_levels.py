@@ -120,15 +120,18 @@ def test_level_counts_add_and_trim():
         b.check(starbench.SearchStats(nodes=9, leaves=4, decision_cutoffs=1, probes=1))
 
 
-def _cell(folder, **kw):
-    s = RunSettings(
+def _settings(**kw):
+    return RunSettings(
         tree=RegularTreeSpec(branching=3, chance_arity=3, depth=2),
         algorithms=tuple(AlgorithmSpec(a) for a in ("expectimax", "star1", "star2")),
         trees=4,
         progress=False,
         **kw,
     )
-    return run_cell(s, folder, out=lambda _: None)
+
+
+def _cell(folder, **kw):
+    return run_cell(_settings(**kw), folder, out=lambda _: None)
 
 
 def test_the_run_option_levels_detail_and_the_public_search(tmp_path):
@@ -175,6 +178,31 @@ def test_tables_store_the_lists_and_older_tables_read_them_as_missing(tmp_path, 
                      "--figure", "nodes_by_level", "--format", "png"])  # fmt: skip
     err = capsys.readouterr()
     assert code != 0 and "no counters per level" in err.out + err.err
+
+
+def test_levels_detail_on_a_complete_cell_records_the_missing_lists(tmp_path, capsys):
+    """The lists are a run option, not part of the cell: ``plot``'s advice (rerun with
+    ``levels_detail=true``) works as written on a complete cell; the rows stored without them
+    are searched again (same counters), once, and a run that asks again computes nothing."""
+    folder = tmp_path / "cell"
+    _cell(folder)
+    before = starbench.load_results(folder)
+    capsys.readouterr()
+    argv = ["plot", str(folder), "--out", str(tmp_path / "fig"), "--figure", "nodes_by_level"]
+    assert cli.main([*argv, "--format", "png", "--size", "single"]) != 0
+    err = capsys.readouterr().err
+    assert "levels_detail=true" in err and "rerun the same starbench run command" in err
+    lines: list[str] = []
+    again = run_cell(_settings(levels_detail=True), folder, out=lines.append)
+    assert again.computed == len(before)
+    assert any("12 searched again to record their counters per level" in x for x in lines)
+    after = starbench.load_results(folder)
+    assert after["nodes_by_level"].notna().all()
+    key = ["algorithm", "instance"]
+    cols = ["nodes", "leaves", "value"]
+    assert after.set_index(key)[cols].sort_index().equals(before.set_index(key)[cols].sort_index())
+    assert cli.main([*argv, "--format", "png", "--size", "single"]) == 0
+    assert run_cell(_settings(levels_detail=True), folder, out=lambda _: None).computed == 0
 
 
 @pytest.mark.parametrize(("mode", "equal"), [("levels", True), ("levels-shifted", False)])

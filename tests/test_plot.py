@@ -368,12 +368,13 @@ def test_every_plotted_value_is_the_mean_of_its_own_condition(sweep, tmp_path):
     table = [line for line in text.splitlines() if line.startswith("|")]
     head = [h.strip() for h in table[0].strip("|").split("|")]
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in table[2:]]
-    assert head[:4] == ["skew", "order", "label", "k"]
+    assert head[:4] == ["tree.skew", "order", "label", "k"]  # the keys a user types
     shared = text.splitlines()[1]  # under the line that says where the numbers come from
     assert shared.startswith(
-        "Every row: depth 2, trailing_chance false, branching 4, chance_arity 4,"
+        "Every row: tree.depth=2, tree.trailing_chance=false, tree.branching=4, "
+        "tree.chance_arity=4,"
     )
-    assert "distribution geometric" in shared and "levels" not in shared
+    assert "tree.distribution=geometric" in shared and "levels" not in shared
     assert "weight_max" not in shared  # no effect on these trees (geometric outcomes)
     df = load_results(sweep)
     ex = df[df.algorithm == "expectimax"].set_index(["cell", "instance"])["leaves"]
@@ -388,7 +389,8 @@ def test_every_plotted_value_is_the_mean_of_its_own_condition(sweep, tmp_path):
     order_name = {"random": "generated", "optimal": "perfect"}
     for r in rows:
         rec = dict(zip(head, r, strict=True))
-        key = (rec["skew"], order_name[rec["order"]], rec["label"], int(rec["k"]))
+        order = rec["order"].removeprefix("order=")  # the override that asks for it
+        key = (rec["tree.skew"], order_name[order], rec["label"], int(rec["k"]))
         mean, count = truth.loc[key]
         shown = rec["percent of expectimax's leaves: mean ± SE (n)"]
         assert shown.startswith(f"{mean:.1f} ± ") and shown.endswith(f"(n={int(count)})"), (
@@ -402,7 +404,7 @@ def test_every_plotted_value_is_the_mean_of_its_own_condition(sweep, tmp_path):
     panels = [ax for ax in drawn.figure.axes if ax.get_visible()]
     assert len(panels) == 4  # skew down the rows, the order along the columns
     tops = sorted(ax.get_title() for ax in panels if ax.get_title())
-    assert tops == ["order optimal", "order random"]
+    assert tops == ["order=optimal", "order=random"]
     wanted = {
         (s, o): sorted(
             round(float(y), 9) for y in truth.xs((s, o), level=("skew", "ordering"))["mean"]
@@ -452,7 +454,7 @@ def test_many_k_never_make_a_legend_entry_per_k(sweep):
     legend = drawn.figure.legends[0]
     assert [t.get_text() for t in legend.get_texts()] == ["star2.5-cyclic", "star2.5-sequential"]
     titles = {ax.get_title() for ax in drawn.figure.axes if ax.get_visible()}
-    assert "order optimal" in titles, titles
+    assert "order=optimal" in titles, titles
     labels = {ax.get_xlabel() for ax in drawn.figure.axes if ax.get_visible()}
     assert labels == {"probing factor k", ""}  # the bottom row's
 

@@ -138,9 +138,12 @@ def test_hauk2004_and_heyden2009_readme_claims_come_from_the_committed_results()
     assert round(hi / lo, -1) == 90 and "grow about 90-fold" in text
     assert round(hi * (hi / lo) / 50e6, -1) == 30 and "roughly 30 times the budget" in text
     effect = (ROOT / "experiments" / "hauk2004" / "figures" / "ordering_effect.md").read_text()
-    e = _md(effect).set_index(["depth", "order", "label"])  # the config's names and values
+    e = _md(effect).set_index(["tree.depth", "order", "label"])  # the keys a user types
     col = "percent of expectimax's leaves: mean ± SE (n)"
-    s, r = (e.loc[("3", o, "star2"), col].split(" ")[0] for o in ("static", "random"))
+    s, r = (
+        e.loc[("3", o, "star2"), col].split(" ")[0]
+        for o in ("tree.ordering=static", "order=random")
+    )
     assert f"at depth 3 it examines {s}% of expectimax's leaves with the static ordering " in text
     assert f"against {r}% without" in text
     # heyden2009: geometric outcomes at 5 levels, and the sequential best k's ties

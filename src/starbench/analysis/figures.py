@@ -30,7 +30,7 @@ from starbench.analysis.data import (
     summarise,
 )
 from starbench.analysis.decisions import abs_error, scored_rows
-from starbench.analysis.layout import Grid, design, grid, order_text, split
+from starbench.analysis.layout import MOVES, Grid, design, grid, order_text, split
 from starbench.analysis.style import DASHES, styles
 
 #: The columns that define a condition, in the order they are listed.  ``order`` stands for
@@ -119,7 +119,7 @@ def _prepare(df: pd.DataFrame) -> pd.DataFrame:
         df["levels"] = df["levels"].astype("Float64")
         df.loc[game, "levels"] = df.loc[game, "depth"].astype(float)
         if "move_order" in df.columns:
-            df.loc[game, "order"] = "moves: " + df.loc[game, "move_order"].fillna("none")
+            df.loc[game, "order"] = MOVES + df.loc[game, "move_order"].fillna("none")
     return df
 
 
@@ -642,8 +642,9 @@ def nodes_by_level(df: pd.DataFrame, width: float) -> Drawn:
     df = _prepare(df)
     if "nodes_by_level" not in df.columns or df["nodes_by_level"].isna().all():
         raise PlotError(
-            "the tables have no counters per level (nodes_by_level): rows stored before they "
-            "were recorded; rerun the cell to record them"
+            "the tables have no counters per level (nodes_by_level, a run option): rerun the "
+            "same starbench run command (a sweep: the same -m command) with levels_detail=true "
+            "added; the stored rows are searched again to record them"
         )
     m = percent_by_level(df)
     if not len(m):

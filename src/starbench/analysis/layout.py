@@ -23,8 +23,9 @@ top row, the row's at the right of the last column, read downwards.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -34,6 +35,8 @@ from matplotlib.ticker import NullFormatter
 
 from starbench.analysis.data import PlotError
 from starbench.analysis.style import HEIGHT_RATIO
+from starbench.games.spec import GAME_KEYS
+from starbench.trees.regular import RegularTreeSpec
 
 #: The tallest figure, in inches, legend included: a page of a two-column paper has about 9 in
 #: of text height.  Taller grids shrink their panels' height.
@@ -47,8 +50,16 @@ MAX_PANELS = 24
 ACROSS = 4
 #: The most columns a single-column (3.5 in) figure holds before its grid is turned.
 SINGLE_COLUMNS = 2
-#: A condition's name as the config calls it (a derived condition keeps its own name).
-KEYS = {"levels": "levels", "order": "order"}
+#: Conditions no single key sets (they keep their own names): ``levels`` (from ``tree.depth``
+#: and ``tree.trailing_chance``) and ``order`` (``tree.ordering`` with ``tree.outcome_order``).
+DERIVED = ("levels", "order")
+#: The condition columns that are keys of the ``tree`` group (the rest, ``seed`` and
+#: ``exact``, are run keys; ``DERIVED`` ones no key).
+TREE_KEYS = frozenset(f.name for f in fields(RegularTreeSpec)) | frozenset(GAME_KEYS) | {"depth"}
+#: The orders ``conf/order`` names (``order=random``, ``order=optimal``).
+ORDER_GROUP = ("random", "optimal")
+#: How a game's move order starts in the ``order`` column (``figures._prepare``).
+MOVES = "moves: "
 #: The ``order`` column's values as the user writes them (``conf/order``'s names, else the
 #: ordering, with the outcome order where it is not the generated one): headers and tables.
 ORDER_TEXT = {
@@ -61,8 +72,56 @@ ORDER_TEXT = {
 
 
 def key_name(condition: str) -> str:
-    """The config's name of a condition column."""
-    return KEYS.get(condition, condition)
+    """The key a user types for a condition column: ``tree.noise_sd`` (``TREE_KEYS``),
+    ``seed``; any other column (a derived condition, ``levels``, ``order``) its own name."""
+    return f"tree.{condition}" if condition in TREE_KEYS else condition
+
+
+def typed(condition: str, value: Any, group: bool = True) -> str:
+    """A condition's value as the override a user types: ``tree.noise_sd=0.5``, ``seed=0``,
+    ``order=optimal``, ``tree.ordering=noisy`` (``order_typed``); a derived condition that no
+    key sets as its name and value (``levels 5``).  ``group=False`` leaves out the ``tree.``
+    of the tree group's keys (a figure's headers, where every character is room)."""
+    if condition == "order":
+        text = order_typed(value)
+    elif condition in DERIVED:
+        return f"{condition} {value_text(value)}"
+    elif not group:  # read, not typed: no quotes either
+        return f"{condition}={value_text(value)}"
+    else:
+        text = f"{key_name(condition)}={quoted(value_text(value))}"
+    return text if group else re.sub(r"(^| )tree\.", r"\1", text)
+
+
+def quoted(text: str) -> str:
+    """A value as the command line takes it: quoted where Hydra's override grammar would read
+    it otherwise (``'max,chance'``, ``'pig(winscore=20)'``)."""
+    return f"'{text}'" if any(ch in text for ch in ",()[]{}=' ") else text
+
+
+def order_typed(value: Any) -> str:
+    """An ``order`` value as the overrides that ask for it: ``order=random`` and
+    ``order=optimal`` (``conf/order``), ``tree.ordering=static``, ``tree.ordering=noisy``,
+    ``tree.ordering=perfect tree.outcome_order=supporting``, a game's
+    ``tree.move_order=equity``; a pooled order as its text."""
+    if not isinstance(value, str):
+        return value_text(value)
+    text = ORDER_TEXT.get(value)
+    if text in ORDER_GROUP:
+        return f"order={text}"
+    if text is not None:
+        return f"tree.ordering={text}"
+    if value.startswith(MOVES):
+        return f"tree.move_order={value.removeprefix(MOVES)}"
+    ordering, slash, outcome = value.partition("/")
+    if not slash:
+        return value
+    parts = []
+    if ordering != "generated" or outcome == "generated":
+        parts.append(f"tree.ordering={ordering}")
+    if outcome != "generated":
+        parts.append(f"tree.outcome_order={outcome}")
+    return " ".join(parts)
 
 
 def value_text(value: Any) -> str:
@@ -94,9 +153,13 @@ def order_text(value: Any) -> Any:
 
 
 def header(condition: str, value: Any) -> str:
-    """``distribution geometric``: a condition's config name and value, one line."""
-    shown = order_text(value) if condition == "order" else value
-    return f"{key_name(condition)} {value_text(shown)}"
+    """``distribution=geometric``: a condition as a figure's header (``typed`` without the
+    ``tree.`` of the tree group's keys), one line."""
+    text = typed(condition, value, group=False)
+    if len(text) > LONG_HEADER and "=" in text and " " not in text:  # two lines, at the "="
+        key, _, value_part = text.partition("=")
+        return f"{key}=\n{value_part}"
+    return text
 
 
 Factor = tuple[str, ...]
@@ -258,8 +321,7 @@ def split(df: pd.DataFrame, d: Design) -> Iterator[tuple[str, str, pd.DataFrame,
         pairs = list(zip(columns, key, strict=True))
         title = ", ".join(header(c, v) for c, v in pairs)
         suffix = "".join(
-            f"-{key_name(c)}-{_slug(value_text(order_text(v) if c == 'order' else v))}"
-            for c, v in pairs
+            f"-{c}-{_slug(value_text(order_text(v) if c == 'order' else v))}" for c, v in pairs
         )
         yield suffix, title, part, d
 
@@ -349,6 +411,8 @@ def grid(
 
 
 # --------------------------------------------------------------------------- text that fits
+#: A figure header longer than this many characters breaks after its "=" (two lines).
+LONG_HEADER = 24
 #: The smallest font a header or label is shrunk to before it is left as it is.
 MIN_FONT = 5.0
 

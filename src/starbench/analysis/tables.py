@@ -13,6 +13,7 @@ interval (Student's t over the trees).
 from __future__ import annotations
 
 import math
+from collections.abc import Container
 from dataclasses import fields
 from typing import Any
 
@@ -20,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from starbench.analysis.data import PlotError, percent_leaves
-from starbench.analysis.figures import ORDERS, _facets, _prepare, order_text
-from starbench.analysis.layout import key_name, value_text
+from starbench.analysis.figures import ORDERS, _facets, _prepare, _with_conditions, order_text
+from starbench.analysis.layout import key_name, order_typed, typed, value_text
 from starbench.trees.regular import RegularTreeSpec
 
 STATS = ("mean", "se", "n", "ci_lo", "ci_hi", "ebf")
@@ -43,11 +44,11 @@ def _cell(row: pd.Series, value: str) -> str:
     return f"{mean} ± {se_text} (n={int(row['n'])})"
 
 
-def not_applicable(row: pd.Series) -> set[str]:
-    """The tree parameters of a table row that have no effect on its trees (a game's row:
-    none)."""
+def not_applicable(row: pd.Series) -> dict[str, str]:
+    """The tree parameters of a table row that have no effect on its trees, each with what it
+    needs to apply (a game's row: none)."""
     if "game" in row.index and isinstance(row.get("game"), str):
-        return set()
+        return {}
     kw: dict[str, Any] = {}
     for c in row.index:
         v = row[c]
@@ -60,17 +61,19 @@ def not_applicable(row: pd.Series) -> set[str]:
         if outcome:
             kw.setdefault("outcome_order", outcome)
     try:
-        return set(RegularTreeSpec(**kw).inapplicable())
+        return RegularTreeSpec(**kw).inapplicable_needs()
     except Exception:  # noqa: BLE001 - a row the spec cannot read: show every value
-        return set()
+        return {}
 
 
-def _text(row: pd.Series, c: str, inapplicable: set[str], empty: str) -> str:
+def _text(row: pd.Series, c: str, inapplicable: Container[str], empty: str) -> str:
+    """A condition's cell: ``empty`` where it does not apply; the ``order`` as the overrides
+    that ask for it in Markdown and LaTeX (``empty`` given), as its name in the CSV."""
     if c in inapplicable:
         return empty
     v = row[c]
     if c == "order":
-        v = order_text(v)
+        return order_typed(v) if empty else value_text(order_text(v))
     return value_text(v) if empty else ("" if value_text(v) == "-" else value_text(v))
 
 
@@ -82,25 +85,29 @@ def _columns(s: pd.DataFrame, varying_only: bool = False) -> list[str]:
     return cols
 
 
-def _inapplicable(s: pd.DataFrame) -> list[set[str]]:
+def _inapplicable(s: pd.DataFrame) -> list[dict[str, str]]:
     return [not_applicable(row) for _, row in s.iterrows()]
 
 
-def shared(s: pd.DataFrame, gone: list[set[str]] | None = None) -> str:
-    """The conditions every row shares and that apply to its trees, as one line (``markdown``
-    prints them above the table; the CSV and LaTeX tables keep them as columns)."""
+def shared(s: pd.DataFrame, gone: list[dict[str, str]] | None = None) -> str:
+    """The conditions every row shares, as one line of the overrides a user types
+    (``markdown`` prints it above the table; the CSV and LaTeX tables keep them as columns):
+    a condition that applies to none of the rows is left out, one that applies to some says
+    where (``tree.weight_max=16 (where tree.distribution=random)``)."""
     varying = set(_columns(s, varying_only=True))
     gone = _inapplicable(s) if gone is None else gone
-    never = set.intersection(*gone) if gone else set()
-    same = [c for c in _columns(s) if c not in varying and c not in never and c not in ENGINE_ONLY]
+    same = [c for c in _columns(s) if c not in varying and c not in ENGINE_ONLY]
     if not same or not len(s):
         return ""
     first = s.iloc[0]
-    return (
-        "Every row: "
-        + ", ".join(f"{key_name(c)} {_text(first, c, set(), NOT_APPLICABLE)}" for c in same)
-        + ".\n\n"
-    )
+    parts = []
+    for c in same:
+        where = [g[c] for g in gone if c in g]
+        if len(where) == len(gone):
+            continue  # applies to no row
+        text = typed(c, first[c])
+        parts.append(f"{text} (where {where[0]})" if where else text)
+    return "Every row: " + ", ".join(parts) + ".\n\n" if parts else ""
 
 
 def csv(s: pd.DataFrame, origin: Any = None) -> str:
@@ -204,4 +211,5 @@ def differences(df: pd.DataFrame) -> pd.DataFrame:
                 )
     if not rows:
         raise PlotError("no two algorithms searched the same trees")
-    return pd.DataFrame(rows)
+    # every condition a column (those constant too), so each row reads whole
+    return _with_conditions(pd.DataFrame(rows), m)

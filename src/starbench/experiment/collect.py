@@ -109,7 +109,10 @@ def _write_sharded_table(folder: Path, command: str, context: dict[str, Any] | N
     return read_document(folder / CELL).intact
 
 
-def collect(root: Path, csv: bool = False) -> Collected:
+def collect(root: Path, csv: bool = False, write: bool = True) -> Collected:
+    """Every readable cell below ``root`` into ``root/collected.parquet`` (and its checksum in
+    ``collected.json``), with the problems and each cell's coverage; ``write=False`` checks and
+    reads only (``table`` None: nothing written, a committed study's checkout untouched)."""
     import pandas as pd
 
     root = Path(root)
@@ -186,8 +189,9 @@ def collect(root: Path, csv: bool = False) -> Collected:
         if folder not in found:
             again = rerun_command(asked["overrides"], folder, command_of(asked, None))
             problems.append(("missing", str(folder), again))
-    if not frames:
-        return Collected(None, 0, len(cells), problems, coverage)
+    if not frames or not write:
+        rows = sum(len(f) for f in frames)
+        return Collected(None, rows, len(cells), problems, coverage, used=len(frames))
     df = pd.concat(frames, ignore_index=True)
     out = root / COLLECTED
     atomic_write(out, lambda p: df.to_parquet(p, index=False, write_page_checksum=True))

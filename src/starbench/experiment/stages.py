@@ -36,6 +36,7 @@ from starbench.record.rows import (
     STATUSES,
     Row,
     mismatch_line,
+    present,
     summary,
     table_chunks,
     verify,
@@ -198,9 +199,14 @@ def run_whole(
         while True:
             todo = pending(settings, cell, n)
             if cell.loaded and todo and not fresh:
-                out(
-                    f"resuming {folder}: {cell.loaded} saved rows kept, {len(todo)} instances to do"
+                again = levels_again(settings, cell, n)
+                kept = f"{cell.loaded - again} saved rows kept" + (
+                    f", {again} searched again to record their counters per level "
+                    f"(levels_detail=true; same trees and counters, times measured anew)"
+                    if again
+                    else ""
                 )
+                out(f"resuming {folder}: {kept}, {len(todo)} instances to do")
             if todo and run not in runs:
                 journal.append_header(header)
                 runs[run] = header
@@ -327,6 +333,7 @@ def run_header(
         "fields": list(FIELDS),
         "identity": settings.cell_identity(),
         "budgets": {"node_budget": settings.node_budget, "time_budget": settings.time_budget},
+        "levels_detail": settings.levels_detail,  # its rows hold the counters per level
         "meta": meta,
         "overrides": list(overrides or []),  # so the cell's command outlives its cell.json
         "command": command,
@@ -538,8 +545,12 @@ def unchecked_line(wanted: list[AlgorithmSpec], by_instance: Instances) -> str |
 
 def settled(row: Row | None, settings: RunSettings, runs: dict[int, dict[str, Any]]) -> bool:
     """Is a saved row final under these settings?  A search stopped by a smaller budget than
-    the one asked for now is run again (with the larger budget); every other row is kept."""
+    the one asked for now is run again (with the larger budget), and so is a finished one
+    without the counters per level that ``levels_detail=true`` asks for (``lacks_levels``);
+    every other row is kept."""
     if row is None:
+        return False
+    if lacks_levels(row, settings, runs):
         return False
     if row.run_status != "budget_exceeded":  # type: ignore[attr-defined]
         return True
@@ -549,6 +560,32 @@ def settled(row: Row | None, settings: RunSettings, runs: dict[int, dict[str, An
         if before is not None and (now is None or now > before):
             return False
     return True
+
+
+def lacks_levels(row: Row, settings: RunSettings, runs: dict[int, dict[str, Any]]) -> bool:
+    """``levels_detail=true`` asks for the counters per level, which are a run option, not part
+    of the cell: a finished row stored without them by a run that did not ask for them is
+    searched again (a run that asked and got none: the search does not count them)."""
+    return (
+        settings.levels_detail
+        and row.run_status == "done"  # type: ignore[attr-defined]
+        and not present(row.nodes_by_level)  # type: ignore[attr-defined]
+        and not runs.get(row.run, {}).get("levels_detail")  # type: ignore[attr-defined]
+    )
+
+
+def levels_again(settings: RunSettings, cell: CellRows, n: int) -> int:
+    """The stored rows of instances below ``n`` that ``levels_detail=true`` searches again
+    (``lacks_levels``)."""
+    if not settings.levels_detail:
+        return 0
+    return sum(
+        1
+        for i, inst in cell.by_instance.items()
+        if i < n
+        for r in inst.values()
+        if lacks_levels(r, settings, cell.runs)
+    )
 
 
 def compute(

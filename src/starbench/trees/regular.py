@@ -186,8 +186,17 @@ class RegularTreeSpec:
     def inapplicable(self) -> list[str]:
         """The parameters that cannot have an effect under the others, whatever their value
         (``NO_EFFECT``; ``skew`` under uniform outcomes, say): the tables show them as ``-``."""
+        return list(self.inapplicable_needs())
+
+    def inapplicable_needs(self) -> dict[str, str]:
+        """``inapplicable``'s parameters, each with what it needs to apply (its first rule of
+        ``NO_EFFECT`` that does not hold): ``{"weight_max": "tree.distribution=random"}``."""
         now = dict(asdict(self))
-        return [name for name, applies, _needs in NO_EFFECT if not applies(now)]
+        out: dict[str, str] = {}
+        for name, applies, needs in NO_EFFECT:
+            if name not in out and not applies(now):
+                out[name] = needs
+        return out
 
     def ineffective(self) -> list[tuple[str, str]]:
         """The parameters set away from their defaults that have no effect under the others,
