@@ -5,6 +5,7 @@ exit 1; one that declines everything is not a pass."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -39,11 +40,17 @@ def test_a_correct_engine_passes_with_equal_counts(capsys, tmp_path):
 
 
 def test_a_wrong_engine_is_caught_and_shrunk(capsys, tmp_path):
+    """Each cause shrunk once (the rest counted), and an engine wrong on more than half of its
+    first requests stopped early, in one line."""
     code, out, _err = _conform(capsys, tmp_path, "skip-last-outcome", "--trees", "5")
     assert code == 1
-    assert int(_row(out, "disagree")) > 0 and int(_row(out, "agree")) > 0
+    disagree = int(_row(out, "disagree"))
+    assert disagree > 0 and int(_row(out, "agree")) > 0
     files = sorted((tmp_path / "out").glob("disagreement-*.json"))
-    assert files and out.count("DISAGREE on") == int(_row(out, "disagree"))
+    assert files and out.count("DISAGREE on") < disagree
+    assert int(_row(out, "counted, not shrunk")) == disagree - out.count("; shrunk ")
+    assert f"disagreed or failed on {disagree} of the 30 requests so far" in out
+    assert "stopped early" in out and _row(out, "requests") == "30"
     for f in files:
         doc = json.loads(f.read_text())
         tree = shrink.Tree.of(doc)
@@ -191,8 +198,9 @@ def test_a_correct_star2_passes_every_kind_of_request(capsys, tmp_path):
 
 
 def test_a_crash_on_one_kind_of_tree_leaves_the_rest_judged(capsys, tmp_path):
-    """An engine that dies on every tree with a wide root: each is a failed tree (one line, the
-    tree written, one file for the one cause), the engine restarted, the rest judged."""
+    """An engine that dies on every tree with a wide root: each is a failed tree (a line each
+    up to the failure budget, the rest counted; one file for the one cause), the engine
+    restarted, the rest judged."""
     code = cli.main(
         ["conform", "--engine", f"{STAR} crash-on-wide", "--algorithm", "star2", "--trees", "0",
          "--out", str(tmp_path / "out")]
@@ -201,7 +209,7 @@ def test_a_crash_on_one_kind_of_tree_leaves_the_rest_judged(capsys, tmp_path):
     assert code == 1
     failed = int(_row(out, "failed"))
     assert failed > 0 and int(_row(out, "agree")) > 300
-    assert out.count("FAILED on") == failed
+    assert out.count("FAILED on") == min(failed, 3)  # the failure budget
     files = list((tmp_path / "out").glob("failed-*.json"))
     assert len(files) == 1  # one cause
     doc = json.loads(files[0].read_text())
@@ -321,3 +329,182 @@ def test_a_javascript_engine_written_from_the_protocol_page_passes(capsys, tmp_p
     out = capsys.readouterr().out
     assert code == 0, out
     assert _row(out, "disagree") == _row(out, "failed") == "0"
+
+
+# --------------------------------------------------------------------------- hostile engines
+@pytest.mark.parametrize(
+    ("mode", "extra", "said"),
+    [
+        ("hang-wide", ("--time-limit", "0.5"), "did not answer within 0.5 s"),
+        ("close-stdout", ("--time-limit", "3"), "closed its standard output without answering"),
+        ("setsid-child", ("--time-limit", "0.5"), "did not answer within 0.5 s"),
+    ],
+)
+def test_a_hanging_engine_stops_at_its_failure_budget(capsys, tmp_path, mode, extra, said):
+    """A hang, an engine that closes its output and sleeps, one whose child leaves its session
+    holding the pipes: each costs the time limit, so the run stops at the failure budget (exit
+    1, the summary), bounded by --time-limit, and no process of the engine is left behind."""
+    import time
+
+    start = time.monotonic()
+    code, out, _err = _conform(capsys, tmp_path, mode, "--trees", "0", *extra)
+    took = time.monotonic() - start
+    failed = [line for line in out.splitlines() if line.startswith("FAILED on")]
+    assert code == 1 and failed and said in failed[0], out
+    assert "stopped at the failure budget (--failure-budget 3)" in out
+    assert _row(out, "failed") == "3" and len(failed) == 3
+    assert took < 30, took
+    assert not _strays(), "a process of the engine outlived the run"
+
+
+@pytest.mark.parametrize(
+    ("mode", "said"),
+    [
+        ("crash-wide", "the engine exited with code 1 before its first answer on corpus mixed #0"),
+        ("huge", "longer than 1048576 bytes (refused unread; it begins b'{"),
+    ],
+)
+def test_a_crash_or_an_oversized_answer_is_said_up_to_the_budget(capsys, tmp_path, mode, said):
+    """Cheap failures go on being judged: each cause said at most --failure-budget times (the
+    rest counted), with no memory hint for an engine that says why it exited; an engine that
+    fails on more than half of its requests is stopped early."""
+    code, out, _err = _conform(capsys, tmp_path, mode, "--trees", "0", "--failure-budget", "2")
+    failed = [line for line in out.splitlines() if line.startswith("FAILED on")]
+    assert code == 1 and failed and said in failed[0], out
+    assert len(failed) <= 2 * int(_row(out, "causes")) and "--memory-limit" not in out
+    if mode == "crash-wide":
+        assert int(_row(out, "failed")) > len(failed) and int(_row(out, "agree")) > 100
+        assert "further trees of this cause are counted, not shown" in failed[1]
+        assert "(more than half): stopped early" in out
+
+
+def _strays() -> list[int]:
+    """The processes the ``setsid-child`` engine starts (named in their command line)."""
+    import os
+
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                if b"starbench-stray" in f.read():
+                    found.append(int(name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_wrong_move_engine_shrinks_each_cause_once(capsys, tmp_path):
+    code, out, _err = _conform(capsys, tmp_path, "wrong-move", "--trees", "0")
+    assert code == 1 and int(_row(out, "disagree")) > 10
+    shrunk = out.count("; shrunk ")
+    assert 0 < shrunk <= int(_row(out, "causes")) + out.count("the same cause as") and (
+        int(_row(out, "counted, not shrunk")) > int(_row(out, "disagree")) / 2
+    )
+    assert "further trees of this cause are counted, not shown" in out
+    for f in (tmp_path / "out").glob("disagreement-*.json"):
+        doc = json.loads(f.read_text())
+        assert "best move" in doc["disagreement"]["why"]
+        assert doc["trees"] >= 1
+
+
+@contextlib.contextmanager
+def _misbehaving():
+    """``tests/plugins`` importable, ``misbehaving_plugins`` imported afresh (the registry is
+    reset after each test, the module would stay imported)."""
+    plugins = str(Path(__file__).parent / "plugins")
+    sys.modules.pop("misbehaving_plugins", None)
+    sys.path.insert(0, plugins)
+    try:
+        yield
+    finally:
+        sys.path.remove(plugins)
+
+
+def _conform_plugin(tmp_path, algorithm, *extra):
+    return cli.main(
+        ["conform", "--plugin", "misbehaving_plugins", "--algorithm", algorithm, *extra,
+         "--trees", "0", "--out", str(tmp_path / "out")]
+    )  # fmt: skip
+
+
+def test_a_sleeping_plugin_stops_at_the_failure_budget(capsys, tmp_path):
+    with _misbehaving():
+        code = _conform_plugin(tmp_path, "sleeper", "--time-limit", "0.2")
+    out = capsys.readouterr().out
+    assert code == 1 and _row(out, "failed") == "3" and _row(out, "requests") == "3", out
+    assert "did not answer within 0.2 s" in out and "failure budget" in out
+
+
+@pytest.mark.parametrize(
+    ("window", "said"),
+    [
+        ('"NaN"', "window must be [ALPHA, BETA]"),
+        ("NaN", "window must be [ALPHA, BETA]"),
+        ('["1/0", 1]', "window must be [ALPHA, BETA]"),
+        ("5", "window must be [ALPHA, BETA]"),
+        ('"abc"', "window must be [ALPHA, BETA]"),
+        ("[3, 1]", "ALPHA < BETA"),
+    ],
+)
+def test_a_bad_window_in_a_tree_file_is_one_line(capsys, tmp_path, window, said):
+    f = tmp_path / "w.json"
+    f.write_text('{"bounds": [0, 10], "root": {"max": [1, 2]}, "window": ' + window + "}")
+    code = cli.main(["conform", "--algorithm", "expectimax", "--trees-from", str(f),
+                     "--out", str(tmp_path / "out")])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and said in err[0], err
+
+
+def test_bad_input_of_the_newer_surfaces_is_one_line(capsys, tmp_path):
+    """A tree file that is not UTF-8, a memory limit past 2^63 - 1, a failure budget below
+    one, a negative match seed: one line each, exit 2; ``python -m`` of an old module path
+    works or says so in one line."""
+    import subprocess
+
+    f = tmp_path / "bin.json"
+    f.write_bytes(b"\xff\xfe{}")
+    cases = [
+        (["conform", "--algorithm", "expectimax", "--trees-from", str(f)], "not UTF-8"),
+        (["conform", "--engine", ENGINE, "--algorithm", "expectimax", "--memory-limit",
+          str(2**70)], "--memory-limit"),
+        (["conform", "--algorithm", "expectimax", "--failure-budget", "0"], "--failure-budget"),
+        (["match", "pig(winscore=10)", "--seed", "-1", "--player", "random", "--player",
+          "random", "--out", str(tmp_path / "m")], "--seed"),
+    ]  # fmt: skip
+    for argv, said in cases:
+        code = cli.main(argv)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1 and said in err[0], (argv, err)
+    assert not (tmp_path / "m").exists()
+    for module, code, said in (
+        ("starbench.cli", 0, ""),
+        ("starbench.match", 2, "starbench.match is a module (now starbench.commands.match)"),
+    ):
+        p = subprocess.run(
+            [sys.executable, "-m", module, *(["--version"] if code == 0 else [])],
+            capture_output=True,
+            text=True,
+        )
+        assert p.returncode == code and "Traceback" not in p.stderr, p.stderr
+        assert said in p.stderr
+
+
+def test_a_plugin_that_calls_sys_exit_is_a_row_or_a_line_never_a_silent_exit(capsys, tmp_path):
+    """A plugin search calling ``sys.exit(3)`` (before: conform exited 3 and run 1 without a
+    word): conform judges it an error of the engine, run stores an error row."""
+    with _misbehaving():
+        code = _conform_plugin(tmp_path, "quitter")
+        out, err = capsys.readouterr()
+        assert code == 1 and "quitter raises SystemExit: 3" in out, (out, err)
+        from starbench.experiment.runner import run_cell
+        from starbench.experiment.settings import AlgorithmSpec, RunSettings
+        from starbench.trees import RegularTreeSpec
+
+        s = RunSettings(
+            tree=RegularTreeSpec(branching=2, chance_arity=2, depth=2),
+            algorithms=(AlgorithmSpec("expectimax"), AlgorithmSpec("quitter")),
+            trees=2,
+            progress=False,
+        )
+        outcome = run_cell(s, tmp_path / "cell", out=lambda _: None)
+    assert outcome.counts.get("error") == 2 and outcome.exit_code == 1

@@ -238,14 +238,14 @@ def execute(
         )
     except InputError:
         raise
-    except Exception as e:  # noqa: BLE001 - a plugin's constructor: an error row, no traceback
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - a plugin's constructor (its sys.exit too): an error row
         return Outcome("python", "error", None, None, e)
     try:
         with deadline(time_budget):
             result = search.run()
     except BudgetExceeded as e:
         return Outcome("python", "budget_exceeded", None, _stats_of(search), e)
-    except Exception as e:  # noqa: BLE001 - any search's failure (a plugin's too) is an error row
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - any search's failure (a plugin's sys.exit too): an error row
         return Outcome("python", "error", None, _stats_of(search), e)
     if not levels and result.by_level is not None:  # as the compiled engine gives it
         result = dataclasses.replace(result, by_level=None)

@@ -3,7 +3,8 @@
 reading one request a line on stdin and answering one line on stdout (docs/reference/protocol.md).
 
     expectimax_engine.py [correct|levels|levels-shifted|skip-last-outcome|crash|hang|garbage|
-                          unsupported|hog]
+                          unsupported|hog|wrong-move|crash-wide|hang-wide|close-stdout|
+                          setsid-child|huge]
 
 correct answers exactly (value as "a/b", the first best move, nodes and leaves as every node
 visited); skip-last-outcome ignores the last outcome of every chance node (a wrong engine);
@@ -11,10 +12,16 @@ crash exits at its third request; hang stops answering at its third; garbage pri
 is not JSON at its third; unsupported declines every tree; hog allocates far more memory than a
 limit allows at its third.  levels answers as correct does, with its nodes and leaves per level
 (``nodes_by_level``, ``leaves_by_level``: the root at level 0); levels-shifted counts the root at
-level 1 (right totals, wrong lists).
+level 1 (right totals, wrong lists).  The hostile ones: wrong-move names the worst move at
+every decision root; crash-wide and hang-wide exit or sleep on any tree whose root has three or
+more children; close-stdout reads one request, closes its output and sleeps; setsid-child
+starts a child in a session of its own that holds the pipes and sleeps, then answers nothing;
+huge prints an answer line of 3 MB at its third request.
 """
 
 import json
+import os
+import subprocess
 import sys
 import time
 from fractions import Fraction
@@ -70,8 +77,38 @@ def answer(request):
     return {"value": text, "best_move": best, **counts}
 
 
+def _wide(request):
+    root = request["tree"]["root"]
+    return isinstance(root, dict) and len(next(iter(root.values()))) >= 3
+
+
 for n, line in enumerate(sys.stdin):
     request = json.loads(line)
+    if MODE == "close-stdout":
+        sys.stdout.close()
+        os.close(1)
+        time.sleep(3600)
+    if MODE == "setsid-child":
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", "starbench-stray"],
+                         start_new_session=True)  # fmt: skip
+        time.sleep(3600)
+    if MODE == "crash-wide" and _wide(request):
+        sys.exit("engine: too wide")
+    if MODE == "hang-wide" and _wide(request):
+        time.sleep(3600)
+    if n == 2 and MODE == "huge":
+        print('{"value": "' + "1" * 3 * 2**20 + '", "best_move": 0}', flush=True)
+        continue
+    if MODE == "wrong-move" and "window" not in request:
+        got = answer(request)
+        root = request["tree"]["root"]
+        if isinstance(root, dict) and "chance" not in root:
+            ((kind, children),) = root.items()
+            sub = {"nodes": 0, "leaves": 0}
+            values = [solve(c, sub) for c in children]
+            got["best_move"] = values.index(min(values) if kind == "max" else max(values))
+        print(json.dumps(got), flush=True)
+        continue
     if n == 2 and MODE == "crash":
         sys.exit("engine: something broke")
     if n == 2 and MODE == "hang":

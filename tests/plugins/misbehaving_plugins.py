@@ -1,4 +1,5 @@
-"""Test-only plugin: ``raiser``, whose search raises a plain ``ValueError``, and ``sleeper``,
+"""Test-only plugin: ``raiser``, whose search raises a plain ``ValueError``, ``quitter``, whose
+search calls ``sys.exit(3)``, and ``sleeper``,
 whose search never looks at the clock (it blocks for an hour)."""
 
 import time
@@ -34,3 +35,15 @@ class Alternating(Star1):
 
 
 register_algorithm("alternating", Alternating, doc="test-only: wrong on every other search")
+
+
+class Quitter(Star1):
+    """Calls ``sys.exit(3)`` in its search (a plugin that ends the process its own way)."""
+
+    def _root(self):
+        import sys
+
+        sys.exit(3)
+
+
+register_algorithm("quitter", Quitter, doc="test-only: its search calls sys.exit(3)")

@@ -540,6 +540,14 @@ def _parser_conform(sub: Any) -> None:
         help="shrink only to trees with the same alternation of kinds on every path",
     )
     p.add_argument("--fail-fast", action="store_true", help="stop at the first failed tree")
+    p.add_argument(
+        "--failure-budget",
+        type=int,
+        default=3,
+        metavar="N",
+        help="trees of one cause after which they are only counted, and a hang (a failure "
+        "that costs --time-limit each) stops the run (default 3); each cause is shrunk once",
+    )
     p.add_argument("--time-limit", type=float, default=10.0, help="seconds per tree (default 10)")
     p.add_argument(
         "--memory-limit",
@@ -551,6 +559,10 @@ def _parser_conform(sub: Any) -> None:
     p.set_defaults(func=_cmd_conform)
 
 
+#: The largest ``--memory-limit`` (an address-space limit is a signed 64-bit number).
+MAX_MEMORY_LIMIT = 2**63 - 1
+
+
 def _engine_of(args: argparse.Namespace) -> Any:
     """The engine ``--engine`` names (a process), or, without it, ``--algorithm`` in this
     process; refused in one line when there is neither."""
@@ -558,9 +570,10 @@ def _engine_of(args: argparse.Namespace) -> Any:
 
     if not args.time_limit > 0:
         raise InputError(f"--time-limit: must be a number of seconds > 0, got {args.time_limit}")
-    if args.memory_limit < 2**24:
+    if not 2**24 <= args.memory_limit <= MAX_MEMORY_LIMIT:
         raise InputError(
-            f"--memory-limit: must be at least 16 MB (16777216), got {args.memory_limit}"
+            f"--memory-limit: must be a number of bytes in 16777216 (16 MB) .. "
+            f"{MAX_MEMORY_LIMIT} (2^63 - 1), got {args.memory_limit}"
         )
     if args.engine is None:
         return conform.InProcess(args.algorithm, args.time_limit)
@@ -581,6 +594,8 @@ def _cmd_conform(args: argparse.Namespace) -> int:
         )
     if args.defaults and not args.trees_from:
         return fail("--defaults goes with --trees-from (the default trees are run anyway)")
+    if args.failure_budget < 1:
+        return fail(f"--failure-budget: must be an integer >= 1, got {args.failure_budget}")
     for module in args.plugin or []:
         import_plugin(module, "--plugin")
     name, params = parse_spec(args.algorithm)  # a malformed label is one line
@@ -601,6 +616,7 @@ def _cmd_conform(args: argparse.Namespace) -> int:
         Path(args.out),
         keep_shape=args.keep_shape,
         fail_fast=args.fail_fast,
+        budget=args.failure_budget,
     )
     print(conform.table(report))
     if report.first_unsupported:
@@ -939,6 +955,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
         return fail(f"--games: must be an integer >= 1, got {args.games}")
     if args.games > MAX_GAMES:
         return fail(f"--games: at most {MAX_GAMES:,} (limits.MAX_GAMES), got {args.games}")
+    if not 0 <= args.seed < 2**64:
+        return fail(f"--seed: must be an integer in 0..2^64-1, got {args.seed}")
     if args.n_jobs < 1:
         return fail(f"--n-jobs: must be an integer >= 1, got {args.n_jobs}")
     n_jobs = capped_jobs(args.n_jobs, "--n-jobs")

@@ -278,7 +278,7 @@ def _choose(player: Player, state: Any, rng: np.random.Generator) -> tuple[int, 
         )
     except InputError:
         raise
-    except Exception as e:  # noqa: BLE001 - a search's failure (a plugin's): one line
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - a search's failure (a plugin's sys.exit too): one line
         raise SearchFailed(f"{player.spec}: the search failed: {type(e).__name__}: {e}") from None
     if d.result is None:  # not even depth 1 within the budget: the first legal move
         return int(legal[0]), d.stats.nodes, 0

@@ -148,7 +148,7 @@ class Instance:
                 )
         except InputError:
             raise
-        except Exception as e:  # noqa: BLE001 - any search's failure (a plugin's too): a row
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - any search's failure (a plugin's sys.exit too): a row
             return None, {}, f"error: {type(e).__name__}: {e}"
         self.game = used[-1]
         self._python = self.game.tree

@@ -43,7 +43,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from starbench.errors import InputError, deadline
+from starbench.errors import BudgetExceeded, InputError, deadline
 from starbench.external import conformtrees, shrink
 from starbench.external.corpus import expected as fail_soft_range
 from starbench.search.stats import LEVEL_FIELDS
@@ -61,10 +61,49 @@ DEFAULT_REQUESTS = 10_000
 #: ``FAILURES_FIRST`` when the engine has not answered once in the run: it cannot start).
 FAILURES_IN_A_ROW = 100
 FAILURES_FIRST = 3
+#: The failure budget (``--failure-budget``): trees of one cause after which its trees are
+#: counted without a line of their own, and a cause that costs the time limit each (a hang, an
+#: engine that closed its output) stops the run.  Each cause of disagreements is shrunk once.
+FAILURE_BUDGET = 3
+#: After this many requests, an engine that disagreed or failed on more than half of them is
+#: stopped (a broken engine, not a bug to find): the summary and the causes so far stand.
+EARLY_AFTER = 30
+#: The longest answer line read (bytes): a longer one is refused without being read whole.
+MAX_ANSWER = 2**20
+#: The most characters of an engine's output quoted in a line or a file.
+QUOTED = 80
+#: The most characters of an answer's value quoted (an exact fraction may be long).
+PRINTED = 400
+#: Seconds an engine that closed its standard output is given to exit before it is killed.
+EXIT_GRACE = 1.0
+
+
+#: Words of a runtime's last line that say it ran out of memory (a JVM that cannot reserve
+#: its heap under the address-space limit says the first): ``--memory-limit``'s hint.
+MEMORY_WORDS = (
+    "Could not reserve enough space",
+    "OutOfMemoryError",
+    "MemoryError",
+    "bad_alloc",
+    "out of memory",
+    "Out of memory",
+    "Cannot allocate memory",
+    "failed to allocate",
+    "memory allocation failed",
+)
+#: Exit codes of a process the kernel or its allocator ended (SIGKILL, SIGSEGV, SIGABRT, and a
+#: shell's 128 + SIGKILL): ``--memory-limit``'s hint too.
+MEMORY_CODES = (-signal.SIGKILL, -signal.SIGSEGV, -signal.SIGABRT, 137)
 
 
 class EngineFailed(Exception):
-    """The engine died, hung or answered garbage (the message is the one line to show)."""
+    """The engine died, hung or answered garbage (the message is the one line to show);
+    ``slow``: a failure that took the whole time limit (a hang), which the failure budget
+    stops (``Run.failed``)."""
+
+    def __init__(self, message: str, slow: bool = False):
+        super().__init__(message)
+        self.slow = slow
 
 
 @dataclass(frozen=True)
@@ -140,13 +179,11 @@ class Engine:
     def _died(self, what: str, code: int | None) -> EngineFailed:
         self.kill()
         last = self._last_words()
+        if not last:  # an engine that writes its error to its standard output
+            printed = self._buffer.decode(errors="replace").strip().splitlines()
+            last = printed[-1][:160] if printed else ""
         memory = ""
-        if (
-            self.answered == 0
-            or "MemoryError" in last
-            or "bad_alloc" in last
-            or code in (-signal.SIGKILL, -signal.SIGSEGV, 137)
-        ):
+        if any(word in last for word in MEMORY_WORDS) or code in MEMORY_CODES:
             memory = (
                 f" (the engine may need more address space than --memory-limit "
                 f"{self.memory_limit}: a runtime that reserves memory at start, such as a JVM, "
@@ -175,7 +212,8 @@ class Engine:
                 self.kill()
                 raise EngineFailed(
                     f"the engine did not answer within {self.time_limit:g} s on {what} "
-                    f"(--time-limit)"
+                    f"(--time-limit)",
+                    slow=True,
                 )
             ready, _, _ = select.select([fd], [], [], min(left, 0.05))
             if not ready:
@@ -184,10 +222,31 @@ class Engine:
                     raise self._died(what, code)
                 continue
             chunk = os.read(fd, 65536)
-            if not chunk:
-                raise self._died(what, self.proc.wait())
+            if not chunk:  # its output closed: it exits, or is stopped within the limit
+                try:
+                    code = self.proc.wait(timeout=max(0.0, min(EXIT_GRACE, left)))
+                except subprocess.TimeoutExpired:
+                    self.kill()
+                    raise EngineFailed(
+                        f"the engine closed its standard output without answering on {what} "
+                        f"and did not exit: stopped",
+                        slow=True,
+                    ) from None
+                raise self._died(what, code)
             self._buffer += chunk
+            if len(self._buffer) > MAX_ANSWER and b"\n" not in self._buffer:
+                self.kill()
+                raise EngineFailed(
+                    f"the engine's answer on {what} is longer than {MAX_ANSWER} bytes "
+                    f"(refused unread; it begins {bytes(self._buffer[:QUOTED])!r})"
+                )
         raw, _, self._buffer = self._buffer.partition(b"\n")
+        if len(raw) > MAX_ANSWER:
+            self.kill()
+            raise EngineFailed(
+                f"the engine's answer on {what} is longer than {MAX_ANSWER} bytes "
+                f"(refused unread; it begins {bytes(raw[:QUOTED])!r})"
+            )
         text = raw.decode(errors="replace")
         try:
             answer = json.loads(text)
@@ -199,7 +258,7 @@ class Engine:
             self.kill()
             raise EngineFailed(
                 f"the engine answered something that is not an answer on {what}: "
-                f'{text[:80]!r} (expected {{"value": V, "best_move": M}} or '
+                f'{text[:QUOTED]!r} (expected {{"value": V, "best_move": M}} or '
                 f'{{"unsupported": "why"}})'
             )
         self.answered += 1
@@ -218,11 +277,16 @@ class Engine:
                 stream.close()
 
     def kill(self) -> None:
-        """The engine's whole process group, at once."""
+        """The engine's whole process group, at once, and every process below it that left
+        the group (a child that called ``setsid()``: found through ``/proc`` first)."""
         if self.proc is None:
             return
+        strays = descendants(self.proc.pid)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
+        for pid in strays:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
             self.proc.wait(timeout=5)
 
@@ -233,6 +297,35 @@ class Engine:
             self.proc.wait(timeout=2)
         self.kill()
         self._release()
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (children, theirs, ..., whatever their session), read
+    from ``/proc``; none where there is no ``/proc``."""
+    parents: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1:
+            parents.setdefault(int(fields[1]), []).append(int(name))
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
 
 
 class InProcess:
@@ -255,7 +348,12 @@ class InProcess:
         try:  # a search past the time limit is stopped, as an engine's would be
             with deadline(self.time_limit, grace=0.0):
                 answer = self._answer(tree, request)
-        except Exception as e:  # noqa: BLE001 - a plugin's error is a disagreement
+        except BudgetExceeded:  # a failure, as an engine's hang is (the failure budget)
+            raise EngineFailed(
+                f"the search did not answer within {self.time_limit:g} s on {what} (--time-limit)",
+                slow=True,
+            ) from None
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - a plugin's error (its sys.exit too) is a disagreement
             answer = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
         self.answered += 1
         return answer, json.dumps(answer)
@@ -340,7 +438,14 @@ def given_trees(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     else:
         raise InputError(f"--trees-from: {path}: no such file or folder")
     for f in files:
-        text = f.read_text(encoding="utf-8")
+        try:
+            text = f.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise InputError(
+                f"--trees-from: {f}: not UTF-8 text (byte {e.start}); a tree file is JSON in UTF-8"
+            ) from None
+        except OSError as e:
+            raise InputError(f"--trees-from: {f}: cannot be read ({e.strerror})") from None
         lines = [ln for ln in text.splitlines() if ln.strip()]
         jsonl = f.suffix == ".jsonl" or (
             len(lines) > 1
@@ -360,8 +465,30 @@ def given_trees(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             except ValueError as e:
                 raise InputError(f"--trees-from: {what}: not JSON ({e})") from None
             if window is not None:
-                tree["window"] = window
+                tree["window"] = [_text(w) for w in given_window(window, what)]
             yield what, tree
+
+
+def given_window(window: Any, what: str) -> tuple[Fraction, Fraction]:
+    """A tree file's ``window``: two numbers (integers, finite decimals or ``"a/b"`` text),
+    alpha below beta; ``InputError`` naming the tree and what is allowed otherwise."""
+    bad = InputError(
+        f"--trees-from: {what}: window must be [ALPHA, BETA], two finite numbers (an integer, "
+        f'a decimal or "a/b") with ALPHA < BETA, got {json.dumps(window)[:QUOTED]}'
+    )
+    if not isinstance(window, list) or len(window) != 2:
+        raise bad
+    out = []
+    for w in window:
+        if isinstance(w, bool) or not isinstance(w, int | float | str):
+            raise bad
+        try:
+            out.append(Fraction(str(w)) if not isinstance(w, float) else Fraction(w))
+        except (ValueError, ZeroDivisionError, OverflowError):
+            raise bad from None
+    if not out[0] < out[1]:
+        raise bad
+    return out[0], out[1]
 
 
 def _one_object(line: str) -> bool:
@@ -403,9 +530,8 @@ class Verdict:
 def _printed_value(raw: str, answer: dict[str, Any]) -> str:
     """The answer's value as the engine printed it (its JSON text)."""
     m = re.search(r'"value"\s*:\s*("(?:[^"\\]|\\.)*"|[^,}\s]+)', raw)
-    if m:
-        return m.group(1).strip('"')
-    return str(answer.get("value"))
+    text = m.group(1).strip('"') if m else str(answer.get("value"))
+    return text if len(text) <= PRINTED else f"{text[:PRINTED]}... ({len(text)} characters)"
 
 
 def judge(
@@ -475,6 +601,23 @@ def judge(
     return Verdict("agree", "", printed, answer, window, exact, (lo, hi), tied)
 
 
+def symptom(verdict: Verdict, what: str) -> str:
+    """A disagreement's cause before it is shrunk: what is wrong (the value, the best move, a
+    windowed value, an error's type) on which family of trees (the case's name without its
+    number and seed), so that each cause is shrunk once, not each tree."""
+    family = re.sub(r" #\d+.*?(?=, window|$)", "", what).split(", a shrunk candidate")[0]
+    family = re.sub(r", window \S+", ", window", family)
+    if verdict.error:
+        wrong = "error " + verdict.error.split(":")[0]
+    elif verdict.window is not None:
+        wrong = "windowed value"
+    elif verdict.why.startswith("best move"):
+        wrong = "best move"
+    else:
+        wrong = "value"
+    return f"{wrong} on {family}"
+
+
 def _window_of(case: Case, tree: shrink.Tree) -> tuple[Fraction, Fraction] | None:
     if case.window is None or isinstance(case.window, tuple):
         return case.window
@@ -542,6 +685,7 @@ class Report:
     causes: dict[str, Cause] = field(default_factory=dict)
     first_unsupported: str | None = None
     stopped: str | None = None
+    not_shrunk: int = 0  # disagreements counted under a cause already shrunk
 
 
 def _own_counts(tree: shrink.Tree, label: str) -> dict[str, Any] | None:
@@ -571,6 +715,7 @@ class Run:
         show: Callable[[str], None] = print,
         keep_shape: bool = False,
         fail_fast: bool = False,
+        budget: int = FAILURE_BUDGET,
     ):
         from starbench.search.registry import parse_spec
 
@@ -581,8 +726,11 @@ class Run:
         self.show = show
         self.keep_shape = keep_shape
         self.fail_fast = fail_fast
+        self.budget = budget
         self.report = Report()
         self._in_a_row = 0
+        #: symptom -> (its cause once shrunk, or None, and the disagreements it had)
+        self._symptoms: dict[str, list[Any]] = {}
 
     # ---------------------------------------------------------------- files
     def _write(self, cause: Cause) -> None:
@@ -612,7 +760,7 @@ class Run:
         the engine restarted."""
         self.report.failed += 1
         message = str(error)
-        key = "failed: " + message.replace(what, "TREE")
+        key = "failed: " + message.replace(what, "TREE").replace(" before its first answer", "")
         doc = {
             **tree.json(),
             shrink.ANSWERS: {
@@ -623,10 +771,23 @@ class Run:
             },
         }
         cause, new = self._cause(key, "failed", doc)
-        self.show(f"FAILED on {what}: {message}" + (f": {cause.path}" if new else ""))
+        if cause.trees <= self.budget:
+            last = cause.trees == self.budget and not error.slow
+            self.show(
+                f"FAILED on {what}: {message}"
+                + (f": {cause.path}" if new else "")
+                + ("; further trees of this cause are counted, not shown" if last else "")
+            )
         self._in_a_row += 1
         if self.fail_fast:
             self.report.stopped = "--fail-fast"
+            return
+        if cause.trees >= self.budget and error.slow:  # each costs --time-limit: no more
+            self.report.stopped = (
+                f"the engine failed on {cause.trees} trees with one cause that costs the time "
+                f"limit each ({cause.path}): stopped at the failure budget "
+                f"(--failure-budget {self.budget})"
+            )
             return
         never = getattr(self.engine, "answered", 1) == 0
         if self._in_a_row >= (FAILURES_FIRST if never else FAILURES_IN_A_ROW):
@@ -679,11 +840,43 @@ class Run:
             r.agree += 1
             return
         r.disagree += 1
-        self.shrink(tree, case.what, window, verdict)
+        key = symptom(verdict, case.what)
+        seen = self._symptoms.get(key)
+        if seen is None:  # a new cause: shrunk, once
+            self._symptoms[key] = [self.shrink(tree, case.what, window, verdict), 1]
+        else:
+            seen[1] += 1
+            r.not_shrunk += 1
+            cause = seen[0]
+            if cause is not None:
+                cause.trees += 1
+                self._write(cause)
+            if seen[1] <= self.budget:
+                where = f"as {cause.path}" if cause is not None else "as before"
+                self.show(
+                    f"DISAGREE on {case.what}: {verdict.why}; the same cause {where} (not "
+                    f"shrunk: one shrink per cause)"
+                    + (
+                        "; further trees of this cause are counted, not shown"
+                        if seen[1] == self.budget
+                        else ""
+                    )
+                )
 
-    def shrink(self, tree: shrink.Tree, what: str, window: Any, found: Verdict) -> Path | None:
+    def early_stop(self) -> None:
+        """Stop an engine that disagreed or failed on more than half of the first
+        ``EARLY_AFTER`` requests or more (said in ``stopped``)."""
+        r = self.report
+        wrong = r.disagree + r.failed
+        if r.trees >= EARLY_AFTER and 2 * wrong > r.trees and not r.stopped:
+            r.stopped = (
+                f"the engine disagreed or failed on {wrong} of the {r.trees} requests so far "
+                f"(more than half): stopped early, a broken engine (the causes above)"
+            )
+
+    def shrink(self, tree: shrink.Tree, what: str, window: Any, found: Verdict) -> Cause | None:
         """Shrink one disagreement (the engine answering every candidate) and file it under its
-        cause; the cause's file."""
+        cause; the cause."""
         reduced = self.reduce(tree, what, window, found)
         if reduced is None:
             return None
@@ -694,7 +887,7 @@ class Run:
             self.show(f"DISAGREE on {what}: {why}; {size}: {cause.path}")
         else:
             self.show(f"DISAGREE on {what}: {size}, the same cause as {cause.path}")
-        return cause.path
+        return cause
 
     def reduce(
         self, tree: shrink.Tree, what: str, window: Any, found: Verdict
@@ -761,13 +954,17 @@ def conform(
     show: Callable[[str], None] = print,
     keep_shape: bool = False,
     fail_fast: bool = False,
+    budget: int = FAILURE_BUDGET,
 ) -> Report:
     """Judge every case of ``source`` (``cases``) with ``engine`` (an ``Engine`` or an
-    ``InProcess``), shrinking each disagreement into ``out``."""
-    run = Run(engine, label, out, show, keep_shape, fail_fast)
+    ``InProcess``), shrinking the first disagreement of each cause into ``out`` (``symptom``),
+    within the failure ``budget`` (``FAILURE_BUDGET``), stopping early where the engine is
+    broken (``EARLY_AFTER``)."""
+    run = Run(engine, label, out, show, keep_shape, fail_fast, budget)
     try:
         for case in source:
             run.case(case)
+            run.early_stop()
             if run.report.stopped:
                 show(f"starbench: {run.report.stopped}")
                 break
@@ -802,6 +999,7 @@ def table(report: Report) -> str:
         ("unsupported", report.unsupported),
         ("requests", report.trees),
         ("causes", len(report.causes)),
+        ("counted, not shrunk", report.not_shrunk),
         ("counts equal starbench's", counts),
         (
             "per level equal",

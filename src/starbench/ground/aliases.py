@@ -54,6 +54,19 @@ class _Alias(importlib.abc.Loader):
     def exec_module(self, module: Any) -> None:
         pass  # already executed under its new name
 
+    def get_code(self, fullname: str) -> Any:
+        """What ``python -m OLD`` runs: the command line for the old ``starbench.cli`` (as
+        ``python -m starbench``), else one line saying the module is not a command (exit 2)."""
+        if MOVED[fullname] == "starbench.commands.cli":
+            source = "import sys\nfrom starbench.commands.cli import main\nsys.exit(main())\n"
+        else:
+            line = (
+                f"starbench: {fullname} is a module (now {MOVED[fullname]}), not a command: "
+                f"run the starbench command (starbench --help)"
+            )
+            source = f"import sys\nprint({line!r}, file=sys.stderr)\nsys.exit(2)\n"
+        return compile(source, f"<{fullname}>", "exec")
+
 
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
