@@ -161,7 +161,9 @@ def test_every_search_is_timed_and_old_tables_say_what_they_cannot_use(results, 
     drawn = FIGURES["seconds_vs_nodes"](df, 7.16)
     assert int(drawn.table["n"].sum()) == int(df["status"].isin(["ok", "unverified"]).sum())
     counts = [t.get_text() for ax in drawn.figure.axes for t in ax.texts if "n = " in t.get_text()]
-    assert sum(int(c.split("n = ")[1].split(",")[0]) for c in counts) == int(drawn.table["n"].sum())
+    assert sum(int(c.split("n = ")[1].split(" of ")[0]) for c in counts) == int(
+        drawn.table["n"].sum()
+    )
     old = df.drop(columns=["label", "_pair", "timing_repeats"])
     old["cpu_seconds"] = 5e-5
     (tmp_path / "fast").mkdir()
@@ -538,7 +540,7 @@ def test_plot_help_lists_every_figure_with_a_line():
 def test_the_timing_figure_never_pools_two_engines_and_counts_each_panel(results):
     """Rows of one cell timed on two engines (a cell grown across the engine threshold before
     engine=auto kept its engine): the timing figure draws each engine in its own panels and its
-    table a row per engine; each panel's n is the searches it holds."""
+    table a row per engine; each panel's n is the points it draws (here all its searches)."""
     df = load_results(results)
     df = df[df["status"].isin(["ok", "unverified"])].copy()
     df["engine"] = ["compiled" if i % 2 else "python" for i in range(len(df))]
@@ -552,13 +554,31 @@ def test_the_timing_figure_never_pools_two_engines_and_counts_each_panel(results
             + [suffix for suffix, _f in drawn.figures]
         )
         assert "compiled" in heads and "python" in heads
-        counts = [
-            int(t.get_text().split("n = ")[1].split(",")[0])
-            for f in figures
-            for ax in f.axes
-            for t in ax.texts
-            if t.get_text().startswith("n = ")
-        ]
+        counts = []
+        for ax in (ax for f in figures for ax in f.axes):
+            for t in ax.texts:
+                if t.get_text().startswith("n = "):  # n: the points this panel draws
+                    n = int(t.get_text().removeprefix("n = ").split(" of ")[0])
+                    assert n == sum(len(c.get_offsets()) for c in ax.collections)
+                    counts.append(n)
         assert sum(counts) == len(df) and max(counts) < len(df)
+    finally:
+        __import__("matplotlib.pyplot").pyplot.close("all")
+
+
+def test_a_sampled_timing_panel_says_n_is_what_it_draws(results, monkeypatch):
+    """Where a panel holds more searches of an algorithm than it draws (``SHOWN``), its n is the
+    points drawn, with how many searches it holds."""
+    from starbench.analysis import figures
+
+    monkeypatch.setattr(figures, "SHOWN", 3)
+    drawn = FIGURES["seconds_vs_nodes"](load_results(results), 7.16)
+    try:
+        for ax in (ax for _s, f in drawn.figures for ax in f.axes):
+            for t in ax.texts:
+                if t.get_text().startswith("n = "):
+                    shown, held = t.get_text().removeprefix("n = ").split(" of ")
+                    assert int(shown) == sum(len(c.get_offsets()) for c in ax.collections)
+                    assert int(shown) < int(held)
     finally:
         __import__("matplotlib.pyplot").pyplot.close("all")

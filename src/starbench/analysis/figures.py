@@ -737,7 +737,9 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
             h.sample(SHOWN, random_state=0) if len(h) > SHOWN else h
             for _, h in here.groupby("label", sort=True)
         )
-        count = f"n = {len(here)}" + (f", {len(shown)} drawn" if len(shown) < len(here) else "")
+        # n: the searches drawn in this panel (a sample of the panel's searches where it holds
+        # more than SHOWN of an algorithm: said, with how many it holds)
+        count = f"n = {len(shown)}" + (f" of {len(here)}" if len(shown) < len(here) else "")
         # bottom right: time grows with nodes, so the points leave that corner empty
         ax.text(0.97, 0.03, count, transform=ax.transAxes, ha="right", va="bottom", fontsize=6)
         present = [lab for lab in labels if lab in set(shown["label"])]
@@ -761,7 +763,10 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
         log_axis(ax, "x")
         log_axis(ax, "y", unit="s")
 
-    note = f"one point per search (at most {SHOWN} an algorithm a panel), n: the panel's searches"
+    note = (
+        f"one point per search, n: the points of the panel (of the panel's searches, where more "
+        f"than {SHOWN} of an algorithm are sampled)"
+    )
     if dropped:
         note += f"; {dropped} searches of under {MIN_TIMED * 1e6:.0f} us, timed once, not used"
     figures = draw_design(
