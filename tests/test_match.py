@@ -117,6 +117,27 @@ def test_bad_requests_are_one_line(tmp_path):
         assert why in bad.stderr, (args, bad.stderr)
 
 
+def test_a_second_match_into_a_folder_in_use_is_refused_and_loses_nothing(tmp_path):
+    """While a match plays into a folder (its lock held), another match into it is refused in
+    one line, exit 2, and the folder's files are as they were; once it ends, the same command
+    goes on."""
+    from starbench.record.storage import CellLock
+
+    args = [GAME, "--player", "random", "--player", "random", "--games", "4", "--out", "m"]
+    first = subprocess.run([EXE, "match", *args], capture_output=True, text=True, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    folder = tmp_path / "m"
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.name != ".lock"}
+    with CellLock(folder):  # a match playing into it
+        again = [*args[:-3], "8", "--out", "m"]
+        busy = subprocess.run([EXE, "match", *again], capture_output=True, text=True, cwd=tmp_path)
+    assert busy.returncode == 2 and busy.stderr.count("\n") == 1, busy.stderr
+    assert "another match is playing into this folder" in busy.stderr
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.name != ".lock"} == before
+    done = subprocess.run([EXE, "match", *again], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0 and "(8 games)" in done.stdout, done.stderr
+
+
 def test_players_heuristics_are_recorded_and_a_former_default_is_kept(tmp_path):
     """A new match records each search player's heuristic as played (pig: score_share by
     default); a match.json without them (starbench 0.2.0 and earlier) continues with pig's

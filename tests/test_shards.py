@@ -34,6 +34,16 @@ NOT_COMPARED = (
 CELL = ["trees=9", "tree.branching=3", "progress=false"]
 
 
+def _same(got: pd.DataFrame, want: pd.DataFrame) -> None:
+    """``assert_frame_equal``, naming the columns and rows that differ where they do."""
+    if list(got.columns) == list(want.columns) and got.shape == want.shape:
+        differ = [c for c in got.columns if not got[c].equals(want[c])]
+        rows = {c: [(i, got[c][i], want[c][i]) for i in got.index if got[c][i] != want[c][i]][:3]
+                for c in differ}  # fmt: skip
+        assert not differ, f"columns differ: {differ}; first rows (row, sharded, unsharded): {rows}"
+    pd.testing.assert_frame_equal(got, want)
+
+
 def _table(folder: Path) -> pd.DataFrame:
     df = pd.read_parquet(folder / "table.parquet")
     return df.drop(columns=list(NOT_COMPARED), errors="ignore").reset_index(drop=True)
@@ -70,7 +80,7 @@ def test_a_sharded_cell_equals_the_unsharded_one(launcher, unsharded, tmp_path, 
     err = capsys.readouterr().err
     assert code == 0, err[-2000:]
     cell = _only_cell(sweep)
-    pd.testing.assert_frame_equal(_table(cell), unsharded)
+    _same(_table(cell), unsharded)
     names = sorted(p.name for p in cell.glob("rows*.jsonl"))
     assert names == [f"rows.shard-{i}-of-3.jsonl" for i in range(3)]
     summary = read_json(cell / "cell.json")

@@ -454,7 +454,33 @@ def run_match(
     analysis: Analysis | None = None,
 ) -> Any:
     """Play the games ``folder`` does not hold yet (in ``n_jobs`` processes; with a sequential
-    ``analysis``, until its verdict is decided); write the table; return it (a DataFrame)."""
+    ``analysis``, until its verdict is decided); write the table; return it (a DataFrame).
+    The folder is locked while the match plays (``storage.CellLock``): a second match into it
+    is refused in one line (``InputError``) and loses nothing."""
+    from starbench.record.storage import CellBusy, CellLock
+
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        lock = CellLock(folder).acquire()
+    except CellBusy as e:
+        raise InputError(
+            f"--out: {folder}: another match is playing into this folder ({e}); wait for it to "
+            f"end (the same command then goes on from its games), or use another --out folder"
+        ) from None
+    try:
+        return _run_match(match, folder, out, n_jobs, analysis)
+    finally:
+        lock.release()
+
+
+def _run_match(
+    match: Match,
+    folder: Path,
+    out: Any,
+    n_jobs: int,
+    analysis: Analysis | None,
+) -> Any:
+    """``run_match`` in its locked folder."""
     import pandas as pd
 
     from starbench.analysis.matches import (
