@@ -182,7 +182,8 @@ def run_whole(
     wanted = requested(settings)
     if request.skipped:
         warn(f"starbench: {request.skipped}")
-    note_engines(settings, wanted, warn, held_engines(cell.by_instance))
+    held = held_engines(cell.by_instance)  # the engines of the rows stored before this run
+    note_engines(settings, wanted, warn, held)
     if (line := unchecked_line(wanted, cell.by_instance)) is not None:
         warn(line)
     keys = [a.key for a in wanted]
@@ -211,7 +212,7 @@ def run_whole(
                 journal.append_header(header)
                 runs[run] = header
             if todo and not fresh:
-                announce(settings, wanted, len(todo), warn, held_engines(cell.by_instance))
+                announce(settings, wanted, len(todo), warn, held)
             computed += compute(settings, todo, journal, run, cell, printed, warn, fresh)
             if settings.target_se is None:
                 break

@@ -605,7 +605,7 @@ def symptom(verdict: Verdict, what: str) -> str:
     """A disagreement's cause before it is shrunk: what is wrong (the value, the best move, a
     windowed value, an error's type) on which family of trees (the case's name without its
     number and seed), so that each cause is shrunk once, not each tree."""
-    family = re.sub(r" #\d+.*?(?=, window|$)", "", what).split(", a shrunk candidate")[0]
+    family = re.sub(r" #\d+.*?(?=, window|$)", "", what)
     family = re.sub(r", window \S+", ", window", family)
     if verdict.error:
         wrong = "error " + verdict.error.split(":")[0]
