@@ -88,6 +88,24 @@ def test_a_sharded_cell_equals_the_unsharded_one(launcher, unsharded, tmp_path, 
     assert not [o for o in summary["overrides"] if o.startswith("shard=")]
 
 
+def test_a_shard_finding_the_table_written_leaves_it(tmp_path, capsys):
+    """Shards finishing together each find nothing missing; the first to take the cell lock
+    writes the table, the others leave it as it is (before, the second wrote it again: the
+    table's rows journaled into a new ``rows.jsonl`` and its runs renumbered).  A shard run on
+    the complete cell plays the late shard; a larger cell is still written."""
+    folder = tmp_path / "cell"
+    assert cli.main(["run", *CELL, "shards=3", f"hydra.run.dir={folder}"]) == 0
+    table = (folder / "table.parquet").read_bytes()
+    capsys.readouterr()
+    assert cli.main(["run", *CELL, "shards=3", "shard=[2]", f"hydra.run.dir={folder}"]) == 0
+    assert "the table is already written from every journal" in capsys.readouterr().out
+    assert (folder / "table.parquet").read_bytes() == table
+    assert not (folder / "rows.jsonl").exists()
+    grown = [o if o != "trees=9" else "trees=12" for o in CELL]
+    assert cli.main(["run", *grown, "shards=3", f"hydra.run.dir={folder}"]) == 0
+    assert len(pd.read_parquet(folder / "table.parquet")) == 12 * 7
+
+
 @pytest.mark.slow
 def test_shards_of_another_number_are_adopted_row_by_row(unsharded, tmp_path, capsys):
     """Two of three shards, then the cell split in two: the second run computes only what the

@@ -28,12 +28,16 @@ from typing import Any
 from starbench.experiment import cellfolder, stages
 from starbench.experiment.settings import RunSettings
 from starbench.ground.overrides import without_shard
+from starbench.record.coverage import Request
 from starbench.record.rows import Row
 from starbench.record.storage import (
+    CELL,
+    JOURNAL,
     TABLE,
     CellBusy,
     CellLock,
     Journal,
+    read_json,
     shard_journal,
     shard_journals,
     shard_lock,
@@ -188,6 +192,9 @@ def finish(
             )
             return stages.CellOutcome(folder, folder / TABLE, 0, computed, {})
         whole = replace(settings, shards=1, shard=None)
+        if written_since(whole, folder):
+            show("every shard done: the table is already written from every journal")
+            return stages.CellOutcome(folder, folder / TABLE, 0, computed, {})
         before = _process_cpu()
         done = stages.run_whole(
             whole, folder, without_shard(overrides), out, warn, command, earlier=fresh
@@ -199,6 +206,27 @@ def finish(
         return replace(done, computed=computed)
     finally:
         lock.release()
+
+
+def written_since(settings: RunSettings, folder: Path) -> bool:
+    """Is the cell's table already written, for this request, from every row its journals
+    hold?  (Shards finishing together: each finds nothing missing, the first to take the cell
+    lock writes the table; the others must not write it again, which would journal the table
+    and renumber its runs.)  ``cell.json`` says ``complete`` for the same request and number of
+    trees, and the table is newer than every journal (a journal line appended after the table
+    was written makes it older)."""
+    summary = read_json(folder / CELL) or {}
+    table = folder / TABLE
+    if not (
+        summary.get("status") == "complete"
+        and summary.get("trees") == settings.trees
+        and summary.get("request") == Request.of(settings).as_json()
+        and table.exists()
+    ):
+        return False
+    journals = [*shard_journals(folder), folder / JOURNAL]
+    newest = max((p.stat().st_mtime_ns for p in journals if p.exists()), default=0)
+    return table.stat().st_mtime_ns > newest
 
 
 def missing_command(
@@ -236,7 +264,6 @@ def recorded_command(folder: Path) -> tuple[list[str], dict[str, Any] | None]:
 def missing_of_request(folder: Path, request: Any, n: int) -> list[int]:
     """The shards (of ``n``) whose instances lack a finished row of a key ``request`` asks for,
     in every journal of the cell (``collect``'s view: no settings, only what was asked)."""
-    from starbench.record.storage import JOURNAL
     from starbench.search.registry import key_values
 
     held: dict[int, set[tuple[Any, ...]]] = {}
