@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -446,6 +447,18 @@ def test_a_sleeping_plugin_stops_at_the_failure_budget(capsys, tmp_path):
     assert "did not answer within 0.2 s" in out and "failure budget" in out
 
 
+def test_a_plugin_that_ignores_the_deadline_stops_at_the_failure_budget(capsys, tmp_path):
+    """A plugin ignoring ``SIGALRM`` and blocking for an hour: its searches run in a worker
+    process killed a second past ``--time-limit`` (before, conform blocked for the hour)."""
+    start = time.monotonic()
+    with _misbehaving():
+        code = _conform_plugin(tmp_path, "deaf", "--time-limit", "0.2")
+    out = capsys.readouterr().out
+    assert code == 1 and _row(out, "failed") == "3" and _row(out, "requests") == "3", out
+    assert "did not answer within 0.2 s" in out and "failure budget" in out
+    assert time.monotonic() - start < 20
+
+
 @pytest.mark.parametrize(
     ("window", "said"),
     [
@@ -489,10 +502,16 @@ def test_bad_input_of_the_newer_surfaces_is_one_line(capsys, tmp_path):
     assert not (tmp_path / "m").exists()
     for module, code, said in (
         ("starbench.cli", 0, ""),
+        ("starbench.cli run", 0, ""),  # Hydra's parser reads argv[0] (a traceback before)
         ("starbench.match", 2, "starbench.match is a module (now starbench.commands.match)"),
     ):
         p = subprocess.run(
-            [sys.executable, "-m", module, *(["--version"] if code == 0 else [])],
+            [
+                sys.executable,
+                "-m",
+                *module.split(),
+                *(["--help"] if " " in module else ["--version"] if code == 0 else []),
+            ],  # fmt: skip
             capture_output=True,
             text=True,
         )

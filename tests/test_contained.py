@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -90,6 +91,29 @@ def test_a_plugin_that_raises_or_never_returns_gives_rows_and_the_run_ends(tmp_p
     assert t.loc["raiser", "error"] == "ValueError: the plugin's own bug"
     assert t.loc["sleeper", "status"] == "budget_exceeded"
     assert "stopped by the deadline" in t.loc["sleeper", "error"]
+
+
+def test_a_plugin_past_the_deadlines_reach_is_killed_at_its_budget(tmp_path):
+    """Plugin searches the deadline (a signal) cannot stop: one ignores ``SIGALRM``, one
+    catches what it raises, both block for an hour; one ends its process with ``os._exit``.
+    Each runs in a process killed 1.5 s past the budget: ``budget_exceeded`` rows (before,
+    the run blocked for the hour), an ``error`` row for the one that ended its process (before,
+    the whole run ended with exit 3 and no word)."""
+    start = time.monotonic()
+    p = _starbench(
+        "run", "plugins=[misbehaving_plugins]", "algorithms=[expectimax,deaf,stubborn,vanisher]",
+        "trees=1", "engine=python", "time_budget=0.3", "progress=false",
+        f"hydra.run.dir={tmp_path}/r", timeout=60,
+    )  # fmt: skip
+    assert time.monotonic() - start < 30
+    assert "Traceback" not in p.stderr and p.returncode == 1, p.stderr
+    t = pd.read_parquet(tmp_path / "r" / "table.parquet").set_index("algorithm")
+    assert t.loc["expectimax", "status"] == "ok"
+    for name in ("deaf", "stubborn"):
+        assert t.loc[name, "status"] == "budget_exceeded"
+        assert "its process was killed at 1.8 s" in t.loc[name, "error"]
+    assert t.loc["vanisher", "status"] == "error"
+    assert "exited with status 3 without a result" in t.loc["vanisher", "error"]
 
 
 def test_solve_says_a_raising_search_in_one_line(tmp_path):
@@ -195,6 +219,42 @@ def test_a_forged_journal_line_never_replaces_a_verified_table_row(tmp_path):
         map(str, before[key].values.tolist())
     )
     assert (cell / "rows.jsonl.rejected").read_text().count("\n") == 1
+
+
+def test_a_forged_shard_journal_line_never_replaces_a_verified_table_row(tmp_path, capsys):
+    """A shard journal's line re-signed after an edit: read by an unsharded run it is never
+    adopted (the shard's journal is not its to rewrite), by its own shard it is set aside in
+    ``<journal>.rejected``; the table keeps its rows either way (before, the edit won: shard
+    rows are read after the table's)."""
+    from starbench.commands import cli
+
+    def run(*args: str) -> tuple[int, str]:
+        code = cli.main(list(args))
+        return code, capsys.readouterr().err
+
+    cell = tmp_path / "c"
+    base = ["run", "trees=4", "engine=python", "progress=false", f"hydra.run.dir={cell}"]
+    assert run(*base, "shards=2")[0] == 0
+    key = ["instance", "algorithm", "k", "after_probe", "nodes"]
+
+    def rows() -> list[str]:
+        return sorted(map(str, pd.read_parquet(cell / "table.parquet")[key].values.tolist()))
+
+    before = rows()
+    journal = cell / "rows.shard-0-of-2.jsonl"
+    _resign_line(journal, 3, "nodes", lambda n: n + 1000)
+    code, err = run(*base)
+    said = [x for x in err.splitlines() if "disagree" in x]
+    assert code == 0 and len(said) == 1, err
+    assert f"{journal}: 1 line(s) (line 3 first) disagree with table.parquet" in said[0]
+    assert "never adopted" in said[0] and rows() == before
+    code, err = run(*base, "shards=2")
+    said = [x for x in err.splitlines() if "disagree" in x]
+    assert code == 0 and len(said) == 1 and "set aside in" in said[0], err
+    assert rows() == before
+    assert (cell / "rows.shard-0-of-2.jsonl.rejected").read_text().count("\n") == 1
+    code, err = run(*base)
+    assert code == 0 and "disagree" not in err, err
 
 
 def test_a_damaged_shard_journal_line_is_said_set_aside_and_computed_again(tmp_path):

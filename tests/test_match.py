@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -81,6 +82,7 @@ def test_a_match_resumes_and_a_cut_line_is_played_again(tmp_path):
     journal = tmp_path / "games.jsonl"
     text = journal.read_text().splitlines()
     journal.write_text("\n".join(text[:-1]) + "\n" + text[-1][:10])  # a kill cut the last line
+    (tmp_path / "match.parquet").unlink()  # before the table was written (else it is kept)
     more = run_match(_match("oracle", "random", 10), tmp_path, out=lines.append)
     assert "5 games already played" in lines[-2] or any(
         "5 games already played" in x for x in lines
@@ -90,6 +92,44 @@ def test_a_match_resumes_and_a_cut_line_is_played_again(tmp_path):
         first.drop(columns=timing), more.head(6).drop(columns=timing), check_dtype=False
     )
     assert len(more) == 10
+
+
+def test_forged_journal_lines_lose_to_the_verified_table(tmp_path):
+    """A games.jsonl line edited with its checksum recomputed, a line whose checksum was
+    deleted (to pass as a journal written before checksums) and a deleted line: the verified
+    table's games are kept, the lines set aside, one line each; nothing is played again.  A
+    journal none of whose lines has a checksum is still adopted (unchecked)."""
+    from starbench.record.integrity import sign
+
+    said: list[str] = []
+    first = run_match(_match("oracle", "random", 8), tmp_path, out=said.append)
+    journal = tmp_path / "games.jsonl"
+    lines = journal.read_text().splitlines()
+    rec = json.loads(lines[2].rpartition("\t")[0])
+    rec["winner"] = 1 - rec["winner"]
+    lines[2] = sign(json.dumps(rec))  # forged, re-signed
+    lines[4] = lines[4].rpartition("\t")[0]  # its checksum deleted
+    del lines[6]
+    journal.write_text("\n".join(lines) + "\n")
+    said.clear()
+    again = run_match(_match("oracle", "random", 8), tmp_path, out=said.append)
+    timing = ["cpu_seconds0", "cpu_seconds1"]
+    pd.testing.assert_frame_equal(again.drop(columns=timing), first.drop(columns=timing))
+    pd.testing.assert_frame_equal(again, first)  # the CPU times too: kept, not played again
+    notes = [x for x in said if str(journal) in x]
+    assert len(notes) == 2, said
+    assert "lines 3, 5" in notes[0] and "disagrees with match.parquet" in notes[0]
+    assert "has no checksum" in notes[0] and "games.jsonl.rejected" in notes[0]
+    assert "lacks 1 game that match.parquet holds" in notes[1]
+    assert (tmp_path / "games.jsonl.rejected").read_text().count("\n") == 2
+    assert journal.read_text().count("\n") == 8
+    # every line without a checksum: a journal written before them, adopted once
+    journal.write_text(
+        "".join(x.rpartition("\t")[0] + "\n" for x in journal.read_text().splitlines())
+    )
+    said.clear()
+    run_match(_match("oracle", "random", 8), tmp_path, out=said.append)
+    assert any("unchecked: 8 games adopted" in x for x in said), said
 
 
 def test_bad_requests_are_one_line(tmp_path):

@@ -180,6 +180,32 @@ def test_a_sequential_match_stops_early_and_resumes_the_same_test(tmp_path):
         run_match(match, tmp_path, analysis=Analysis(margin=0.1, sequential=True), **QUIET)
 
 
+def test_a_sequential_rerun_on_more_games_stops_at_the_fresh_runs_look(tmp_path):
+    """A folder already holding games past the deciding look (a longer match played without
+    the test): the sequential run stops at the look a fresh run stops at, its table holds the
+    same games, and one line says the games past it stay in the journal (before, it read the
+    look at the last game held and stopped there)."""
+    analysis = Analysis(margin=0.05, sequential=True)
+    fresh = run_match(
+        _match("star2:depth=2", "random", 100), tmp_path / "fresh", analysis=analysis, **QUIET
+    )
+    stopped = json.loads((tmp_path / "fresh" / "match.json").read_text())["analysis"]["stopped_at"]
+    assert stopped < 50
+    run_match(_match("star2:depth=2", "random", 50), tmp_path / "more", **QUIET)
+    said: list[str] = []
+    again = run_match(
+        _match("star2:depth=2", "random", 100),
+        tmp_path / "more",
+        analysis=analysis,
+        out=said.append,
+    )
+    stored = json.loads((tmp_path / "more" / "match.json").read_text())["analysis"]
+    assert stored["stopped_at"] == stopped
+    cpu = [c for c in fresh.columns if c.startswith("cpu_seconds")]
+    pd.testing.assert_frame_equal(again.drop(columns=cpu), fresh.drop(columns=cpu))
+    assert f"the {50 - stopped} games past it stay in games.jsonl, outside the table" in said[0]
+
+
 def test_a_paired_match_is_a_request_of_its_own(tmp_path):
     run_match(_match("random", "random", 4, paired=False), tmp_path, **QUIET)
     r = subprocess.run(

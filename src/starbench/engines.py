@@ -27,8 +27,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from starbench.compiled.support import unsupported  # no numba: the kernel stays unloaded
-from starbench.errors import BudgetExceeded, EvaluationError, InputError, deadline
-from starbench.search.registry import AlgorithmSpec
+from starbench.errors import (
+    DEADLINE_GRACE_S,
+    BudgetExceeded,
+    EvaluationError,
+    InputError,
+    deadline,
+)
+from starbench.search.registry import AlgorithmSpec, is_plugin
 from starbench.search.stats import SearchResult, SearchStats
 from starbench.trees.explicit import ExplicitTree
 from starbench.trees.regular import RegularTree
@@ -240,6 +246,18 @@ def execute(
         raise
     except (Exception, SystemExit) as e:  # noqa: BLE001 - a plugin's constructor (its sys.exit too): an error row
         return Outcome("python", "error", None, None, e)
+    if time_budget is None or not is_plugin(type(search)):
+        outcome = _run(search, time_budget)
+    else:  # a plugin's search: bounded by a process it runs in, whatever it does
+        outcome = _run_killable(search, time_budget)
+    result = outcome.result
+    if result is not None and not levels and result.by_level is not None:
+        outcome = dataclasses.replace(outcome, result=dataclasses.replace(result, by_level=None))
+    return outcome
+
+
+def _run(search: Any, time_budget: float | None) -> Outcome:
+    """One run of a made search in this process, stopped by the deadline."""
     try:
         with deadline(time_budget):
             result = search.run()
@@ -247,9 +265,27 @@ def execute(
         return Outcome("python", "budget_exceeded", None, _stats_of(search), e)
     except (Exception, SystemExit) as e:  # noqa: BLE001 - any search's failure (a plugin's sys.exit too): an error row
         return Outcome("python", "error", None, _stats_of(search), e)
-    if not levels and result.by_level is not None:  # as the compiled engine gives it
-        result = dataclasses.replace(result, by_level=None)
     return Outcome("python", "done", result, result.stats)
+
+
+def _run_killable(search: Any, time_budget: float) -> Outcome:
+    """``_run`` in a process of its own, killed ``DEADLINE_GRACE_S + KILL_GRACE_S`` past the
+    budget: a plugin's search that blocks in C code, or catches or ignores the deadline, ends as
+    a ``budget_exceeded`` row there (without counters: its process is gone); one whose process
+    dies (``os._exit``, a crash) as an ``error`` row."""
+    from starbench.ground.isolate import KILL_GRACE_S, Died, Killed, killable
+
+    limit = time_budget + DEADLINE_GRACE_S + KILL_GRACE_S
+    try:
+        return killable(lambda: _run(search, time_budget), limit)
+    except Killed:
+        stop = BudgetExceeded(
+            f"time budget of {time_budget:g} s exceeded (the search did not stop at it: its "
+            f"process was killed at {limit:g} s)"
+        )
+        return Outcome("python", "budget_exceeded", None, None, stop)
+    except (Died, Exception) as e:  # noqa: BLE001 - ended without a result, or one that does not pickle
+        return Outcome("python", "error", None, None, e)
 
 
 def _stats_of(search: Any) -> Any:

@@ -360,12 +360,16 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
     if not args.time_limit > 0:
         return fail(f"--time-limit: must be a number of seconds > 0, got {args.time_limit}")
     before = resource.getrusage(resource.RUSAGE_SELF)
-    check = functools.partial(shrink.disagreement, time_limit=args.time_limit)
+    worker = shrink.worker_for(args.algorithm, args.time_limit)
+    check = functools.partial(shrink.disagreement, time_limit=args.time_limit, worker=worker)
     try:
         done = shrink.shrink(tree, args.algorithm, check=check)
     except shrink.NotReproducible as e:
         print(f"starbench: {e}", file=sys.stderr)
         return 1
+    finally:
+        if worker is not None:
+            worker.close()
     after = resource.getrusage(resource.RUSAGE_SELF)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if done is None:

@@ -348,8 +348,12 @@ def play(match: Match, index: int) -> dict[str, Any]:
 def _read_journal(match: Match, folder: Path, out: Any) -> dict[int, dict[str, Any]]:
     """The games ``folder``'s journal holds for ``match``: every line checked (``integrity``);
     a bad line (failing its checksum, not decoding, or not a game of this match) is never
-    adopted (one line names it; the game is played again), lines written before checksums are
-    adopted once, unchecked (one line), and the journal is rewritten with checksums."""
+    adopted (one line names it; the game is played again).  Lines written before checksums are
+    adopted once, unchecked (one line), and the journal is rewritten with checksums, but only
+    in a journal none of whose lines has one (a line whose checksum was deleted from a
+    checksummed journal is bad).  The verified table wins (``_verified_games``): a line whose
+    game it holds otherwise (an edit with its checksum recomputed) is set aside and the table's
+    game kept, and games it holds that the journal lacks are journaled again (one line each)."""
     from starbench.record.integrity import bad_lines_note, keep_rejected, read_lines, rewrite
 
     done: dict[int, dict[str, Any]] = {}
@@ -357,15 +361,24 @@ def _read_journal(match: Match, folder: Path, out: Any) -> dict[int, dict[str, A
     if not path.exists():
         return done
     lines, torn = read_lines(path, legacy=True)
+    old_format = not any(ln.checked for ln in lines)
+    table = _verified_games(folder)
     bad, unchecked = [], 0
     for ln in lines:
         row = ln.value
         why = ln.problem or _not_a_game(match, row)
+        if why is None and not ln.checked and not old_format:
+            why = "has no checksum"
+        g = int(row["game_index"]) if why is None else -1
+        if why is None and g in table and table[g] != _as_row(row):
+            why = f"disagrees with {TABLE}, whose checksum verifies"
         if why is not None:
             bad.append(ln if ln.problem else replace(ln, problem=why))
             continue
         unchecked += not ln.checked
-        done[int(row["game_index"])] = row
+        done[g] = row
+    restored = [g for g in sorted(table) if g not in done]
+    done.update((g, table[g]) for g in restored)
     if unchecked:
         out(
             f"starbench: {path}: journal without checksums (written before version 3), "
@@ -374,10 +387,57 @@ def _read_journal(match: Match, folder: Path, out: Any) -> dict[int, dict[str, A
     if bad:
         keep_rejected(path, bad)
         then = "its game is" if len(bad) == 1 else "their games are"
-        out(bad_lines_note(path, bad, f"{then} played again (kept in {path.name}.rejected)"))
-    if bad or torn or unchecked:
+        then = f"{then} played again" if not table else f"the games {TABLE} holds are kept from it"
+        out(bad_lines_note(path, bad, f"{then} (the lines kept in {path.name}.rejected)"))
+    said = {v["game_index"] for b in bad if isinstance(v := b.value, dict) and "game_index" in v}
+    if lost := [g for g in restored if g not in said]:
+        out(
+            f"starbench: {path}: lacks {_games(len(lost))} that {TABLE} holds (verified by its "
+            f"checksum); kept them from the table and journaled them again"
+        )
+    if bad or torn or unchecked or restored:
         rewrite(path, [json.dumps(done[g]) for g in sorted(done)])
     return done
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
+
+
+def _as_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A journal row with every column (a row written before ``pair`` existed has none)."""
+    return {c: row.get(c) for c in COLUMNS}
+
+
+def _verified_games(folder: Path) -> dict[int, dict[str, Any]]:
+    """The games of the match's table by index, as journal rows, when ``match.json`` records
+    the table's SHA-256 and the table matches it (else none: nothing to hold the journal
+    against)."""
+    from starbench.record import tablefile
+
+    table = folder / TABLE
+    try:
+        if not table.exists() or tablefile.expected_digest(table) is None:
+            return {}
+        df = tablefile.read(table)
+    except (tablefile.CorruptTable, OSError):
+        return {}
+    if set(df.columns) != set(COLUMNS):
+        return {}
+    games = {}
+    for rec in df.to_dict("records"):
+        row = {c: _plain(rec[c]) for c in COLUMNS}
+        games[int(row["game_index"])] = row
+    return games
+
+
+def _plain(v: Any) -> Any:
+    """A table cell as the journal holds it (a missing value None, numpy scalars plain)."""
+    import pandas as pd
+
+    if v is None or v is pd.NA or (isinstance(v, float) and v != v):
+        return None
+    return v.item() if hasattr(v, "item") else v
 
 
 def _not_a_game(match: Match, row: Any) -> str | None:
@@ -549,10 +609,22 @@ def _run_match(
         verdict = non_inferiority(low, high, analysis.margin)
         return None if verdict == "undecided" else verdict
 
-    stop = next((n for n in looks if n <= _prefix(done) and decided(n)), None)
+    def first_decided() -> int | None:
+        """The first look that decides, of those the games finished in game order reach (a
+        folder holding games past it, from a longer match, stops where a fresh run would)."""
+        return next((n for n in looks if n <= _prefix(done) and decided(n)), None)
+
+    stop = first_decided()
     todo = [g for g in range(stop or match.games) if g not in done]
     if done:
-        out(f"starbench: {len(done)} games already played in {folder}; {len(todo)} to play")
+        past = sum(g >= stop for g in done) if stop is not None else 0
+        kept = (
+            f" (the sequential test stops at its look of {stop} games: the {past} games past "
+            f"it stay in {JOURNAL}, outside the table)"
+            if past
+            else ""
+        )
+        out(f"starbench: {len(done)} games already played in {folder}; {len(todo)} to play{kept}")
     # a sequential match plays up to each look in turn (no game past the look that decides)
     ends = [n for n in looks if n > _prefix(done)] if looks and stop is None else []
     segments, start = [], 0
@@ -570,9 +642,7 @@ def _run_match(
                     n += 1
                     if n % max(1, len(todo) // 10) == 0:
                         out(f"starbench: {n}/{len(todo)} games")
-                prefix = _prefix(done)  # games finished out of order count in game order
-                if looks and prefix in looks and decided(prefix):
-                    stop = prefix
+                if looks and (stop := first_decided()) is not None:
                     break
     except OSError as e:  # name the journal (a full disk names no file)
         if e.filename is not None:

@@ -219,6 +219,20 @@ def load(
     return runs, [*rows, *more_rows]
 
 
+def verified_table_rows(settings: RunSettings, folder: Path) -> dict[tuple[Any, ...], Row]:
+    """The rows of the cell's table by key, when ``cell.json`` is intact and names it and the
+    table's checksum verifies (else none: nothing to hold a journal against)."""
+    doc = read_document(folder / CELL)
+    table = folder / TABLE
+    if not (doc.intact and (doc.data or {}).get("tables") and table.exists()):
+        return {}
+    try:
+        tablefile.verify(table)
+    except tablefile.CorruptTable:
+        return {}
+    return {r.key: r for r in rows_of_table(table, settings)[1]}
+
+
 def shard_rows(
     settings: RunSettings, folder: Path, warn: Callable[[str], None], first_run: int = 0
 ) -> tuple[dict[int, dict[str, Any]], list[Row]]:
@@ -229,12 +243,19 @@ def shard_rows(
     adopted (one line says so; the shard that owns the journal computes their rows again)."""
     runs: dict[int, dict[str, Any]] = {}
     rows: list[Row] = []
-    for path in shard_journals(folder):
+    journals = shard_journals(folder)
+    table = verified_table_rows(settings, folder) if journals else {}
+    for path in journals:
         contents = Journal(folder, path.name).read(Row.of)
         if contents.cells - {settings.cell} or (contents.legacy and not contents.runs):
             raise _refuse_other_cell(folder, path.name)
         if contents.bad or contents.orphans:
-            warn(bad_journal_line(path, contents))
+            warn(bad_journal_line(path, contents, owned=False))
+        if forged := disagreeing(contents.rows, table):  # its shard sets the lines aside
+            first = contents.row_lines[forged[0]].number
+            warn(forged_line(path, first, len(forged), aside=False))
+            drop = set(forged)
+            contents.rows[:] = [r for i, r in enumerate(contents.rows) if i not in drop]
         renumber = {}
         for n in sorted(contents.runs):
             renumber[n] = first_run + len(runs)
@@ -313,10 +334,17 @@ def _journal_rows(
     journal.close()
 
 
-def bad_journal_line(path: Path, contents: Any) -> str:
-    """One line naming a journal's bad lines and what becomes of them."""
+def bad_journal_line(path: Path, contents: Any, owned: bool = True) -> str:
+    """One line naming a journal's bad lines and what becomes of them (``owned``: the caller
+    holds the journal's lock and sets them aside; else another shard's journal, read as is)."""
     from starbench.record.integrity import bad_lines_note
 
+    if not owned:
+        then = (
+            f"their rows come from the other journals or the table, else are computed again "
+            f"(the shard owning {path.name} sets the lines aside when it runs)"
+        )
+        return bad_lines_note(path, contents.bad or contents.orphans, then)
     orphans = len(contents.orphans)
     then = "their rows are computed again" if len(contents.bad) > 1 else "its row is computed again"
     if orphans and contents.bad:
@@ -384,37 +412,58 @@ MEASURED = (
 )
 
 
+def disagreeing(rows: list[Row], table_rows: dict[tuple[Any, ...], Row]) -> list[int]:
+    """The indexes of the journal ``rows`` whose search the verified table holds with other
+    ``MEASURED`` values (an edit with its checksum recomputed)."""
+    return [
+        i
+        for i, r in enumerate(rows)
+        if (t := table_rows.get(r.key)) is not None
+        and any(getattr(r, f) != getattr(t, f) for f in MEASURED)
+    ]
+
+
+def set_aside(contents: Any, forged: list[int], journal: Journal) -> list[Any]:
+    """Move the journal lines of the rows ``forged`` to ``<journal>.rejected`` (the journal
+    rewritten without them; the caller holds its lock) and drop their rows from ``contents``;
+    the lines moved."""
+    from dataclasses import replace
+
+    if not forged:
+        return []
+    lines = [
+        replace(contents.row_lines[i], problem="disagrees with the verified table") for i in forged
+    ]
+    keep = set(range(len(contents.rows))) - set(forged)
+    contents.bad.extend(lines)
+    journal.rewrite(contents)
+    contents.bad.clear()
+    contents.rows[:] = [r for i, r in enumerate(contents.rows) if i in keep]
+    contents.row_lines[:] = [ln for i, ln in enumerate(contents.row_lines) if i in keep]
+    return lines
+
+
 def _table_wins(
     contents: Any, table_rows: dict[tuple[Any, ...], Row], journal: Journal, warn: Any
 ) -> int:
     """Set aside the journal lines whose rows disagree with the verified table's (``MEASURED``)
     and drop their rows from ``contents`` (the table's rows are then journaled again as
     missing ones); how many."""
-    from dataclasses import replace
-
-    forged = [
-        i
-        for i, r in enumerate(contents.rows)
-        if (t := table_rows.get(r.key)) is not None
-        and any(getattr(r, f) != getattr(t, f) for f in MEASURED)
-    ]
+    forged = set_aside(contents, disagreeing(contents.rows, table_rows), journal)
     if not forged:
         return 0
-    lines = [
-        replace(contents.row_lines[i], problem="disagrees with the verified table") for i in forged
-    ]
-    keep = set(range(len(contents.rows))) - set(forged)
-    contents.bad.extend(lines)
-    journal.rewrite(contents)  # the lines go to <journal>.rejected
-    contents.bad.clear()
-    contents.rows[:] = [r for i, r in enumerate(contents.rows) if i in keep]
-    contents.row_lines[:] = [ln for i, ln in enumerate(contents.row_lines) if i in keep]
-    warn(
-        f"starbench: {journal.path}: {len(forged)} line(s) (line {lines[0].number} first) "
-        f"disagree with {TABLE}, whose checksum verifies: the table's rows are kept, the lines "
-        f"set aside in {journal.path.name}.rejected"
-    )
+    warn(forged_line(journal.path, forged[0].number, len(forged), aside=True))
     return len(forged)
+
+
+def forged_line(path: Path, first: int, count: int, aside: bool) -> str:
+    """One line: ``count`` lines of journal ``path`` (``first`` the first) disagree with the
+    verified table and lose to it (``aside``: moved to ``<journal>.rejected``)."""
+    then = f"set aside in {path.name}.rejected" if aside else "never adopted"
+    return (
+        f"starbench: {path}: {count} line(s) (line {first} first) disagree with {TABLE}, whose "
+        f"checksum verifies: the table's rows are kept, the lines {then}"
+    )
 
 
 def rows_of_table(

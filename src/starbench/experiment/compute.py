@@ -83,6 +83,26 @@ def engine_for(settings: RunSettings, algorithm: AlgorithmSpec, held: Held | Non
     return engine_choice(settings, algorithm, held).engine
 
 
+def late_by(spec: AlgorithmSpec, time_budget: float | None, seconds: float) -> str | None:
+    """Why an iterative-deepening search of a plugin that ended ``seconds`` after it began is
+    over its ``time_budget`` (it runs in this process: the deadline stops a plugin's search that
+    looks at Python's signals, not one that blocks past them, so a late end is caught here and
+    never stored as ``ok``), or None."""
+    from starbench.errors import DEADLINE_GRACE_S
+    from starbench.ground.isolate import KILL_GRACE_S
+    from starbench.search.registry import get_algorithm, is_plugin
+
+    if time_budget is None or not is_plugin(get_algorithm(spec.name).cls):
+        return None
+    limit = time_budget + DEADLINE_GRACE_S + KILL_GRACE_S
+    if seconds <= limit:
+        return None
+    return (
+        f"time budget of {time_budget:g} s exceeded (the search did not stop at it and ended "
+        f"after {seconds:.3g} s)"
+    )
+
+
 class Instance:
     """Instance ``i`` of a cell, built for each engine only when first needed."""
 
@@ -162,6 +182,9 @@ class Instance:
             "cpu_seconds": d.cpu_seconds,
             **d.stats.as_dict(),
         }
+        late = late_by(spec, s.time_budget, d.seconds)
+        if late is not None:  # a plugin's search the deadline did not stop: never a row "ok"
+            return None, extra, f"budget_exceeded: {late}"
         if d.depth_completed < game.depth:
             budget = "node" if s.node_budget is not None else "time"
             return (

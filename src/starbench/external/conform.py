@@ -335,28 +335,43 @@ class InProcess:
     answered = 0
 
     def __init__(self, label: str, time_limit: float | None = None):
-        from starbench.search.registry import parse_spec
+        from starbench.search.registry import get_algorithm, is_plugin, parse_spec
 
         self.label = label
         self.name, self.params = parse_spec(label)
         self.time_limit = time_limit  # a search past it is stopped and answers an error
+        # a plugin's search runs in a process of its own, killed past the limit (it may block
+        # where the deadline cannot stop it); starbench's own stop at the deadline
+        self.plugin = is_plugin(get_algorithm(self.name).cls)
+        self.worker: Any = None  # the process a plugin's searches run in (``ground.isolate``)
 
     def ask(self, request: dict[str, Any], what: str) -> tuple[dict[str, Any], str]:
-        from starbench.trees.explicit import parse_tree
+        from starbench.ground.isolate import KILL_GRACE_S, Killed, Worker
 
-        tree = parse_tree(request["tree"])
         try:  # a search past the time limit is stopped, as an engine's would be
-            with deadline(self.time_limit, grace=0.0):
-                answer = self._answer(tree, request)
-        except BudgetExceeded:  # a failure, as an engine's hang is (the failure budget)
+            if self.time_limit is not None and self.plugin:  # in a process killed past it
+                if self.worker is None:
+                    self.worker = Worker(self._served)
+                answer = self.worker.call(request, self.time_limit + KILL_GRACE_S)
+            else:
+                answer = self._served(request)
+        except (BudgetExceeded, Killed):  # a failure, as an engine's hang is (the failure budget)
             raise EngineFailed(
                 f"the search did not answer within {self.time_limit:g} s on {what} (--time-limit)",
                 slow=True,
             ) from None
-        except (Exception, SystemExit) as e:  # noqa: BLE001 - a plugin's error (its sys.exit too) is a disagreement
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - a plugin's error (its sys.exit too, its process's end) is a disagreement
             answer = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
         self.answered += 1
         return answer, json.dumps(answer)
+
+    def _served(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The answer to one request within the time limit (the deadline stops it there)."""
+        from starbench.trees.explicit import parse_tree
+
+        tree = parse_tree(request["tree"])
+        with deadline(self.time_limit, grace=0.0):
+            return self._answer(tree, request)
 
     def _answer(self, tree: Any, request: dict[str, Any]) -> dict[str, Any]:
         """The answer to one request, as the protocol has it."""
@@ -375,11 +390,12 @@ class InProcess:
             **({} if r.by_level is None else r.by_level.as_dict()),
         }
 
-    def restart(self) -> None:  # nothing to restart
+    def restart(self) -> None:  # a killed worker is forked again at the next request
         pass
 
     def close(self) -> None:
-        pass
+        if self.worker is not None:
+            self.worker.close()
 
 
 # --------------------------------------------------------------------------- the trees

@@ -192,28 +192,57 @@ class NotReproducible(StarbenchError):
 
 
 def disagreement(
-    tree: Tree, spec: str, time_limit: float | None = TIME_LIMIT_S
+    tree: Tree, spec: str, time_limit: float | None = TIME_LIMIT_S, worker: Any = None
 ) -> Disagreement | None:
     """How ``spec`` (``NAME[:PARAM=VALUE,...]``) disagrees with expectimax on ``tree`` in
     exact arithmetic, or None when it agrees; a search past ``time_limit`` seconds is stopped
-    and disagrees (it raised ``BudgetExceeded``)."""
-    from starbench.search import reference_search as search
+    and disagrees (it raised ``BudgetExceeded``, or its ``worker`` process was killed:
+    ``worker_for``)."""
+    from starbench.ground.isolate import KILL_GRACE_S
     from starbench.search.registry import parse_spec
-    from starbench.trees.explicit import parse_tree
 
     name, params = parse_spec(spec)
     expected = value(tree.root)
     tied = tied_moves(tree.root, expected)
+    request = (tree.json(), name, params, time_limit)
     try:
-        with deadline(time_limit, grace=0.0):
-            got = search(parse_tree(tree.json()), name, exact=True, **params)
+        if worker is not None and time_limit is not None:
+            got, best = worker.call(request, time_limit + KILL_GRACE_S)
+        else:
+            got, best = searched(request)
     except Exception as e:  # noqa: BLE001 - a search that raises disagrees
         return Disagreement(spec, expected, None, None, tied, f"{type(e).__name__}: {e}")
-    if got.value != expected:
-        return Disagreement(spec, expected, got.value, got.best_move, tied)
-    if tied and got.best_move is not None and got.best_move not in tied:
-        return Disagreement(spec, expected, got.value, got.best_move, tied)
+    if got != expected:
+        return Disagreement(spec, expected, got, best, tied)
+    if tied and best is not None and best not in tied:
+        return Disagreement(spec, expected, got, best, tied)
     return None
+
+
+def searched(request: tuple[str, str, dict[str, Any], float | None]) -> tuple[Any, Any]:
+    """(value, best move) of one exact search: (tree JSON, algorithm, parameters, time
+    limit), stopped by the deadline at the limit."""
+    from starbench.search import reference_search
+    from starbench.trees.explicit import parse_tree
+
+    text, name, params, time_limit = request
+    with deadline(time_limit, grace=0.0):
+        r = reference_search(parse_tree(text), name, exact=True, **params)
+    return r.value, r.best_move
+
+
+def worker_for(spec: str, time_limit: float | None) -> Any:
+    """The process a plugin's searches run in (``ground.isolate.Worker``, killed a second past
+    ``time_limit``: a plugin may block where the deadline cannot stop it; one process for every
+    search, so a plugin's state lasts from search to search as in one process), or None for
+    starbench's own algorithms, which stop at the deadline.  The caller closes it."""
+    from starbench.ground.isolate import Worker
+    from starbench.search.registry import get_algorithm, is_plugin, parse_spec
+
+    name, _params = parse_spec(spec)
+    if time_limit is None or not is_plugin(get_algorithm(name).cls):
+        return None
+    return Worker(searched)
 
 
 SMALL = (Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2))

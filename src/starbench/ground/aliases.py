@@ -58,7 +58,10 @@ class _Alias(importlib.abc.Loader):
         """What ``python -m OLD`` runs: the command line for the old ``starbench.cli`` (as
         ``python -m starbench``), else one line saying the module is not a command (exit 2)."""
         if MOVED[fullname] == "starbench.commands.cli":
-            source = "import sys\nfrom starbench.commands.cli import main\nsys.exit(main())\n"
+            source = (  # argv[0] as the command names itself (runpy leaves None: no file)
+                "import sys\nsys.argv[0] = sys.argv[0] or 'starbench'\n"
+                "from starbench.commands.cli import main\nsys.exit(main())\n"
+            )
         else:
             line = (
                 f"starbench: {fullname} is a module (now {MOVED[fullname]}), not a command: "

@@ -149,7 +149,7 @@ class AlgorithmInfo:
         own = getattr(tree, "search_class", None)  # a tree's own implementation of cls, if any
         if own is not None:
             cls = own(cls, settings)
-        if cls.__module__.startswith("starbench."):
+        if not is_plugin(cls):
             search = cls(tree, **settings)
         else:  # a plugin's constructor: its failure is one line naming it, never a traceback
             try:
@@ -733,6 +733,13 @@ def resolve(name: str, params: dict[str, Any] | None = None) -> AlgorithmSpec:
 @functools.lru_cache(maxsize=512)
 def _resolved(name: str, items: tuple[tuple[str, type, Any], ...]) -> AlgorithmSpec:
     return AlgorithmSpec.of(name, {p: v for p, _, v in items})
+
+
+def is_plugin(cls: type) -> bool:
+    """Is ``cls`` a plugin's search class (defined outside starbench)?  A plugin's constructor
+    failing is one line naming it, and with a time budget its search runs in a process killed
+    past it (``ground.isolate``): it may block where the deadline cannot stop it."""
+    return not cls.__module__.startswith("starbench.")
 
 
 def get_algorithm(name: str) -> AlgorithmInfo:
