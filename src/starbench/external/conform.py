@@ -567,7 +567,7 @@ def judge(
     answer, raw = engine.ask(request, what)
     if "unsupported" in answer:
         return Verdict("unsupported", str(answer["unsupported"]), answer=answer)
-    exact, tied_at_root = shrink.value_and_tied(tree.root)
+    exact, tied_at_root = tree.valued
     L, U = tree.bounds
     if "error" in answer:  # an in-process search that raised
         return Verdict(
@@ -637,7 +637,7 @@ def symptom(verdict: Verdict, what: str) -> str:
 def _window_of(case: Case, tree: shrink.Tree) -> tuple[Fraction, Fraction] | None:
     if case.window is None or isinstance(case.window, tuple):
         return case.window
-    return conformtrees.window(case.window, shrink.value(tree.root), tree.bounds)
+    return conformtrees.window(case.window, tree.valued[0], tree.bounds)
 
 
 # --------------------------------------------------------------------------- shapes

@@ -32,6 +32,7 @@ nondeterministic algorithm never yields a "minimal" tree that does not reproduce
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -57,6 +58,8 @@ def exact_node(obj: Any) -> Node:
         if kind == "chance":
             return {kind: [[Fraction(str(p)), exact_node(c)] for p, c in children]}
         return {kind: [exact_node(c) for c in children]}
+    if type(obj) is int:  # the common case, without parsing text
+        return Fraction(obj)
     return Fraction(str(obj)) if not isinstance(obj, Fraction) else obj
 
 
@@ -113,6 +116,12 @@ class Tree:
     def of(cls, obj: dict[str, Any]) -> Tree:
         lo, hi = obj["bounds"]
         return cls((Fraction(str(lo)), Fraction(str(hi))), exact_node(obj["root"]))
+
+    @functools.cached_property
+    def valued(self) -> tuple[Fraction, tuple[int, ...]]:
+        """``value_and_tied`` of the root, computed once per tree (a tree is judged against
+        it, and its window drawn from it)."""
+        return value_and_tied(self.root)
 
     def size(self) -> tuple[int, int]:
         lo, hi = self.bounds
