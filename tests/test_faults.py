@@ -54,7 +54,7 @@ def _comparable(df: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- 1: tables
 @pytest.mark.slow
 def test_a_flipped_byte_in_a_table_is_never_adopted_and_never_a_traceback(tmp_path, capsys):
-    """The committed results' case (a table, its cell.json, no journal): 40 seeded one-byte
+    """The committed results' case (a table, its cell.json, no journal): 16 seeded one-byte
     flips; every run moves the damaged table aside in one line and computes the cell again, so
     the table afterwards is the original one; plot, collect and export refuse it in one line."""
     src = tmp_path / "src"
@@ -63,7 +63,7 @@ def test_a_flipped_byte_in_a_table_is_never_adopted_and_never_a_traceback(tmp_pa
     good = _comparable(pd.read_parquet(src / "table.parquet"))
     data = (src / "table.parquet").read_bytes()
     rng = random.Random(0)
-    for t in range(40):
+    for t in range(16):
         cell = tmp_path / f"c{t}"
         shutil.copytree(src, cell)
         damaged = bytearray(data)

@@ -125,7 +125,7 @@ def test_replay_finds_a_changed_counter_and_samples_rows_by_their_stored_cpu(tmp
 
 
 #: The stored CPU seconds of one cell's rows a replay samples (at least one row a cell).
-REPLAY_CPU = 1.0
+REPLAY_CPU = 0.3
 
 
 @pytest.mark.slow
