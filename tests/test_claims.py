@@ -166,3 +166,49 @@ def test_a_verdict_the_tables_stop_supporting_fails():
     words = claims.verdict_words("ChanceProbCut is not worse by more than 0.05, and Star2 beats it")
     assert words == {"margin": ["not worse by more than"], "difference": ["beats"]}
     assert claims.verdict_words("outcomes equally likely") == {}
+
+
+def test_a_conclusion_in_any_words_is_checked_or_declared(tmp_path):
+    """Every sentence and bold heading of a study's verdict section is a conclusion, whatever
+    its words: a heading reversed without a listed word, a new sentence with none, a negation,
+    a declared pointer turned into a claim: each fails, naming the file and line."""
+    cases = [
+        ("transposition", "**On pig it holds, and more.**", "**On pig it fails.**"),
+        ("pig-decisions", "From depth 2 on most decisions are optimal.",
+         "From depth 2 on most decisions are optimal.  Star2 is the algorithm to use in pig."),
+        ("chanceprobcut", "**At 2 plies it searched more nodes than Star2, on both shapes.**",
+         "**At 2 plies it never searched more nodes than Star2.**"),
+        ("transposition-pig", "See [transposition](../transposition/README.md), whose "
+         "conclusions cover this part.", "The table changes nothing on pig."),
+        ("ballard1983-readings", "level reads his figures best", "level reads his figures worst"),
+    ]  # fmt: skip
+    for study, old, new in cases:
+        r = _check_changed(study, tmp_path, [(old, new)])
+        assert not r.ok, (study, new)
+        said = [w for w in r.wrong if "neither checked nor declared" in w or "verdict heading" in w]
+        assert said or r.missing, (study, r)
+        for w in said:
+            assert re.match(rf"{re.escape(str(tmp_path / 'README.md'))}:[1-9]\d*: ", w), w
+
+
+def test_a_fact_accounts_for_no_conclusion_and_declarations_are_of_a_known_kind(tmp_path):
+    """A verdict-section sentence filed as a fact is not accounted for (facts say why a number
+    is not a result); a ``not_results`` key of another kind, or facts that are not a list, are
+    refused."""
+    sentence = "Backgammon's real move ordering and evaluation"
+    edits = [
+        ('not_results:\n  "scope: what the synthetic trees do not model":', "unused:\n  x:"),
+        (
+            '    - "(Hauk, Buro and Schaeffer 2004)"\n',
+            f'    - "(Hauk, Buro and Schaeffer 2004)"\n    - "{sentence}"\n',
+        ),
+    ]
+    r = _check_changed("hauk2004", tmp_path, [], edits)
+    assert any("neither checked nor declared" in w and sentence[:20] in w for w in r.wrong), r
+    bad = tmp_path / "bad.yaml"
+    bad.write_text('not_results:\n  "opinion: mine":\n    - "x"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="KIND one of setting, citation"):
+        claims.not_results(bad)
+    bad.write_text('facts:\n  "why": "a string, not a list"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="must be a list"):
+        claims.load_entries(bad)

@@ -23,6 +23,11 @@ number in braces, and one of
 So changing a quoted result makes its quote miss the prose (or its expression disagree), and a
 number added to the prose without an entry is unlisted: both fail ``tests/test_claims.py``.
 
+**Conclusions** (``conclusion_problems``), in a study's README: every sentence and bold heading
+of its verdict section (``VERDICT_SECTION``) holds a checked quote (``expr``, ``published`` or
+``verdict``) or is declared under ``not_results`` (``KIND: why`` -> [quote, ...], ``KIND`` one
+of ``NOT_RESULT_KINDS``), whatever its words; a fact accounts for none.
+
 **Verdict words** (``VERDICT_WORDS``), in a study's README. A sentence that says two things are
 alike ("no loss", "no difference", "no gain", "held", "as good as", "equal", "not worse by more
 than") needs, on an entry quoted in that sentence, a ``verdict`` key whose expression gives a
@@ -143,7 +148,9 @@ def load_entries(path: Path) -> list[Entry]:
         )
     # shorthand: facts: {why: [quote, ...]}
     for why, quotes in (data.get("facts") or {}).items():
-        out += [Entry(str(q), "fact", why) for q in quotes or []]
+        if not isinstance(quotes, list):
+            raise ValueError(f"{path}: facts[{why!r}] must be a list of quotes")
+        out += [Entry(str(q), "fact", why) for q in quotes]
     return out
 
 
@@ -215,6 +222,8 @@ def check(readme: Path | Sequence[Path], claims: Path, study: str | None) -> Rep
 
     if study is not None:
         wrong += verdict_problems(text, entries, _not_verdicts(claims), ns)
+        assert isinstance(readme, Path)
+        wrong += conclusion_problems(readme, entries, not_results(claims))
     unlisted = []
     for a, b in numbers(text):
         if not any(x <= a and b <= y for x, y in covered):
@@ -337,6 +346,99 @@ def verdict_problems(
             if isinstance(v, Verdict) and v.kind not in words:
                 out.append(f"{shown!r}...: a {v.kind} verdict, but no word of the sentence says it")
     return out
+
+
+# --------------------------------------------------------------------------- conclusions
+#: The section of a study's README that states what holds: every sentence and every bold
+#: heading in it is a conclusion, whatever its words.
+VERDICT_SECTION = "## What holds and what does not"
+#: What a sentence of the verdict section may be declared instead of a checked result (the keys
+#: of a claims file's ``not_results:``, each followed by why): a setting of the study, a
+#: citation, a definition, the scope of a result (where it does not hold, what was not
+#: measured), or a pointer to a table or another study.
+NOT_RESULT_KINDS = ("setting", "citation", "definition", "scope", "pointer")
+
+
+def not_results(claims: Path) -> list[str]:
+    """The claims file's ``not_results`` quotes (``KIND: why`` -> [quote, ...], ``KIND`` one of
+    ``NOT_RESULT_KINDS``; ``ValueError`` for another)."""
+    import yaml
+
+    data = yaml.safe_load(claims.read_text(encoding="utf-8")) if claims.exists() else None
+    out = []
+    for key, quotes in ((data or {}).get("not_results") or {}).items():
+        kind = str(key).split(":")[0].strip()
+        if kind not in NOT_RESULT_KINDS or not isinstance(quotes, list):
+            raise ValueError(
+                f"{claims}: not_results[{key!r}]: a key is KIND: why, KIND one of "
+                f"{', '.join(NOT_RESULT_KINDS)}, with a list of quotes"
+            )
+        out += [normal(str(q)) for q in quotes]
+    return out
+
+
+def verdict_section(raw: str) -> str | None:
+    """The raw text of a README's verdict section (``VERDICT_SECTION`` to the next ``## ``
+    heading), or None when it has none."""
+    start = raw.find(VERDICT_SECTION + "\n")
+    if start < 0:
+        return None
+    end = raw.find("\n## ", start + len(VERDICT_SECTION))
+    return raw[start + len(VERDICT_SECTION) : end if end >= 0 else len(raw)]
+
+
+def conclusion_problems(readme: Path, entries: list[Entry], declared: list[str]) -> list[str]:
+    """Why the conclusions of a study README are not all accounted for (empty when they are).
+
+    Every sentence of its verdict section (``VERDICT_SECTION``) concludes something, whatever
+    its words: it must hold a checked result (the quote of an entry with an ``expr``, a
+    ``published`` figure or a ``verdict``, which the check recomputes) or be declared a
+    non-result (``not_results``: a setting, citation, definition, scope or pointer).  A bold
+    heading there is a verdict too: its whole text must lie inside such a quote, so a heading
+    reworded (reversed, say) no longer matches and fails.  A fact (``facts``) accounts for no
+    conclusion: facts say why a number is not a result, not that a verdict holds."""
+    raw = readme.read_text(encoding="utf-8")
+    section = verdict_section(raw)
+    at = raw.find(VERDICT_SECTION)
+    if section is None:
+        return [f"{readme}: no {VERDICT_SECTION!r} section (every study states what holds)"]
+    text = prose(section)
+    checked = [e.plain for e in entries if e.kind != "fact" or e.verdict is not None]
+    spans = [
+        (m.start(), m.start() + len(q))
+        for q in [*checked, *declared]
+        for m in re.finditer(re.escape(q), text)
+    ]
+    out = []
+    for a, b in sentences(text):
+        sentence = text[a:b].strip(" -")
+        if not re.search(r"\w", _IMAGE.sub("", sentence)):
+            continue  # nothing but marks, removed text or an image (the figure is checked apart)
+        if not any(x < b and a < y for x, y in spans):
+            out.append(
+                f"{readme}:{_line(raw, sentence, at)}: a conclusion neither checked nor declared "
+                f"(not_results): {sentence[:100]!r}"
+            )
+    for m in re.finditer(r"\*\*(.+?)\*\*", text):
+        a, b = m.span(1)
+        if not any(x <= a and b <= y for x, y in spans):
+            out.append(
+                f"{readme}:{_line(raw, m.group(1), at)}: a verdict heading that no checked or "
+                f"declared quote holds whole: {m.group(1)[:100]!r}"
+            )
+    return out
+
+
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+
+
+def _line(raw: str, sentence: str, start: int = 0) -> int:
+    """The line of ``raw`` where ``sentence`` (collapsed whitespace) first starts at or after
+    ``start`` (0 if not found)."""
+    words = sentence.split()[:6]
+    pattern = re.compile(r"\s+".join(re.escape(w) for w in words))
+    m = pattern.search(raw, max(start, 0))
+    return raw.count("\n", 0, m.start()) + 1 if m else 0
 
 
 def margin_verdict(
