@@ -169,9 +169,10 @@ def test_a_verdict_the_tables_stop_supporting_fails():
 
 
 def test_a_conclusion_in_any_words_is_checked_or_declared(tmp_path):
-    """Every sentence and bold heading of a study's verdict section is a conclusion, whatever
-    its words: a heading reversed without a listed word, a new sentence with none, a negation,
-    a declared pointer turned into a claim: each fails, naming the file and line."""
+    """Every sentence and bold heading of a section of a study's README that reports results is
+    a conclusion, whatever its words: a heading reversed without a listed word, a new sentence
+    with none, a negation, a declared pointer turned into a claim, a verdict in a results
+    section outside the verdict section: each fails, naming the file and line."""
     cases = [
         ("transposition", "**On pig it holds, and more.**", "**On pig it fails.**"),
         ("pig-decisions", "From depth 2 on most decisions are optimal.",
@@ -181,14 +182,21 @@ def test_a_conclusion_in_any_words_is_checked_or_declared(tmp_path):
         ("transposition-pig", "See [transposition](../transposition/README.md), whose "
          "conclusions cover this part.", "The table changes nothing on pig."),
         ("ballard1983-readings", "level reads his figures best", "level reads his figures worst"),
+        ("ballard1983", "**Verdict: not explained.**", "**Verdict: explained.**"),
+        ("hauk2004-backgammon", "Every table gives both.", "Every table agrees with theirs."),
     ]  # fmt: skip
     for study, old, new in cases:
-        r = _check_changed(study, tmp_path, [(old, new)])
-        assert not r.ok, (study, new)
-        said = [w for w in r.wrong if "neither checked nor declared" in w or "verdict heading" in w]
-        assert said or r.missing, (study, r)
+        readme, path = STUDIES / study / "README.md", STUDIES / study / "claims.yaml"
+        entries, declared = claims.load_entries(path), claims.not_results(path)
+        assert not claims.conclusion_problems(readme, entries, declared), study
+        text = readme.read_text(encoding="utf-8")
+        assert old in text, old
+        changed = tmp_path / "README.md"
+        changed.write_text(text.replace(old, new), encoding="utf-8")
+        said = claims.conclusion_problems(changed, entries, declared)
+        assert said, (study, new)
         for w in said:
-            assert re.match(rf"{re.escape(str(tmp_path / 'README.md'))}:[1-9]\d*: ", w), w
+            assert re.match(rf"{re.escape(str(changed))}:[1-9]\d*: ", w), w
 
 
 def test_a_fact_accounts_for_no_conclusion_and_declarations_are_of_a_known_kind(tmp_path):
@@ -203,8 +211,16 @@ def test_a_fact_accounts_for_no_conclusion_and_declarations_are_of_a_known_kind(
             f'    - "(Hauk, Buro and Schaeffer 2004)"\n    - "{sentence}"\n',
         ),
     ]
-    r = _check_changed("hauk2004", tmp_path, [], edits)
-    assert any("neither checked nor declared" in w and sentence[:20] in w for w in r.wrong), r
+    spec = (STUDIES / "hauk2004" / "claims.yaml").read_text(encoding="utf-8")
+    for old, new in edits:
+        assert old in spec, old
+        spec = spec.replace(old, new)
+    moved = tmp_path / "claims.yaml"
+    moved.write_text(spec, encoding="utf-8")
+    said = claims.conclusion_problems(
+        STUDIES / "hauk2004" / "README.md", claims.load_entries(moved), claims.not_results(moved)
+    )
+    assert any("neither checked nor declared" in w and sentence[:20] in w for w in said), said
     bad = tmp_path / "bad.yaml"
     bad.write_text('not_results:\n  "opinion: mine":\n    - "x"\n', encoding="utf-8")
     with pytest.raises(ValueError, match="KIND one of setting, citation"):
@@ -212,3 +228,6 @@ def test_a_fact_accounts_for_no_conclusion_and_declarations_are_of_a_known_kind(
     bad.write_text('facts:\n  "why": "a string, not a list"\n', encoding="utf-8")
     with pytest.raises(ValueError, match="must be a list"):
         claims.load_entries(bad)
+    bad.write_text('not_results:\n  "scope: a": ["x"]\nnot_results:\n  "scope: b": ["y"]\n')
+    with pytest.raises(ValueError, match="'not_results' given twice"):
+        claims.not_results(bad)

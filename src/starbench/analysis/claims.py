@@ -24,9 +24,10 @@ So changing a quoted result makes its quote miss the prose (or its expression di
 number added to the prose without an entry is unlisted: both fail ``tests/test_claims.py``.
 
 **Conclusions** (``conclusion_problems``), in a study's README: every sentence and bold heading
-of its verdict section (``VERDICT_SECTION``) holds a checked quote (``expr``, ``published`` or
-``verdict``) or is declared under ``not_results`` (``KIND: why`` -> [quote, ...], ``KIND`` one
-of ``NOT_RESULT_KINDS``), whatever its words; a fact accounts for none.
+of a section that reports results (all but ``NOT_RESULT_SECTIONS``) holds a checked quote
+(``expr``, ``published`` or ``verdict``) or is declared under ``not_results`` (``KIND: why`` ->
+[quote, ...], ``KIND`` one of ``NOT_RESULT_KINDS``), whatever its words; a fact accounts for
+none.
 
 **Verdict words** (``VERDICT_WORDS``), in a study's README. A sentence that says two things are
 alike ("no loss", "no difference", "no gain", "held", "as good as", "equal", "not worse by more
@@ -133,10 +134,27 @@ class Entry:
         return out
 
 
-def load_entries(path: Path) -> list[Entry]:
+def read_claims(path: Path) -> Any:
+    """A claims file's YAML; ``ValueError`` for a key given twice in one mapping (YAML keeps the
+    last silently: a second ``not_results:`` would drop the first's quotes)."""
     import yaml
 
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    class Strict(yaml.SafeLoader):
+        pass
+
+    def mapping(loader: Any, node: Any) -> dict[Any, Any]:
+        keys = [loader.construct_object(k, deep=True) for k, _v in node.value]
+        twice = sorted({str(k) for k in keys if keys.count(k) > 1})
+        if twice:
+            raise ValueError(f"{path}: line {node.start_mark.line + 1}: {twice[0]!r} given twice")
+        return loader.construct_mapping(node, deep=True)
+
+    Strict.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=Strict)  # noqa: S506 - SafeLoader
+
+
+def load_entries(path: Path) -> list[Entry]:
+    data = read_claims(path) or {}
     out = []
     for i, e in enumerate(data.get("claims") or []):
         kinds = [k for k in ("expr", "published", "fact") if k in e]
@@ -176,10 +194,9 @@ class Report:
 def namespace(claims: Path) -> dict[str, Any]:
     """The expressions' namespace: the helpers below, and what the claims file's ``setup``
     (Python statements: the study's own helper functions) defines."""
-    import yaml
 
     ns = dict(NAMESPACE)
-    data = yaml.safe_load(claims.read_text(encoding="utf-8")) if claims.exists() else None
+    data = read_claims(claims) if claims.exists() else None
     setup = (data or {}).get("setup")
     if setup:
         exec(compile(setup, f"{claims}:setup", "exec"), ns)  # noqa: S102 - the project's own file
@@ -307,9 +324,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
 def _not_verdicts(claims: Path) -> list[str]:
     """The claims file's ``not_verdicts`` quotes (why -> [quote, ...]): verdict words that are
     not a verdict of ours (a question, a source's words, a setting such as "equal depth")."""
-    import yaml
-
-    data = yaml.safe_load(claims.read_text(encoding="utf-8")) if claims.exists() else None
+    data = read_claims(claims) if claims.exists() else None
     return [normal(str(q)) for qs in ((data or {}).get("not_verdicts") or {}).values() for q in qs]
 
 
@@ -349,22 +364,23 @@ def verdict_problems(
 
 
 # --------------------------------------------------------------------------- conclusions
-#: The section of a study's README that states what holds: every sentence and every bold
-#: heading in it is a conclusion, whatever its words.
+#: The section of a study's README that states what holds (every study has one).
 VERDICT_SECTION = "## What holds and what does not"
-#: What a sentence of the verdict section may be declared instead of a checked result (the keys
+#: The sections of a study's README that report no result: what is asked, set up, measured and
+#: run, and what it cost.  Every other section reports results: each sentence and bold heading
+#: in it is a conclusion, whatever its words.
+NOT_RESULT_SECTIONS = ("## Question", "## Setup", "## Method", "## Command", "## Run time")
+#: What a sentence of a results section may be declared instead of a checked result (the keys
 #: of a claims file's ``not_results:``, each followed by why): a setting of the study, a
 #: citation, a definition, the scope of a result (where it does not hold, what was not
-#: measured), or a pointer to a table or another study.
+#: measured), or a pointer to a table, a figure or another study.
 NOT_RESULT_KINDS = ("setting", "citation", "definition", "scope", "pointer")
 
 
 def not_results(claims: Path) -> list[str]:
     """The claims file's ``not_results`` quotes (``KIND: why`` -> [quote, ...], ``KIND`` one of
     ``NOT_RESULT_KINDS``; ``ValueError`` for another)."""
-    import yaml
-
-    data = yaml.safe_load(claims.read_text(encoding="utf-8")) if claims.exists() else None
+    data = read_claims(claims) if claims.exists() else None
     out = []
     for key, quotes in ((data or {}).get("not_results") or {}).items():
         kind = str(key).split(":")[0].strip()
@@ -377,55 +393,57 @@ def not_results(claims: Path) -> list[str]:
     return out
 
 
-def verdict_section(raw: str) -> str | None:
-    """The raw text of a README's verdict section (``VERDICT_SECTION`` to the next ``## ``
-    heading), or None when it has none."""
-    start = raw.find(VERDICT_SECTION + "\n")
-    if start < 0:
-        return None
-    end = raw.find("\n## ", start + len(VERDICT_SECTION))
-    return raw[start + len(VERDICT_SECTION) : end if end >= 0 else len(raw)]
+def results_sections(raw: str) -> list[tuple[int, str]]:
+    """(offset, raw text) of each section of a README that reports results: every ``## ``
+    section but ``NOT_RESULT_SECTIONS`` (the text before the first one is the title)."""
+    starts = [m.start() for m in re.finditer(r"(?m)^## ", raw)]
+    out = []
+    for a, b in zip(starts, [*starts[1:], len(raw)], strict=True):
+        if not raw.startswith(NOT_RESULT_SECTIONS, a):
+            out.append((a, raw[a:b]))
+    return out
 
 
 def conclusion_problems(readme: Path, entries: list[Entry], declared: list[str]) -> list[str]:
     """Why the conclusions of a study README are not all accounted for (empty when they are).
 
-    Every sentence of its verdict section (``VERDICT_SECTION``) concludes something, whatever
-    its words: it must hold a checked result (the quote of an entry with an ``expr``, a
-    ``published`` figure or a ``verdict``, which the check recomputes) or be declared a
-    non-result (``not_results``: a setting, citation, definition, scope or pointer).  A bold
-    heading there is a verdict too: its whole text must lie inside such a quote, so a heading
-    reworded (reversed, say) no longer matches and fails.  A fact (``facts``) accounts for no
-    conclusion: facts say why a number is not a result, not that a verdict holds."""
+    Every sentence of a section that reports results (``results_sections``; the verdict
+    section, ``VERDICT_SECTION``, is required) concludes something, whatever its words: it must
+    hold a checked result (the quote of an entry with an ``expr``, a ``published`` figure or a
+    ``verdict``, which the check recomputes) or be declared a non-result (``not_results``: a
+    setting, citation, definition, scope or pointer).  A bold heading there is a verdict too:
+    its whole text must lie inside such a quote, so a heading reworded (reversed, say) no longer
+    matches and fails.  A fact (``facts``) accounts for no conclusion: facts say why a number is
+    not a result, not that a verdict holds.  A section's own heading is not a sentence of it."""
     raw = readme.read_text(encoding="utf-8")
-    section = verdict_section(raw)
-    at = raw.find(VERDICT_SECTION)
-    if section is None:
+    if VERDICT_SECTION + "\n" not in raw:
         return [f"{readme}: no {VERDICT_SECTION!r} section (every study states what holds)"]
-    text = prose(section)
     checked = [e.plain for e in entries if e.kind != "fact" or e.verdict is not None]
-    spans = [
-        (m.start(), m.start() + len(q))
-        for q in [*checked, *declared]
-        for m in re.finditer(re.escape(q), text)
-    ]
     out = []
-    for a, b in sentences(text):
-        sentence = text[a:b].strip(" -")
-        if not re.search(r"\w", _IMAGE.sub("", sentence)):
-            continue  # nothing but marks, removed text or an image (the figure is checked apart)
-        if not any(x < b and a < y for x, y in spans):
-            out.append(
-                f"{readme}:{_line(raw, sentence, at)}: a conclusion neither checked nor declared "
-                f"(not_results): {sentence[:100]!r}"
-            )
-    for m in re.finditer(r"\*\*(.+?)\*\*", text):
-        a, b = m.span(1)
-        if not any(x <= a and b <= y for x, y in spans):
-            out.append(
-                f"{readme}:{_line(raw, m.group(1), at)}: a verdict heading that no checked or "
-                f"declared quote holds whole: {m.group(1)[:100]!r}"
-            )
+    for at, section in results_sections(raw):
+        body = section.split("\n", 1)[1] if "\n" in section else ""
+        text = prose(body)
+        spans = [
+            (m.start(), m.start() + len(q))
+            for q in [*checked, *declared]
+            for m in re.finditer(re.escape(q), text)
+        ]
+        for a, b in sentences(text):
+            sentence = text[a:b].strip(" -" + SEPARATOR)
+            if sentence.startswith("#") or not re.search(r"\w", _IMAGE.sub("", sentence)):
+                continue  # a subsection's heading, or nothing but marks, removed text, an image
+            if not any(x < b and a < y for x, y in spans):
+                out.append(
+                    f"{readme}:{_line(raw, sentence, at)}: a conclusion neither checked nor "
+                    f"declared (not_results): {sentence[:100]!r}"
+                )
+        for m in re.finditer(r"\*\*(.+?)\*\*", text):
+            a, b = m.span(1)
+            if not any(x <= a and b <= y for x, y in spans):
+                out.append(
+                    f"{readme}:{_line(raw, m.group(1), at)}: a verdict heading that no checked or "
+                    f"declared quote holds whole: {m.group(1)[:100]!r}"
+                )
     return out
 
 
