@@ -88,6 +88,9 @@ ERRORBAR: ContextVar[Callable[[Any], tuple[float, float]] | None] = ContextVar(
 #: Panels that show one measure share their y range (an effect across panels is read from the
 #: axes, not from tick labels); ``starbench plot --free-y`` gives each panel its own.
 SHARE_Y: ContextVar[bool] = ContextVar("share_y", default=True)
+#: Whether a figure kind draws its figures or only computes its table (``plot`` without images:
+#: a kind's table never depends on its figure, and matplotlib is most of its cost).
+DRAW: ContextVar[bool] = ContextVar("draw", default=True)
 
 
 @dataclass(frozen=True)
@@ -207,7 +210,9 @@ def draw_design(
     title: ``band``).  ``extra(ax)`` adds legend entries of its own; ``least_height``: a panel's
     least height (a categorical axis's room)."""
     share = SHARE_Y.get()
-    d = design(raw, facets, width, measures)
+    d = design(raw, facets, width, measures)  # a design that cannot be laid out fails here too
+    if not DRAW.get():
+        return ()
     out = []
     for suffix, title, part, dd in split(raw, d):
         g = grid(dd, width, share and value_axis == "y", title, least_height)

@@ -19,7 +19,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from starbench.analysis.data import PlotError, load_results, pool
-from starbench.analysis.figures import CONDITIONS, ERRORBAR, FIGURES, SHARE_Y
+from starbench.analysis.figures import CONDITIONS, DRAW, ERRORBAR, FIGURES, SHARE_Y
 from starbench.analysis.layout import declutter
 from starbench.analysis.style import RC, STUDY, WIDTHS, study_styles
 from starbench.analysis.tables import csv, differences, latex, markdown
@@ -125,6 +125,7 @@ def plot(
     written: list[Path] = []
     bands = ERRORBAR.set(ERRORBAR.get() if images else None)
     shared = SHARE_Y.set(share_y)
+    drawing = DRAW.set(images)
     looks = STUDY.set(study_styles(sorted(df["label"].astype(str).unique())))
     try:
         with plt.rc_context({**RC, **({"savefig.dpi": dpi} if dpi else {})}):
@@ -143,6 +144,7 @@ def plot(
     finally:
         ERRORBAR.reset(bands)
         SHARE_Y.reset(shared)
+        DRAW.reset(drawing)
         STUDY.reset(looks)
     if not written:
         raise PlotError(f"{results}: no figure could be drawn from these tables")

@@ -12,6 +12,7 @@ interval (Student's t over the trees).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Container
 from dataclasses import fields
@@ -60,10 +61,17 @@ def not_applicable(row: pd.Series) -> dict[str, str]:
         kw.setdefault("ordering", ordering)
         if outcome:
             kw.setdefault("outcome_order", outcome)
+    return dict(_needs(tuple(sorted(kw.items()))))
+
+
+@functools.lru_cache(maxsize=4096)
+def _needs(kw: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, str], ...]:
+    """``RegularTreeSpec.inapplicable_needs`` of the tree parameters ``kw`` (cached: a table
+    repeats a handful of specs over its rows, and each spec validates itself)."""
     try:
-        return RegularTreeSpec(**kw).inapplicable_needs()
+        return tuple(RegularTreeSpec(**dict(kw)).inapplicable_needs().items())
     except Exception:  # noqa: BLE001 - a row the spec cannot read: show every value
-        return {}
+        return ()
 
 
 def _text(row: pd.Series, c: str, inapplicable: Container[str], empty: str) -> str:
@@ -115,13 +123,11 @@ def csv(s: pd.DataFrame, origin: Any = None) -> str:
     apply), and where the numbers come from (``study``, ``cells``, ``commit``)."""
     out = s.copy()
     gone = _inapplicable(s)
+    rows = [row for _, row in s.iterrows()]
     for c in out.columns:
-        if c in STATS:
+        if c in STATS or not (c in _TREE or c == "order"):
             continue
-        out[c] = [
-            _text(row, c, g, "") if c in _TREE or c == "order" else row[c]
-            for (_, row), g in zip(s.iterrows(), gone, strict=True)
-        ]
+        out[c] = [_text(row, c, g, "") for row, g in zip(rows, gone, strict=True)]
     if origin is not None:
         out["study"] = origin.study
         out["cells"] = " ".join(origin.cells)
