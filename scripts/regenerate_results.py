@@ -301,6 +301,38 @@ STUDIES: dict[str, list[list[str]]] = {
             "{out}/match-star2-vs-star2-ss",
         ],
     ],
+    # the matches docs/guide/matches.md quotes (its printed commands, pig to 50, seed 0)
+    "docs-matches": [
+        [
+            "match",
+            "pig(winscore=50)",
+            "--player",
+            "star2:depth=3",
+            "--player",
+            "star2-ss:depth=3,samples=2",
+            "--games",
+            "400",
+            "--paired",
+            "--out",
+            "{out}/star2-sampled-paired",
+        ],
+        [
+            "match",
+            "pig(winscore=50)",
+            "--player",
+            "expectimax:depth=3",
+            "--player",
+            "star2:depth=3",
+            "--games",
+            "2000",
+            "--paired",
+            "--margin",
+            "0.05",
+            "--sequential",
+            "--out",
+            "{out}/expectimax-star2-sequential",
+        ],
+    ],
 }
 
 
