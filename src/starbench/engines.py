@@ -247,17 +247,13 @@ def execute(
     except (Exception, SystemExit) as e:  # noqa: BLE001 - a plugin's constructor (its sys.exit too): an error row
         return Outcome("python", "error", None, None, e)
     if time_budget is None or not is_plugin(type(search)):
-        outcome = _run(search, time_budget)
-    else:  # a plugin's search: bounded by a process it runs in, whatever it does
-        outcome = _run_killable(search, time_budget)
-    result = outcome.result
-    if result is not None and not levels and result.by_level is not None:
-        outcome = dataclasses.replace(outcome, result=dataclasses.replace(result, by_level=None))
-    return outcome
+        return _run(search, time_budget, levels)
+    return _run_killable(search, time_budget, levels)  # a plugin's: bounded by its process
 
 
-def _run(search: Any, time_budget: float | None) -> Outcome:
-    """One run of a made search in this process, stopped by the deadline."""
+def _run(search: Any, time_budget: float | None, levels: bool) -> Outcome:
+    """One run of a made search in this process, stopped by the deadline (``levels``: keep its
+    counters per level)."""
     try:
         with deadline(time_budget):
             result = search.run()
@@ -265,10 +261,12 @@ def _run(search: Any, time_budget: float | None) -> Outcome:
         return Outcome("python", "budget_exceeded", None, _stats_of(search), e)
     except (Exception, SystemExit) as e:  # noqa: BLE001 - any search's failure (a plugin's sys.exit too): an error row
         return Outcome("python", "error", None, _stats_of(search), e)
+    if not levels and result.by_level is not None:  # as the compiled engine gives it
+        result = dataclasses.replace(result, by_level=None)
     return Outcome("python", "done", result, result.stats)
 
 
-def _run_killable(search: Any, time_budget: float) -> Outcome:
+def _run_killable(search: Any, time_budget: float, levels: bool) -> Outcome:
     """``_run`` in a process of its own, killed ``DEADLINE_GRACE_S + KILL_GRACE_S`` past the
     budget: a plugin's search that blocks in C code, or catches or ignores the deadline, ends as
     a ``budget_exceeded`` row there (without counters: its process is gone); one whose process
@@ -277,7 +275,7 @@ def _run_killable(search: Any, time_budget: float) -> Outcome:
 
     limit = time_budget + DEADLINE_GRACE_S + KILL_GRACE_S
     try:
-        return killable(lambda: _run(search, time_budget), limit)
+        return killable(lambda: _run(search, time_budget, levels), limit)
     except Killed:
         stop = BudgetExceeded(
             f"time budget of {time_budget:g} s exceeded (the search did not stop at it: its "
