@@ -414,6 +414,7 @@ def _verified_games(folder: Path) -> dict[int, dict[str, Any]]:
     the table's SHA-256 and the table matches it (else none: nothing to hold the journal
     against)."""
     from starbench.record import tablefile
+    from starbench.record.rows import plain
 
     table = folder / TABLE
     try:
@@ -426,18 +427,9 @@ def _verified_games(folder: Path) -> dict[int, dict[str, Any]]:
         return {}
     games = {}
     for rec in df.to_dict("records"):
-        row = {c: _plain(rec[c]) for c in COLUMNS}
+        row = {c: plain(rec[c]) for c in COLUMNS}
         games[int(row["game_index"])] = row
     return games
-
-
-def _plain(v: Any) -> Any:
-    """A table cell as the journal holds it (a missing value None, numpy scalars plain)."""
-    import pandas as pd
-
-    if v is None or v is pd.NA or (isinstance(v, float) and v != v):
-        return None
-    return v.item() if hasattr(v, "item") else v
 
 
 def _not_a_game(match: Match, row: Any) -> str | None:

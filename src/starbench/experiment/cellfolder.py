@@ -21,7 +21,6 @@ The rules (one place):
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable
 from dataclasses import fields
@@ -35,7 +34,7 @@ from starbench.record.identity import cell_digest, cell_identity, normalised_ide
 from starbench.record.integrity import read_document
 from starbench.record.metadata import metadata
 from starbench.record.repair import unverifiable_line
-from starbench.record.rows import META, Row
+from starbench.record.rows import META, Row, plain
 from starbench.record.storage import (
     CELL,
     JOURNAL,
@@ -487,7 +486,7 @@ def rows_of_table(
     for batch in pf.iter_batches(batch_size=8192, columns=[*present, "status", *shared]):
         cols = batch.to_pydict()
         for j in range(batch.num_rows):
-            key = tuple(_plain(cols[c][j]) for c in shared)
+            key = tuple(plain(cols[c][j]) for c in shared)
             n = run_of.get(key)
             if n is None:
                 n = run_of[key] = first_run + len(run_of)
@@ -500,17 +499,9 @@ def rows_of_table(
                     "budgets": {b: at.get(b) for b in ("node_budget", "time_budget")},
                     "meta": {m: at.get(m) for m in META},
                 }
-            values = {c: _plain(cols[c][j]) for c in present}
+            values = {c: plain(cols[c][j]) for c in present}
             status = cols["status"][j]
             values["run_status"] = status if status in ("budget_exceeded", "error") else "done"
             values["run"] = n
             rows.append(Row.of(values))
     return runs, rows
-
-
-def _plain(v: Any) -> Any:
-    import pandas as pd
-
-    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
-        return None
-    return v.item() if hasattr(v, "item") else v

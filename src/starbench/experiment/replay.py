@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from starbench.record.rows import plain
 from starbench.record.storage import CELL, TABLE, read_json
 from starbench.search import STAT_FIELDS
 from starbench.search.stats import LEVEL_FIELDS
@@ -75,14 +76,8 @@ def _settings(cell: dict[str, Any], row: dict[str, Any]) -> Any:
         size_limit=2**62,
         progress=False,
         # counted per level where the stored row was (and then compared)
-        levels_detail=_plain(row.get("nodes_by_level")) is not None,
+        levels_detail=plain(row.get("nodes_by_level")) is not None,
     ), spec
-
-
-def _plain(v: Any) -> Any:
-    if v is None or (isinstance(v, float) and math.isnan(v)) or str(v) == "<NA>":
-        return None
-    return v.item() if hasattr(v, "item") else v
 
 
 def replay(
@@ -121,7 +116,7 @@ def replay(
             cheapest = times.fillna(math.inf).sort_values(kind="stable")
             rows = rows.loc[cheapest.index[: max(1, int((cheapest.cumsum() <= cpu).sum()))]]
         for rec in rows.to_dict("records"):
-            row = {k: _plain(v) for k, v in rec.items()}
+            row = {k: plain(v) for k, v in rec.items()}
             settings, spec = _settings(cell, row)
             now = compute_instance(settings, int(instance), (spec,))[0]
             stored_status = {"budget_exceeded": "budget_exceeded", "error": "error"}.get(
@@ -140,9 +135,9 @@ def replay(
                     )
                 )
             for f in SAME:
-                if f in LEVEL_FIELDS and _plain(stored.get(f)) is None:
+                if f in LEVEL_FIELDS and plain(stored.get(f)) is None:
                     continue  # stored before the counters per level
-                if f in stored and _plain(stored.get(f)) != _plain(now.get(f)):
+                if f in stored and plain(stored.get(f)) != plain(now.get(f)):
                     out.append(
                         Difference(str(folder), int(instance), name, f, stored.get(f), now.get(f))
                     )

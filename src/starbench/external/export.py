@@ -20,7 +20,7 @@ from typing import Any
 
 from starbench.errors import InputError, short
 from starbench.ground.limits import EXPORT_MAX_NODES
-from starbench.record.rows import present
+from starbench.record.rows import plain, present
 from starbench.record.storage import TABLE
 from starbench.trees.explicit import tree_to_json
 from starbench.trees.generators import GENERATORS
@@ -119,19 +119,13 @@ def game_tree_of_row(path: Path, r: dict[str, Any]) -> Any:
         keys = {
             "game": r["game"],
             "depth": int(r["depth"]),
-            "heuristic": _plain(r.get("heuristic")),
-            "position": _plain(r.get("position")),
-            "dice": _plain(r.get("dice")),
-            "move_order": _plain(r.get("move_order")) or "none",
-            "version": _plain(r.get("game_version")),
+            "heuristic": plain(r.get("heuristic")),
+            "position": plain(r.get("position")),
+            "dice": plain(r.get("dice")),
+            "move_order": plain(r.get("move_order")) or "none",
+            "version": plain(r.get("game_version")),
         }
     return positions.source(GameSpec(**keys), int(r["seed"]), int(r["instance"]), True).tree
-
-
-def _plain(v: Any) -> Any:
-    if not present(v):
-        return None
-    return v.item() if hasattr(v, "item") else v
 
 
 def _size_upto(tree: Any, limit: int) -> int:

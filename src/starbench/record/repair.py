@@ -16,6 +16,7 @@ from typing import Any
 
 from starbench.ground.overrides import LAUNCHER, launcher_overrides, outline_algorithms
 from starbench.record.integrity import read_document
+from starbench.record.rows import plain
 from starbench.record.storage import CELL, JOURNAL, MANIFEST, TABLE, Journal
 
 
@@ -119,9 +120,9 @@ def identity_overrides(table: Path) -> list[str] | None:
         for f in fields(RegularTreeSpec):
             if f.name not in df.columns:
                 continue
-            v = _plain(first[f.name])
+            v = plain(first[f.name])
             if f.name == "skew" and "skew_text" in df.columns:  # its exact text, not a float
-                v = _plain(first["skew_text"]) or v
+                v = plain(first["skew_text"]) or v
             out.append(f"tree.{f.name}={_value(v)}")
     out += [f"seed={int(first['seed'])}", f"exact={_value(bool(first['exact']))}"]
     from starbench.record.coverage import held_of_table, label_of_key
@@ -142,21 +143,13 @@ def _game_overrides(df: Any, first: Any) -> list[str]:
     from starbench.games.spec import GameSpec
 
     keys = {
-        f.name: _plain(first[f.name])
+        f.name: plain(first[f.name])
         for f in fields(GameSpec)
         if f.name in df.columns and f.name != "version"
     }
     if "position" in keys and (df["instance"].nunique() < 2 or df["position"].nunique() != 1):
         keys["position"] = None
     return ["tree=game", *(f"tree.{k}={_value(v)}" for k, v in keys.items())]
-
-
-def _plain(v: Any) -> Any:
-    import pandas as pd
-
-    if v is None or v is pd.NA or (isinstance(v, float) and v != v):
-        return None
-    return v.item() if hasattr(v, "item") else v
 
 
 def repair_hint(folder: Path) -> str:

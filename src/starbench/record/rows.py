@@ -186,6 +186,14 @@ def present(x: Any) -> bool:
     return x is not None and not (isinstance(x, float) and math.isnan(x)) and str(x) != "<NA>"
 
 
+def plain(v: Any) -> Any:
+    """A stored cell as plain Python: a missing value (None, NaN, ``pd.NA``) None, a numpy
+    scalar its Python value."""
+    if not present(v):
+        return None
+    return v.item() if hasattr(v, "item") else v
+
+
 def label(row: Any) -> str:
     """``name`` or ``name:k=..,after_probe=..`` (the algorithm and its key parameters: the one
     label, ``registry.label``)."""
