@@ -206,14 +206,21 @@ def _check_commits(settings: RunSettings, folder: Path, commits: set[str]) -> No
 
 
 def load(
-    settings: RunSettings, folder: Path, warn: Callable[[str], None], *, shard: bool = False
+    settings: RunSettings,
+    folder: Path,
+    warn: Callable[[str], None],
+    *,
+    shard: bool = False,
+    owned: str | None = None,
 ) -> tuple[dict[int, dict[str, Any]], list[Row]]:
     """The run headers and rows a folder holds for this cell: those of its journal (else of its
     verified table), then those of its shard journals (``shard_rows``).  ``shard``: the caller
     is a shard, which holds only its shard's lock, so the cell's own files are read and never
-    repaired or rewritten (the next run holding the cell lock does that)."""
+    repaired or rewritten (the next run holding the cell lock does that); ``owned``: the shard
+    journal whose lock it holds."""
     runs, rows = _load_cell(settings, folder, warn, readonly=shard)
-    more_runs, more_rows = shard_rows(settings, folder, warn, first_run=max(runs, default=-1) + 1)
+    first = max(runs, default=-1) + 1
+    more_runs, more_rows = shard_rows(settings, folder, warn, first_run=first, owned=owned)
     runs.update(more_runs)
     return runs, [*rows, *more_rows]
 
@@ -233,13 +240,19 @@ def verified_table_rows(settings: RunSettings, folder: Path) -> dict[tuple[Any, 
 
 
 def shard_rows(
-    settings: RunSettings, folder: Path, warn: Callable[[str], None], first_run: int = 0
+    settings: RunSettings,
+    folder: Path,
+    warn: Callable[[str], None],
+    first_run: int = 0,
+    owned: str | None = None,
 ) -> tuple[dict[int, dict[str, Any]], list[Row]]:
     """The runs and rows of every shard journal of ``folder`` (``rows.shard-I-of-N.jsonl``, of
     any N: rows are keyed by instance, so a cell split another way adopts them row by row).
     Each journal numbers its own runs; here they are numbered on from ``first_run``, journal by
     journal in name order.  A journal of another cell is refused; its bad lines are never
-    adopted (one line says so; the shard that owns the journal computes their rows again)."""
+    adopted (one line says so; the shard that owns the journal computes their rows again).  A
+    line that disagrees with the verified table is never adopted either; in the journal named
+    ``owned`` (whose lock the caller holds) it is set aside in ``<journal>.rejected``."""
     runs: dict[int, dict[str, Any]] = {}
     rows: list[Row] = []
     journals = shard_journals(folder)
@@ -250,7 +263,10 @@ def shard_rows(
             raise _refuse_other_cell(folder, path.name)
         if contents.bad or contents.orphans:
             warn(bad_journal_line(path, contents, owned=False))
-        if forged := disagreeing(contents.rows, table):  # its shard sets the lines aside
+        if (forged := disagreeing(contents.rows, table)) and path.name == owned:
+            lines = set_aside(contents, forged, Journal(folder, path.name))
+            warn(forged_line(path, lines[0].number, len(lines), aside=True))
+        elif forged:  # another shard's journal: its shard sets the lines aside
             first = contents.row_lines[forged[0]].number
             warn(forged_line(path, first, len(forged), aside=False))
             drop = set(forged)

@@ -112,11 +112,8 @@ def _run_shard(
                 warn(cellfolder.bad_journal_line(own.path, contents))
             if contents.bad or contents.orphans or contents.needs_rewrite:
                 own.rewrite(contents)
-            table = cellfolder.verified_table_rows(settings, folder)
-            if forged := cellfolder.disagreeing(contents.rows, table):  # the table wins
-                lines = cellfolder.set_aside(contents, forged, own)
-                warn(cellfolder.forged_line(own.path, lines[0].number, len(lines), aside=True))
-        cell = stages.load(settings, folder, warn, shard=True)
+        # its lines that disagree with the verified table are set aside there (``owned``)
+        cell = stages.load(settings, folder, warn, shard=True, owned=name)
         wanted = requested(settings)
         pending = stages.pending(settings, cell, settings.trees, n, (shard,))
         if not pending:

@@ -82,11 +82,16 @@ class CellRows:
 
 
 def load(
-    settings: RunSettings, folder: Path, warn: Callable[[str], None], shard: bool = False
+    settings: RunSettings,
+    folder: Path,
+    warn: Callable[[str], None],
+    shard: bool = False,
+    owned: str | None = None,
 ) -> CellRows:
     """The load step: every row and run header the cell folder holds, checked
-    (``cellfolder.load``; ``shard``: a shard's view, every journal of the cell)."""
-    runs, rows = cellfolder.load(settings, folder, warn, shard=shard)
+    (``cellfolder.load``; ``shard``: a shard's view, every journal of the cell; ``owned``: the
+    shard journal whose lock the caller holds)."""
+    runs, rows = cellfolder.load(settings, folder, warn, shard=shard, owned=owned)
     return CellRows(runs, rows)
 
 
