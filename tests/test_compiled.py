@@ -371,6 +371,7 @@ def test_bench_writes_markdown_and_json(tmp_path, monkeypatch):
     from starbench.commands.bench import bench
 
     monkeypatch.setattr(bench_module, "MIN_REPEAT_SECONDS", 0.01)  # what is written, not speed
+    monkeypatch.setattr(bench_module, "PER_CALL_CALLS", 100)
     result = bench(
         tmp_path,
         instances=1,

@@ -345,7 +345,7 @@ def _bench_games(monkeypatch):
     spec = importlib.util.spec_from_file_location("bench_games", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    monkeypatch.setattr(module, "SEARCHES", (("pig", None, 3), ("pig(winscore=10)", "0,3", 2)))
+    monkeypatch.setattr(module, "SEARCHES", (("pig", None, 2), ("pig(winscore=10)", "0,3", 2)))
     return module
 
 
@@ -365,7 +365,7 @@ def test_bench_games_times_both_and_checks_they_agree(monkeypatch, tmp_path, cap
         for spec, position, depth in bench.SEARCHES
     ]
     assert [r.split(" | ")[1:4] for r in rows] == [
-        ["(start)", "3", str(nodes[0])],
+        ["(start)", "2", str(nodes[0])],
         ["0,3", "2", str(nodes[1])],
     ]
     text = (tmp_path / "g.md").read_text()
@@ -403,7 +403,7 @@ def test_bench_games_instruction_counts_subtract_the_set_up(monkeypatch, tmp_pat
     monkeypatch.setattr(bench.shutil, "which", lambda name: "/usr/bin/valgrind")
     assert bench.main(["--instructions", "--out", str(tmp_path / "i.md")]) == 0
     rows = [r for r in (tmp_path / "i.md").read_text().splitlines() if r.startswith("| pig")]
-    assert rows[0] == "| pig() | (start) | 3 | 4.0 | 3.0 | 0.750 |"
+    assert rows[0] == "| pig() | (start) | 2 | 4.0 | 3.0 | 0.750 |"
     bench.one_search("pig", "", 2, "starbench")  # what a counted process runs
 
 

@@ -59,14 +59,14 @@ def check(tree, bits: int) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=150)
+@settings(max_examples=60)  # DAGs leaning to where a table goes wrong: test_table_exactness
 @given(specs, st.integers(0, 2**64 - 1), st.integers(0, 100), st.sampled_from([1, 3, 12]))
 def test_a_table_never_changes_a_value_on_generated_trees(spec, seed, instance, bits):
     check(RegularTree(spec, seed, instance), bits)
 
 
 @pytest.mark.slow
-@settings(max_examples=40)
+@settings(max_examples=16)
 @given(st.integers(1, 6), st.integers(0, 2**32), st.sampled_from([1, 2, 4]))
 def test_a_table_never_changes_a_value_on_dags_with_many_transpositions(depth, seed, pool):
     spec = RegularTreeSpec(

@@ -505,7 +505,11 @@ def _cpu_per_call(fn: Any, calls: int) -> float:
     return (time.process_time() - t0) / calls
 
 
-def measure_per_call(repeats: int = 9, calls: int = 2000) -> dict[str, Any]:
+#: Calls of the API and kernel per repeat in ``measure_per_call`` (the runner's: a tenth).
+PER_CALL_CALLS = 2000
+
+
+def measure_per_call(repeats: int = 9, calls: int | None = None) -> dict[str, Any]:
     """CPU time per call on a small tree (``PER_CALL_TREE``): a Star2 search through the public
     API (the tree built per call), the same search on a prepared tree (kernel only: the engine's
     ``run`` on a ``CompiledTree``), interleaved per repeat; and the runner's CPU time per
@@ -519,6 +523,7 @@ def measure_per_call(repeats: int = 9, calls: int = 2000) -> dict[str, Any]:
     from starbench.search.registry import resolve
     from starbench.trees import RegularTree
 
+    calls = PER_CALL_CALLS if calls is None else calls
     spec = RegularTreeSpec(**PER_CALL_TREE)
     ct = CompiledTree.from_regular(spec, 0, 0)
     star2 = resolve("star2")
