@@ -46,14 +46,18 @@ from pathlib import Path
 from open_spiel.python.algorithms import minimax
 
 try:
-    from starbench.commands.bench import _pin_one_core, source_state
-except ImportError:  # a checkout before 0.3 (starbench.bench)
-    from starbench.bench import _pin_one_core, source_state
-
-try:
-    from starbench.commands.bench import wait_for_quiet
+    from starbench.experiment.timing import pin_one_core, source_state, wait_for_quiet
 except ImportError:  # an older checkout measured with this harness (PYTHONPATH=<old>/src)
-    wait_for_quiet = None
+    try:
+        from starbench.commands.bench import _pin_one_core as pin_one_core
+        from starbench.commands.bench import source_state
+    except ImportError:  # a checkout before 0.3 (starbench.bench)
+        from starbench.bench import _pin_one_core as pin_one_core
+        from starbench.bench import source_state
+    try:
+        from starbench.commands.bench import wait_for_quiet
+    except ImportError:
+        wait_for_quiet = None
 try:
     from starbench.ground.files import atomic_write_text
 except ImportError:  # an older checkout (before starbench.ground.files)
@@ -387,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out = args.out or Path("results/bench/games.md")
     saved = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     try:
-        text = timing_report(args.repeats, _pin_one_core(), args.quiet)
+        text = timing_report(args.repeats, pin_one_core(), args.quiet)
     finally:  # a caller (a test) keeps its cores
         if saved is not None:
             os.sched_setaffinity(0, saved)

@@ -41,7 +41,7 @@ def main() -> int:
 
     import numpy  # noqa: F401  (imported before measuring memory)
 
-    from starbench.commands.bench import source_state
+    from starbench.experiment.timing import source_state
     from starbench.trees import RegularTree, RegularTreeSpec, load_tree
     from starbench.trees.explicit import tree_to_json
 

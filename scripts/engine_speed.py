@@ -49,7 +49,7 @@ STAR = ("star2", "star2.5-cyclic", "star2.5-sequential")
 
 
 def _rate(fn: Any, seconds: float) -> float:
-    """``bench._rate`` and, in ``_measure``, ``bench.paired``'s loop, written again on purpose:
+    """``timing.rate`` and, in ``_measure``, ``timing.paired``'s loop, written again on purpose:
     the harness is this file, the same for both codes, and an older checkout has neither."""
     nodes, j = 0, 0
     t0 = time.process_time()
@@ -157,7 +157,7 @@ def _pct(v: list[float]) -> dict[str, float]:
 def compare(
     before: Path, rounds: int, repeats: int, compiles: int, quiet: float = 0
 ) -> dict[str, Any]:
-    from starbench.commands.bench import machine, source_state, wait_for_quiet
+    from starbench.experiment.timing import machine, source_state, wait_for_quiet
 
     codes = {"before": Path(before).resolve() / "src", "after": ROOT / "src"}
     for src in codes.values():

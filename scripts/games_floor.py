@@ -33,7 +33,7 @@ import pyspiel
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_games as bg  # noqa: E402 - the same harness, next to this file
 
-from starbench.commands.bench import _pin_one_core, source_state  # noqa: E402
+from starbench.experiment.timing import pin_one_core, source_state  # noqa: E402
 from starbench.games.source import game_source  # noqa: E402
 from starbench.ground.files import atomic_write_text  # noqa: E402
 from starbench.search import reference_search as search  # noqa: E402
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     params = dict(kv.split("=", 1) for kv in rest.split(",")) if rest else {}
     saved = bg.os.sched_getaffinity(0) if hasattr(bg.os, "sched_getaffinity") else None
     try:
-        text = report(name, params, args.repeats, _pin_one_core(), args.quiet)
+        text = report(name, params, args.repeats, pin_one_core(), args.quiet)
     finally:
         if saved is not None:
             bg.os.sched_setaffinity(0, saved)

@@ -26,9 +26,9 @@ BLOCK = 0.15
 
 
 def _rate(ct: list, name: str, params: dict, per_level: bool) -> float:
-    """Nodes per CPU second of the search on the trees in turn (``bench._rate``)."""
-    from starbench.commands.bench import _rate as rate
+    """Nodes per CPU second of the search on the trees in turn (``timing.rate``)."""
     from starbench.compiled.engine import execute
+    from starbench.experiment.timing import rate
 
     def one(j: int) -> int:
         return execute(ct[j % len(ct)], name, params, per_level=per_level).stats.nodes
@@ -43,11 +43,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from starbench.commands import bench as B
     from starbench.compiled.engine import CompiledTree, execute
+    from starbench.experiment import timing
     from starbench.ground.files import atomic_write_text
     from starbench.trees.regular import RegularTreeSpec
 
-    pin = B._pin_one_core()  # noqa: SLF001 - the bench's own pinning
-    load_before = B.load_average()
+    pin = timing.pin_one_core()
+    load_before = timing.load_average()
     rows = []
     for shape, kw in B.SHAPES:
         spec = RegularTreeSpec(generator_version=2, **kw)
@@ -72,13 +73,13 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(f"{shape} {label}: {100 * rows[-1]['median']:.1f} %", file=sys.stderr)
     result = {
-        "machine": B.machine(),
+        "machine": timing.machine(),
         "date": time.strftime("%Y-%m-%d"),
-        "source": B.source_state(),
+        "source": timing.source_state(),
         "pinned": pin,
         "repeats": args.repeats,
         "load_before": load_before,
-        "load_after": B.load_average(),
+        "load_after": timing.load_average(),
         "rows": rows,
     }
     out = Path(args.out)

@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from slurm_cluster import start, stop, unavailable  # noqa: E402
-from starbench.commands.bench import load_average  # noqa: E402
 from starbench.commands.latency import timed_run  # noqa: E402
+from starbench.experiment.timing import load_average  # noqa: E402
 
 EXE = str(Path(sys.executable).parent / "starbench")
 TIMING = ["seconds", "cpu_seconds", "date", "git_commit", "git_dirty", "hostname"]

@@ -31,8 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from starbench.commands.bench import load_average
 from starbench.commands.latency import timed_run
+from starbench.experiment.timing import load_average
 
 ROOT = Path(__file__).resolve().parents[1]
 

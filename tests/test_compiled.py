@@ -369,8 +369,9 @@ def test_runner_engines(tmp_path, capsys):
 def test_bench_writes_markdown_and_json(tmp_path, monkeypatch):
     from starbench.commands import bench as bench_module
     from starbench.commands.bench import bench
+    from starbench.experiment import timing
 
-    monkeypatch.setattr(bench_module, "MIN_REPEAT_SECONDS", 0.01)  # what is written, not speed
+    monkeypatch.setattr(timing, "MIN_REPEAT_SECONDS", 0.01)  # what is written, not speed
     monkeypatch.setattr(bench_module, "PER_CALL_CALLS", 100)
     result = bench(
         tmp_path,
@@ -459,7 +460,7 @@ def test_interleaved_ratios_are_taken_within_each_repeat(monkeypatch):
     clock is the work itself (a fake CPU clock), so the machine's load cannot change it."""
     import types
 
-    from starbench.commands import bench
+    from starbench.experiment import timing as bench
 
     clock = [0.0]
     monkeypatch.setattr(bench, "time", types.SimpleNamespace(process_time=lambda: clock[0]))
@@ -551,7 +552,7 @@ def test_engine_speed_script_measures_shares_and_writes_both_codes_side_by_side(
 
 
 def test_waiting_for_a_quiet_machine_reads_the_load_until_it_falls_or_time_runs_out(monkeypatch):
-    from starbench.commands import bench
+    from starbench.experiment import timing as bench
 
     readings = iter([[1.2, 1, 1], [0.8, 1, 1], [0.45, 0.9, 1]])
     clock = iter(range(0, 100, 5))

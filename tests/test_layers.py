@@ -42,7 +42,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 #: The folders a floor of its own (``FLOORS``), each a package of ``src/starbench``: the layout
 #: test below checks the package's top and the folders' sizes against the issue's bounds.
-MAX_LOOSE = 12  # modules at the package top, aliases included
+MAX_LOOSE = 12  # modules at the package top
 MAX_PER_FOLDER = 14  # modules per folder, ``__init__`` included; ``search/`` is exempt
 
 
@@ -288,7 +288,7 @@ def _py(folder: Path) -> list[str]:
 
 
 def test_the_folders_spell_the_pipeline():
-    """At most ``MAX_LOOSE`` modules at the package top (aliases included), at most
+    """At most ``MAX_LOOSE`` modules at the package top, at most
     ``MAX_PER_FOLDER`` in any folder but ``search/`` (one module per algorithm), every folder
     a floor of its own, and the journal's checksums apart from the runner's loop."""
     top = SRC / "starbench"
@@ -302,19 +302,26 @@ def test_the_folders_spell_the_pipeline():
     ).exists()
 
 
-def test_the_old_paths_answer_for_one_release():
-    """Every module moved in 0.3 is importable by its old path: the same module object, with a
-    DeprecationWarning naming the new path."""
+def test_no_import_finder_and_python_m_starbench_run_runs(tmp_path):
+    """No module of starbench installs a ``sys.meta_path`` finder (the old paths' alias finder
+    is gone: it overwrote the real modules' ``__spec__``), and ``python -m starbench.run``, the
+    Hydra app's documented path, still runs."""
     import importlib
+    import subprocess
     import sys
 
-    from starbench.ground.aliases import MOVED
+    import starbench
 
-    for old, new in MOVED.items():
-        sys.modules.pop(old, None)
-        with pytest.warns(DeprecationWarning, match=new.replace(".", r"\.")):
-            got = importlib.import_module(old)
-        assert got is importlib.import_module(new), old
-    from starbench.experiment.rows import FIELDS  # a from-import by the old path
-
-    assert FIELDS is importlib.import_module("starbench.record.rows").FIELDS
+    top = Path(starbench.__file__).parent
+    for path in top.rglob("*.py"):
+        assert "meta_path" not in path.read_text(), path
+    before = list(sys.meta_path)
+    importlib.reload(starbench)
+    assert sys.meta_path == before
+    p = subprocess.run(
+        [sys.executable, "-m", "starbench.run", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 0 and "starbench run" in p.stdout, p.stderr

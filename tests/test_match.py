@@ -220,7 +220,7 @@ def test_a_folder_of_matches_is_tabulated_and_drawn(tmp_path):
     import matplotlib.pyplot as plt
 
     from starbench.analysis import matches
-    from starbench.oracles.decisions import binomial_interval
+    from starbench.ground.statistics import binomial_interval
 
     run_match(_match("oracle", "random", 10), tmp_path / "a", out=lambda _: None)
     b = run_match(_match("random", "star2:depth=1", 8), tmp_path / "b", out=lambda _: None)

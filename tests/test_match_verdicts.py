@@ -25,7 +25,7 @@ from starbench.analysis.matches import (
 )
 from starbench.errors import InputError
 from starbench.games.source import GAMES_INSTALL
-from starbench.oracles.decisions import mcnemar
+from starbench.ground.statistics import mcnemar
 
 EXE = str(Path(sys.executable).parent / "starbench")
 GAME = "pig(winscore=20)"

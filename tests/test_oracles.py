@@ -244,7 +244,7 @@ def test_pig_rows_carry_consistent_decision_columns(tmp_path):
     # a 2-ply search with the score heuristic does not always choose the optimal move (on
     # these seeded positions it errs once): the columns tell, and the interval stays >= 0
     assert decided["regret"].max() > 0 and not decided["decision_optimal"].all()
-    from starbench.oracles.decisions import mean_interval
+    from starbench.ground.statistics import mean_interval
 
     mean, lo, hi = mean_interval(decided["regret"])
     assert 0 <= lo <= mean <= hi
@@ -481,7 +481,7 @@ def test_the_wilson_interval_is_scipys_bit_for_bit():
     from scipy.special import ndtri
     from scipy.stats import binomtest
 
-    from starbench.oracles.decisions import Z95, binomial_interval
+    from starbench.ground.statistics import Z95, binomial_interval
 
     assert ndtri(0.975) == Z95
     for n in (*range(1, 60), 100, 200, 999, 1000, 2700):

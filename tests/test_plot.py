@@ -523,7 +523,7 @@ def test_plot_imports_seaborn_without_scipy_stats_and_scipy_still_imports_after(
     code = (
         "import sys; from starbench.commands.cli import _seaborn_without_scipy_stats as f; f()\n"
         "assert 'seaborn' in sys.modules and 'scipy.stats' not in sys.modules\n"
-        "from starbench.oracles.decisions import mean_interval\n"
+        "from starbench.ground.statistics import mean_interval\n"
         "print(mean_interval([1.0, 2.0, 3.5, 0.2])); import scipy.cluster.hierarchy"
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -27,7 +27,7 @@ from starbench.external import corpus
 from starbench.external.shrink import Tree as ShrinkTree
 from starbench.external.shrink import value as exact_value
 from starbench.search.arith import tolerance
-from starbench.search.oracle import full_value
+from starbench.search.debug_value import full_value
 from starbench.search.registry import AlgorithmSpec
 from starbench.trees.explicit import loads_tree, parse_tree
 from strategies import dag_objects

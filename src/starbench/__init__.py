@@ -17,11 +17,9 @@ import sys
 import types
 from typing import Any
 
-from starbench.ground.aliases import install as _old_paths
 from starbench.ground.caches import use_numba_cache
 
 use_numba_cache()  # before numba is first imported (starbench.ground.caches)
-_old_paths()  # the modules moved in 0.3 answer at their old paths for one release
 
 import starbench.search as search  # noqa: E402
 from starbench.errors import InputError, StarbenchError  # noqa: E402

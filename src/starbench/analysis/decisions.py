@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from starbench.oracles.decisions import binomial_interval, mcnemar, mean_interval
+from starbench.ground.statistics import binomial_interval, mcnemar, mean_interval
 
 CONDITION = ["game", "heuristic", "sampler", "depth"]
 

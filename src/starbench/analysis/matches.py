@@ -149,7 +149,7 @@ def side(df: Any, who: int) -> dict[str, Any]:
     ``wins``, ``rate`` with its 95 % Wilson interval ``lo``, ``hi``; the same as the first and
     as the second player (``first_rate``, ``first_lo``, ... ``second_hi``; None without a game
     in that seat); ``nodes`` and ``depth`` per move (``per_move``)."""
-    from starbench.oracles.decisions import binomial_interval
+    from starbench.ground.statistics import binomial_interval
 
     def record(games: Any, prefix: str = "") -> dict[str, Any]:
         if not len(games):
@@ -277,7 +277,7 @@ def score_interval(
     complete pairs with the Student-t interval of the pair scores plus one lost and one won
     pair (``PSEUDO_PAIRS``), else the win rate over the n games with its Wilson interval (a
     game without a winner counts one half)."""
-    from starbench.oracles.decisions import binomial_interval
+    from starbench.ground.statistics import binomial_interval
 
     if paired(df):
         s = pair_scores(df, who)

@@ -169,7 +169,7 @@ def _cli(src: Path) -> Path | None:
 def measure(out: Path, repeats: int = 5, before: Path | None = None) -> dict[str, Any]:
     """Time every command ``repeats`` times (interleaved with ``before``'s code when given) and
     write ``latency.json`` and ``latency.md`` into ``out``."""
-    from starbench.commands.bench import load_average, machine, source_state
+    from starbench.experiment.timing import load_average, machine, source_state
 
     contenders: dict[str, Path | None] = {"after": None}
     if before is not None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from starbench.errors import BudgetExceeded, EvaluationError, InputError, short
 from starbench.search.arith import Arithmetic, agree, arithmetic, tolerance
-from starbench.search.oracle import full_value
+from starbench.search.debug_value import full_value
 from starbench.search.pystack import with_room
 from starbench.search.stats import LevelCounts, SearchResult, SearchStats
 from starbench.search.transposition import TranspositionTable

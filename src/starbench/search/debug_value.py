@@ -1,4 +1,5 @@
-"""The debug oracle: a node's value by an uncounted, full-window expectimax.
+"""Debug mode's reference: a node's value by an uncounted, full-window expectimax (not an
+oracle of decision quality: those are ``starbench.oracles``).
 
 Debug mode (``Search(debug=True)``) checks every windowed result against it.  It computes what
 ``expectimax.py`` computes, in the same arithmetic order (``sum_i p_i * value(child_i)`` in
