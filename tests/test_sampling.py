@@ -212,17 +212,18 @@ def test_no_algorithm_parameter_shares_a_name_with_another_column():
     already has (``iterations`` of iterative deepening, the cell's ``seed``) is refused here."""
     from dataclasses import fields
 
-    from starbench.record.rows import COLUMNS, META, REST
+    from starbench.record.columns import declared
     from starbench.search.registry import ALGORITHMS, KEY_PARAMS
     from starbench.search.stats import SearchStats
     from starbench.trees.regular import RegularTreeSpec
 
-    taken = {*COLUMNS, *META, *REST, *(f.name for f in fields(RegularTreeSpec))}
+    taken = {c.name for c in declared()} | {f.name for f in fields(RegularTreeSpec)}
     taken |= {f.name for f in fields(SearchStats)} | {"iterations", "depth_completed", "seed"}
     params = {p.name for info in ALGORITHMS.values() for p in info.params}
     # every parameter keys a row, except ChanceProbCut's calibration digest: its label carries
     # it (no column of its own), and a cell refuses two requests that differ only in it
     assert params - {"cal"} <= set(KEY_PARAMS)
-    clash = {p for p in params if p in taken and p not in ("k", "after_probe", *REST[:20])}
+    requested = {c.name for c in declared() if c.group == "request"}  # its own column
+    clash = {p for p in params if p in taken and p not in requested}
     assert not clash, clash
     assert not params & {"iterations", "seed", "depth", "game", "instance"}

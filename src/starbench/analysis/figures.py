@@ -32,33 +32,8 @@ from starbench.analysis.data import (
 from starbench.analysis.decisions import abs_error, scored_rows
 from starbench.analysis.layout import MOVES, Grid, design, grid, order_text, split
 from starbench.analysis.style import DASHES, styles
+from starbench.record import columns
 
-#: The columns that define a condition, in the order they are listed.  ``order`` stands for
-#: ordering and outcome_order (``conf/order``).  Every one that varies in the data is on the
-#: figure's axis, along its rows or columns, or makes figures of its own, or is pooled only when
-#: asked (``--pool``).
-CONDITIONS = (
-    "game",
-    "heuristic",
-    "sampler",
-    "depth",
-    "trailing_chance",
-    "branching",
-    "chance_arity",
-    "pattern",
-    "distribution",
-    "skew",
-    "weight_max",
-    "order",
-    "value_model",
-    "noise_sd",
-    "resolution",
-    "bounds",
-    "full_pass_limit",
-    "pool",
-    "seed",
-    "exact",
-)
 #: A single-column ``nodes_by_depth`` with more rows than this draws the nodes only (the
 #: effective branching factor stays in its table and in the double-column figure).
 EBF_PANELS = 3
@@ -127,9 +102,13 @@ def _prepare(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def conditions(df: pd.DataFrame) -> list[str]:
-    """The condition columns present in a (prepared) table (a column empty in every row, such as
-    ``game`` for random trees, is not a condition of it)."""
-    return [c for c in CONDITIONS if c in df.columns and df[c].notna().any()]
+    """The condition columns present in a (prepared) table, in the order they are listed: the
+    declared columns with a condition rank (``record.columns.conditions``; ``order`` stands for
+    ordering and outcome_order, ``conf/order``).  Every one that varies in the data is on the
+    figure's axis, along its rows or columns, or makes figures of its own, or is pooled only
+    when asked (``--pool``); a column empty in every row, such as ``game`` for random trees, is
+    not a condition of it."""
+    return [c for c in columns.conditions() if c in df.columns and df[c].notna().any()]
 
 
 def _facets(df: pd.DataFrame, exclude: tuple[str, ...]) -> list[str]:

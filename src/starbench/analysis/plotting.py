@@ -17,13 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
+import pandas as pd
 
 from starbench.analysis.data import PlotError, load_results, pool
-from starbench.analysis.figures import CONDITIONS, DRAW, ERRORBAR, FIGURES, SHARE_Y
+from starbench.analysis.figures import DRAW, ERRORBAR, FIGURES, SHARE_Y
 from starbench.analysis.layout import declutter
 from starbench.analysis.style import RC, STUDY, WIDTHS, study_styles
 from starbench.analysis.tables import csv, differences, latex, markdown
 from starbench.ground.files import atomic_write, atomic_write_text
+from starbench.record import columns
 
 METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}
 #: The image formats ``starbench plot`` writes (``--format``, repeatable; default both).
@@ -88,6 +90,20 @@ def lay_out(fig: plt.Figure) -> None:
     fig.set_layout_engine("none")
 
 
+def unplotted(df: pd.DataFrame) -> None:
+    """``PlotError`` (one line) where the tables hold two values of a tree parameter that is no
+    figure condition (``record.columns.unplotted``): drawn, its values would be pooled without a
+    word."""
+    for c in columns.unplotted():
+        if c in df.columns:
+            values = sorted({str(v) for v in df[c].dropna().unique()})
+            if len(values) > 1:
+                raise PlotError(
+                    f"tree.{c}: these tables hold {', '.join(values)}, and no figure splits by "
+                    f"it; plot the cells of each value apart (collect one folder per value)"
+                )
+
+
 def plot(
     results: Path,
     out: Path,
@@ -117,10 +133,11 @@ def plot(
         if bad or not asked:
             raise PlotError(f"{flag}: must be one of {', '.join(valid)}, got {bad[:1] or 'none'}")
     df = load_results(Path(results))
+    unplotted(df)
     origin = Provenance.of(df, Path(results))
     note = ""
     if pooled:
-        df, note = pool(df, pooled, CONDITIONS)
+        df, note = pool(df, pooled, columns.conditions())
     out = Path(out)
     written: list[Path] = []
     bands = ERRORBAR.set(ERRORBAR.get() if images else None)

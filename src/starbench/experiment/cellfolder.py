@@ -29,7 +29,7 @@ from typing import Any
 
 from starbench.errors import ConfigError
 from starbench.experiment.settings import RunSettings
-from starbench.record import tablefile
+from starbench.record import columns, tablefile
 from starbench.record.identity import cell_digest, cell_identity, normalised_identity
 from starbench.record.integrity import read_document
 from starbench.record.metadata import metadata
@@ -411,19 +411,13 @@ def _keep_table_rows(
     )
 
 
-#: The fields a journal row must share with the verified table's row for the same search.
-MEASURED = (
-    "value",
-    "value_exact",
-    "best_move",
-    "nodes",
-    "leaves",
-    "probe_nodes",
-    "probe_leaves",
-    "chance_cutoffs",
-    "probe_cutoffs",
-    "decision_cutoffs",
-    "error",
+#: The fields a journal row must share with the verified table's row for the same search: what
+#: two runs of it share (``columns.outcomes``) and the table holds, but the counters per level,
+#: which a later run with ``levels_detail=true`` adds to a row stored without them.
+MEASURED: tuple[str, ...] = tuple(
+    f
+    for f in columns.outcomes()
+    if columns.by_name()[f].table and columns.by_name()[f].group != "level"
 )
 
 

@@ -16,15 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from starbench.record import columns
 from starbench.record.rows import plain
 from starbench.record.storage import CELL, TABLE, read_json
-from starbench.search import STAT_FIELDS
 from starbench.search.stats import LEVEL_FIELDS
 
 #: What must be the same (besides the value, compared within the float tolerance of the row's
 #: bounds, exactly in exact mode).  The counters per level are compared where the stored row
 #: has them (a row stored before them is replayed without them).
-SAME = ("best_move", "run_status", "depth_completed", *STAT_FIELDS, *LEVEL_FIELDS)
+#: What a replay compares exactly: what two runs of a search share (``columns.outcomes``) but
+#: the value, compared within the tolerance (``agree``).
+SAME = tuple(f for f in columns.outcomes() if f != "value")
 
 
 @dataclass(frozen=True)

@@ -28,109 +28,31 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
+from itertools import takewhile
 from typing import Any
 
 from starbench.oracles.decisions import DECISION_COLUMNS, quality_text, tree_row
-from starbench.search import STAT_FIELDS
+from starbench.record import columns
 from starbench.search.arith import agree
 from starbench.search.registry import ALGORITHMS, KEY_PARAMS, is_exact, key_values
 from starbench.search.registry import label as registry_label
 from starbench.search.stats import LEVEL_FIELDS
 
-#: What one search produces (the journal stores these, in this order, per row).
-FIELDS: tuple[str, ...] = (
-    "instance",
-    "algorithm",
-    "k",
-    "after_probe",
-    "probe_full_window",
-    "tt",
-    "tt_chance",
-    "tt_probe",
-    "tt_nodes",
-    "samples",
-    "tt_depth",
-    "mcts_iterations",
-    "exploration",
-    "mcts_seed",
-    "r",
-    "t",
-    "engine",
-    "run_status",
-    "error",
-    "value",
-    "value_exact",
-    "best_move",
-    "seconds",
-    "cpu_seconds",
-    # the searches CPU time was measured over (``compute.TIMING_FLOOR_S``); None in tables
-    # stored before it was recorded
-    "timing_repeats",
-    *STAT_FIELDS,
-    "tree_seed",
-    "L",
-    "U",
-    "levels",
-    # game cells only (None in random-tree cells): the start position, the root's dice,
-    # the best move in the game's own terms, move-ordering evaluations
-    "position",
-    "dice",
-    "best_action",
-    "order_evals",
-    # iterative deepening (tree.iterative): the deepest depth finished, and per iteration
-    # [{depth, completed, nodes, leaves, cpu_seconds}, ...] as JSON text
-    "depth_completed",
-    "iterations",
-    # an exhaustive search at a decision root: every root move's value (JSON; the oracle of a
-    # random tree's decision quality), and the decision columns of a game row with an oracle
-    # (``starbench.oracles.decisions``; a random-tree row's are derived when tabled)
-    "root_values",
-    *DECISION_COLUMNS,
-    # the counters per level (``search.stats.LEVEL_FIELDS``), each a JSON list indexed by level
-    # (iterative deepening: summed over the iterations); None in rows stored before them
-    *LEVEL_FIELDS,
-)
-
-#: The table's leading columns, in order (names fixed by the runner's contract).
-COLUMNS = (
-    "algorithm",
-    "k",
-    "after_probe",
-    "instance",
-    "tree_seed",
-    "value",
-    "best_move",
-    "nodes",
-    "leaves",
-    "probe_nodes",
-    "probe_leaves",
-    "chance_cutoffs",
-    "probe_cutoffs",
-    "decision_cutoffs",
-    "resumed",
-    "seconds",
-    "cpu_seconds",
-    "status",
-    "expectimax_value",
-    "L",
-    "U",
-    "levels",
+#: What one search produces (the journal stores these, in this order, per row): the declared
+#: columns with ``journal`` (``record.columns``, where every column is declared once).
+FIELDS: tuple[str, ...] = columns.journal_fields()
+#: The table's leading columns, in order (names fixed by the runner's contract): the declared
+#: table columns before the first tree parameter.
+COLUMNS: tuple[str, ...] = tuple(
+    c.name for c in takewhile(lambda c: c.group != "tree", columns.table_columns())
 )
 STATUSES = ("ok", "mismatch", "approx", "unverified", "budget_exceeded", "error")
 #: An inexact request's columns (``approx`` rows; empty on exact rows).
 INEXACT_COLUMNS = ("value_error", "decision_agrees")
-#: Metadata columns, shared by every row of a run (``experiment.metadata``).
-META = (
-    "starbench_version",
-    "generator_version",
-    "git_commit",
-    "git_dirty",
-    "python_version",
-    "numpy_version",
-    "hostname",
-    "cpu_model",
-    "platform",
-    "date",
+#: Metadata columns, shared by every row of a run (``record.metadata``): group ``meta``, and
+#: the generator version the run's code drew trees with (a tree parameter in the table).
+META: tuple[str, ...] = tuple(
+    c.name for c in columns.declared() if c.group == "meta" or c.name == "generator_version"
 )
 
 
@@ -346,123 +268,15 @@ def mismatch_line(row: Any, reference: Any, by: Any, saved: bool = False) -> str
     )
 
 
-#: Columns after the contract's and the tree parameters, in order.
-REST = (
-    "probe_full_window",
-    "tt",
-    "tt_chance",
-    "tt_probe",
-    "tt_nodes",
-    "tt_depth",
-    "samples",
-    "mcts_iterations",
-    "exploration",
-    "mcts_seed",
-    "r",
-    "t",
-    "game",
-    "position",
-    "dice",
-    "heuristic",
-    "sampler",
-    "move_order",
-    "best_action",
-    "order_evals",
-    "depth_completed",
-    "iterations",
-    *LEVEL_FIELDS,
-    "game_version",
-    "cell",
-    "pct_leaves",
-    "skew_text",
-    "value_exact",
-    "verified_by",
-    *INEXACT_COLUMNS,
-    *DECISION_COLUMNS,
-    "error",
-    "max_nodes",
-    "min_nodes",
-    "chance_nodes",
-    "probes",
-    "tt_probes",
-    "tt_hits",
-    "tt_cutoffs",
-    "shallow_nodes",
-    "timing_repeats",
-    "engine",
-    "node_budget",
-    "time_budget",
-    "tree_size",
-    "seed",
-    "exact",
-    *META,
-)
-#: What ``summary`` and the runner read back from a written table.
-SUMMARY_COLUMNS = (
-    "algorithm",
-    *KEY_PARAMS,
-    "instance",
-    "tree_seed",
-    "value",
-    "expectimax_value",
-    "verified_by",
-    "nodes",
-    "leaves",
-    "seconds",
-    "cpu_seconds",
-    "status",
-    "decision_optimal",
-    "regret",
-    "value_error",
-    "error",
-)
+#: What ``summary`` and the runner read back from a written table (``summary`` columns).
+SUMMARY_COLUMNS: tuple[str, ...] = columns.summary_columns()
 CHUNK = 8192  # rows per table chunk (and parquet row group)
 
 
 def table_dtypes() -> dict[str, str]:
     """Every column of the tidy table, in order, with its pandas dtype name (one fixed dtype
-    per column, so that every chunk of a table has the same schema)."""
-    import typing
-
-    from starbench.trees.regular import RegularTreeSpec
-
-    hints = typing.get_type_hints(RegularTreeSpec)
-    tree_params = list(RegularTreeSpec.__dataclass_fields__)
-    order = [*COLUMNS, *tree_params, *(c for c in REST if c not in tree_params)]
-    # nullable kinds: a game cell's rows have no generator parameters
-    kinds = {int: "Int64", float: "float64", bool: "boolean", str: "str"}
-    dt = {c: "str" for c in (*COLUMNS, *REST)}
-    dt.update(
-        dict.fromkeys(
-            (
-                "k",
-                "tt",
-                "best_move",
-                *STAT_FIELDS,
-                "node_budget",
-                "order_evals",
-                "depth_completed",
-                "timing_repeats",
-            ),
-            "Int64",
-        )
-    )
-    dt.update(
-        dict.fromkeys(
-            ("value", "L", "U", "seconds", "cpu_seconds", "expectimax_value", "time_budget"),
-            "float64",
-        )
-    )
-    dt.update(instance="int64", tree_seed="UInt64", levels="Int64", tree_size="float64")
-    dt.update(seed="uint64", exact="bool", generator_version="Int64", git_dirty="boolean")
-    dt.update({p: kinds.get(hints[p], "object") for p in tree_params})
-    dt.update(skew="float64", skew_text="str", pct_leaves="float64", probe_full_window="boolean")
-    dt.update(tt_chance="boolean", tt_probe="boolean", decision_optimal="boolean")
-    dt.update(oracle_value="float64", chosen_oracle_value="float64", regret="float64")
-    dt.update(value_error="float64", decision_agrees="boolean", samples="Int64")
-    dt.update(mcts_iterations="Int64", exploration="float64", mcts_seed="Int64")
-    dt.update(r="Int64", t="float64", shallow_nodes="Int64")
-    return {c: dt[c] for c in order}
+    per column, so that every chunk of a table has the same schema): the declaration's."""
+    return {c.name: c.dtype for c in columns.table_columns()}
 
 
 def table_chunks(
@@ -509,6 +323,7 @@ def table_chunks(
             "generator_version": generator,
         }
     order = list(table_dtypes())
+    derived = {c.name: c.derive for c in columns.table_columns() if c.derive is not None}
 
     def batch_of(verified: list[Verified]) -> dict[str, list[Any]]:
         data: dict[str, Any] = {}
@@ -525,8 +340,10 @@ def table_chunks(
             data[c] = [v[5][c] for v in verified]
         shared = [per_run[v[0].run] for v in verified]
         for c in order:
-            if c not in data:
+            if c not in data and c not in derived:
                 data[c] = [r.get(c) for r in shared]
+        for c, derive in derived.items():  # from the row's other columns
+            data[c] = [derive({k: data[k][i] for k in data}) for i in range(len(verified))]
         return {c: data[c] for c in order}
 
     batch: list[Verified] = []

@@ -50,28 +50,41 @@ lists L + 1 levels, and both engines list the same levels.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
+
+
+def _counter(doc: str, lead: bool = False, summary: bool = False) -> Any:
+    """A counter: 0 to start; its meaning (``doc``, the tables' docs) and where the tables put
+    it (``lead``: among the leading columns; ``summary``: read back by the summary), read by
+    ``record.columns``, which makes every counter a column."""
+    return field(default=0, metadata={"doc": doc, "lead": lead, "summary": summary})
 
 
 @dataclass(frozen=True)
 class SearchStats:
-    nodes: int = 0
-    leaves: int = 0
-    max_nodes: int = 0
-    min_nodes: int = 0
-    chance_nodes: int = 0
-    probe_nodes: int = 0
-    probe_leaves: int = 0
-    chance_cutoffs: int = 0
-    probe_cutoffs: int = 0
-    decision_cutoffs: int = 0
-    resumed: int = 0
-    probes: int = 0
-    tt_probes: int = 0
-    tt_hits: int = 0
-    tt_cutoffs: int = 0
-    shallow_nodes: int = 0
+    nodes: int = _counter(
+        "every call into a node, root and leaves included (a node entered again counts again)",
+        lead=True,
+        summary=True,
+    )
+    leaves: int = _counter("leaf evaluations (horizon evaluations in games)", True, True)
+    max_nodes: int = _counter("MAX nodes entered")
+    min_nodes: int = _counter("MIN nodes entered")
+    chance_nodes: int = _counter("chance nodes entered")
+    probe_nodes: int = _counter("nodes entered by Star2/Star2.5's probe phases", lead=True)
+    probe_leaves: int = _counter("leaves evaluated by probe phases", lead=True)
+    chance_cutoffs: int = _counter("chance nodes cut off (probe phase or search phase)", True)
+    probe_cutoffs: int = _counter("chance nodes cut off by the probe phase", lead=True)
+    decision_cutoffs: int = _counter("MAX and MIN nodes cut off (alpha-beta cut-offs)", True)
+    resumed: int = _counter(
+        "probed successors resumed after the probe phase (`after_probe=resume`)", lead=True
+    )
+    probes: int = _counter("probe phases run (the probe success rate is `probe_cutoffs / probes`)")
+    tt_probes: int = _counter("transposition-table lookups")
+    tt_hits: int = _counter("lookups that found the node's entry")
+    tt_cutoffs: int = _counter("lookups that answered the node")
+    shallow_nodes: int = _counter("the part of `nodes` entered by ChanceProbCut's shallow searches")
 
     @classmethod
     def of(cls, counts: Any) -> SearchStats:

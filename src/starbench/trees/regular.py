@@ -74,10 +74,13 @@ GENERATOR_VERSION = DEFAULT_VERSION
 Node = tuple[int, int, int]  # (level, id, path_sum)
 
 
-def _p(default: Any, help: str, choices: Any = None) -> Any:
+def _p(default: Any, help: str, choices: Any = None, **column: Any) -> Any:
     """A generator parameter: its default, a one-line description and its allowed values (a
-    registry), read by ``starbench run --help``."""
-    return field(default=default, metadata={"help": help, "choices": choices})
+    registry), read by ``starbench run --help``; ``column``: how the table declares it
+    (``record.columns``): ``condition``, its rank among the figures' conditions (none: no
+    condition, and ``plot`` refuses a table that holds two values of it), ``column_dtype``
+    where the table stores it otherwise than its type says."""
+    return field(default=default, metadata={"help": help, "choices": choices, **column})
 
 
 #: Specs already found valid by ``validate``.
@@ -141,29 +144,50 @@ NO_EFFECT: tuple[tuple[str, Any, str], ...] = (
 class RegularTreeSpec:
     """Every parameter of the generator (the ``tree`` config group)."""
 
-    branching: int = _p(4, "moves at every decision node (Ballard's N)")
-    chance_arity: int = _p(4, "outcomes at every chance node (21 with distribution=dice)")
-    depth: int = _p(2, "decision plies; a chance level between consecutive plies")
-    trailing_chance: bool = _p(False, "one more chance level below the last ply")
-    pattern: str = _p("max,chance,min,chance", "which decision kinds alternate", PATTERNS)
-    distribution: str = _p("uniform", "outcome probabilities", DISTRIBUTIONS)
-    skew: str = _p("1/2", "geometric distribution: each outcome this times the one before")
-    weight_max: int = _p(16, "random distribution: integer weights drawn from 1..weight_max")
-    value_model: str = _p("incremental", "how leaf values are drawn", VALUE_MODELS)
-    resolution: int = _p(1_000_000, "values are integers in 0..resolution per level")
-    bounds: str = _p(
-        "declared", "L and U: the model's bounds, or the tree's extreme leaves", BOUNDS
+    branching: int = _p(4, "moves at every decision node (Ballard's N)", condition=5)
+    chance_arity: int = _p(
+        4, "outcomes at every chance node (21 with distribution=dice)", condition=6
     )
-    ordering: str = _p("generated", "order of a decision node's moves", ORDERINGS)
+    depth: int = _p(2, "decision plies; a chance level between consecutive plies", condition=3)
+    trailing_chance: bool = _p(False, "one more chance level below the last ply", condition=4)
+    pattern: str = _p(
+        "max,chance,min,chance", "which decision kinds alternate", PATTERNS, condition=7
+    )
+    distribution: str = _p("uniform", "outcome probabilities", DISTRIBUTIONS, condition=8)
+    skew: str = _p(
+        "1/2",
+        "geometric distribution: each outcome this times the one before",
+        condition=9,
+        column_dtype="float64",  # its exact text in skew_text
+    )
+    weight_max: int = _p(
+        16, "random distribution: integer weights drawn from 1..weight_max", condition=10
+    )
+    value_model: str = _p("incremental", "how leaf values are drawn", VALUE_MODELS, condition=12)
+    resolution: int = _p(1_000_000, "values are integers in 0..resolution per level", condition=14)
+    bounds: str = _p(
+        "declared",
+        "L and U: the model's bounds, or the tree's extreme leaves",
+        BOUNDS,
+        condition=15,
+    )
+    ordering: str = _p(
+        "generated", "order of a decision node's moves", ORDERINGS, condition=11
+    )  # with outcome_order: the figures' condition ``order``
     noise_sd: float = _p(
         0.0,
         "ordering=noisy: the noise's standard deviation, in units of the spread (population "
         "standard deviation) of the exact values of the children being ordered: 0 orders "
         "perfectly, 1 adds noise as wide as the children's spread, 10 and more is near random",
+        condition=13,
     )
     outcome_order: str = _p("generated", "order of a chance node's outcomes", OUTCOME_ORDERS)
-    full_pass_limit: int = _p(FULL_PASS_LIMIT, "largest tree for orderings that need a full pass")
-    pool: int = _p(0, "ids per level: > 0 draws every level's nodes from this many (a DAG)")
+    full_pass_limit: int = _p(
+        FULL_PASS_LIMIT, "largest tree for orderings that need a full pass", condition=16
+    )
+    pool: int = _p(
+        0, "ids per level: > 0 draws every level's nodes from this many (a DAG)", condition=17
+    )
     generator_version: int = _p(
         GENERATOR_VERSION,
         "the hash the tree is drawn with: 1 (the committed studies) or 2 (one round per child)",
