@@ -34,7 +34,7 @@ from typing import Any
 
 from starbench.games.expectimax import CHANCE_PLAYER, _openspiel_state
 from starbench.search.arith import tolerance
-from starbench.search.star1 import Star1
+from starbench.search.star1 import ChanceNode, Star1
 from starbench.search.star2 import Star2
 from starbench.trees.protocol import Kind
 
@@ -57,6 +57,24 @@ class Moves:
         self.best = best
         self.best_move: int | None = None
         self.next = 0
+
+
+class GameChance(ChanceNode):
+    """``ChanceNode`` of a game state: also the ``state``, its ``outcomes`` (OpenSpiel's
+    ``(action, probability)`` pairs, in its order), the outcomes' ``kinds`` (``_MAX`` ...) and
+    states (``kids``) once made (None until then: Star1 makes each when its turn comes), and
+    the plies ``left`` (None: to the end).  Each outcome's bounds start at ``bounds`` (L, U)."""
+
+    __slots__ = ("state", "outcomes", "kinds", "left")
+
+    def __init__(
+        self, state: Any, left: int | None, alpha: float, beta: float, bounds: tuple[float, float]
+    ):
+        outcomes = state.chance_outcomes()
+        probs = [float(p) for _, p in outcomes]
+        n = len(probs)
+        super().__init__(None, probs, alpha, beta, [bounds[0]] * n, [bounds[1]] * n)
+        self.state, self.outcomes, self.kinds, self.left = state, outcomes, None, left
 
 
 class FusedStar:
@@ -314,41 +332,36 @@ class FusedStar:
     # ------------------------------------------------------------------ chance nodes
     def _fused_chance(self, state: Any, left: int | None, alpha: float, beta: float) -> float:
         """``Star2._chance`` (``Star1._chance`` at k = 0)."""
-        outcomes = state.chance_outcomes()
-        probs = [float(p) for _, p in outcomes]
-        n = len(probs)
-        L, U = self.L, self.U
-        lo, hi = [L] * n, [U] * n
+        c = GameChance(state, left, alpha, beta, (self.L, self.U))
         if self.k == 0:
-            return self._search_phase_fused(
-                state, outcomes, None, None, left, probs, alpha, beta, lo, hi, None
-            )
-        kids = [state.child(a) for a, _ in outcomes]
+            return self._search_phase_fused(c)
+        L, U = self.L, self.U
+        n = len(c.probs)
+        kids = c.kids = [state.child(a) for a, _ in c.outcomes]
         # GameTree.kind of each outcome (its plies are the chance node's: no horizon here)
         if self._codes:
             rp = self._root_player
             kinds = [
                 _LEAF
-                if c.is_terminal()
+                if s.is_terminal()
                 else _CHANCE
-                if (player := c.current_player()) == CHANCE_PLAYER
+                if (player := s.current_player()) == CHANCE_PLAYER
                 else _MAX
                 if player == rp
                 else _MIN
-                for c in kids
+                for s in kids
             ]
         else:
-            kinds = [self._classify(c, left) for c in kids]
-        states: list[Moves | None] = [None] * n
+            kinds = [self._classify(k, left) for k in kids]
+        c.kinds = kinds
+        c.states = [None] * n
         targets = [i for i in range(n) if kinds[i] == _MAX or kinds[i] == _MIN]
         if targets and alpha < U and beta > L and (self._full or alpha > L or beta < U):
             self.probes += 1
             self.lv_probes[self.level] += 1
             self.probing += 1
             try:
-                cut = self._probe_phase_fused(
-                    kids, kinds, left, probs, alpha, beta, lo, hi, states, targets
-                )
+                cut = self._probe_phase_fused(c, targets)
             finally:
                 self.probing -= 1
             if cut is not None:
@@ -356,28 +369,16 @@ class FusedStar:
                 self.chance_cutoffs += 1
                 self.lv_cuts[self.level] += 1
                 return cut
-        return self._search_phase_fused(
-            state, outcomes, kids, kinds, left, probs, alpha, beta, lo, hi, states
-        )
+        return self._search_phase_fused(c)
 
-    def _probe_phase_fused(
-        self,
-        kids: list[Any],
-        kinds: list[int],
-        left: int | None,
-        probs: list[float],
-        alpha: float,
-        beta: float,
-        lo: list[float],
-        hi: list[float],
-        states: list[Moves | None],
-        targets: list[int],
-    ) -> float | None:
+    def _probe_phase_fused(self, c: GameChance, targets: list[int]) -> float | None:
         """``Star2._probe_phase`` with ``_probe_order`` and ``_probe`` written out: the proven
         bound, or None.  Sequential: one round, each successor up to k moves; cyclic: k rounds
         of one more move of each successor still open (``Star2._open``), a round that probes
         none ending the phase."""
         L, U, k = self.L, self.U, self.k
+        kids, kinds, left, probs = c.kids, c.kinds, c.left, c.probs
+        alpha, beta, lo, hi, states = c.alpha, c.beta, c.lo, c.hi, c.states
         sum_lo = sum_hi = 0.0  # Star2._initial_sums
         for p, a, b in zip(probs, lo, hi):  # noqa: B905 - equal lengths
             sum_lo += p * a
@@ -466,21 +467,10 @@ class FusedStar:
                 return None
         return None
 
-    def _search_phase_fused(
-        self,
-        state: Any,
-        outcomes: Any,
-        kids: list[Any] | None,
-        kinds: list[int] | None,
-        left: int | None,
-        probs: list[float],
-        alpha: float,
-        beta: float,
-        lo: list[float],
-        hi: list[float],
-        states: list[Moves | None] | None,
-    ) -> float:
+    def _search_phase_fused(self, c: GameChance) -> float:
         """``Star1._search_phase`` with ``Star2._outcome``: the outcomes with their bounds."""
+        state, outcomes, kids, kinds, left = c.state, c.outcomes, c.kids, c.kinds, c.left
+        probs, alpha, beta, lo, hi, states = c.probs, c.alpha, c.beta, c.lo, c.hi, c.states
         L, U = self.L, self.U
         n = len(probs)
         tail_lo = 0.0

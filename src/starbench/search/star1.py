@@ -45,6 +45,26 @@ from typing import Any
 from starbench.search.alphabeta import LEAF, AlphaBeta
 
 
+class ChanceNode:
+    """One chance node under search: the state its probe phase (Star2, Star2.5) and its search
+    phase share, the procedure's variables at that node.  ``kids`` its outcomes with
+    probabilities ``probs``; ``(alpha, beta)`` its window; ``lo[i] <= v_i <= hi[i]`` each
+    outcome's proven bounds (L and U, or the table's with ``tt_chance``, until a probe or a
+    search tightens them); ``states`` the probe state of each outcome a probe entered (None:
+    not probed; Star1 has none at all); ``sums`` = [sum_i p_i lo_i, sum_i p_i hi_i] while a
+    probe phase runs.  The fused game searches (``games.stars``) add the outcomes' kinds and
+    the plies left."""
+
+    __slots__ = ("kids", "probs", "alpha", "beta", "lo", "hi", "states", "sums")
+
+    def __init__(
+        self, kids: Any, probs: Any, alpha: Any, beta: Any, lo: Any, hi: Any, states: Any = None
+    ):
+        self.kids, self.probs, self.alpha, self.beta = kids, probs, alpha, beta
+        self.lo, self.hi, self.states = lo, hi, states
+        self.sums: list[Any] = []
+
+
 class Star1(AlphaBeta):
     name = "star1"
     chance_capable = True
@@ -61,7 +81,7 @@ class Star1(AlphaBeta):
         kids = self.tree.children(node)
         probs = self._probs(node)
         lo, hi = self._initial_bounds(kids)
-        return self._search_phase(kids, probs, alpha, beta, lo, hi, None)
+        return self._search_phase(ChanceNode(kids, probs, alpha, beta, lo, hi))
 
     def _initial_bounds(self, kids: Any) -> tuple[list[Any], list[Any]]:
         """Each outcome's bounds before any is searched: [L, U], or with ``tt_chance`` the
@@ -88,21 +108,13 @@ class Star1(AlphaBeta):
                     hi[i] = e[3]
         return lo, hi
 
-    def _outcome(self, i: int, node: Any, a: Any, b: Any, states: Any) -> Any:
+    def _outcome(self, c: ChanceNode, i: int, a: Any, b: Any) -> Any:
         """Search outcome ``i`` with window (a, b); Star2 overrides this to resume probes."""
-        return self._child(node, a, b)
+        return self._child(c.kids[i], a, b)
 
-    def _search_phase(
-        self,
-        kids: Any,
-        probs: list[Any],
-        alpha: Any,
-        beta: Any,
-        lo: list[Any],
-        hi: list[Any],
-        states: Any,
-    ) -> Any:
+    def _search_phase(self, c: ChanceNode) -> Any:
         """Star1 over all outcomes with per-outcome bounds ``lo``/``hi`` (L/U unless probed)."""
+        kids, probs, alpha, beta, lo, hi = c.kids, c.probs, c.alpha, c.beta, c.lo, c.hi
         L, U = self.L, self.U
         n = len(kids)
         tail_lo = self.num(0)
@@ -130,7 +142,7 @@ class Star1(AlphaBeta):
                 # Exactly, a < b always; float rounding can close a near-empty window, and a
                 # result searched with an empty window cannot be read as a bound: search exactly.
                 a, b = L, U
-            v = self._outcome(i, kids[i], a, b, states)
+            v = self._outcome(c, i, a, b)
             if v <= alpha_i:  # fail low: proven upper bound, never above alpha (see above)
                 if i < n - 1:
                     self._cut_chance()

@@ -74,7 +74,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from starbench.search.star1 import Star1
+from starbench.search.star1 import ChanceNode, Star1
 from starbench.trees.protocol import Kind
 
 # module constants: looking up an Enum member costs ~150 ns, comparing ~30
@@ -138,66 +138,55 @@ class Star2(Star1):
         n = len(kids)
         L, U = self.L, self.U
         lo, hi = self._initial_bounds(kids)
-        states: list[Any] = [None] * n
+        c = ChanceNode(kids, probs, alpha, beta, lo, hi, [None] * n)
+        states = c.states
         targets = [i for i in range(n) if tree.kind(kids[i]) in (MAX, MIN)]
         if self.tt_probe:  # the table's bounds first (see the module docstring)
             for i in range(n):
                 if lo[i] == hi[i]:
                     states[i] = Stored(lo[i])
             targets = [i for i in targets if states[i] is None]
-            if self._bounds_decide(probs, lo, hi, alpha, beta):
+            if self._bounds_decide(c):
                 targets = []  # the search phase's first test returns the proven bound
         if targets and alpha < U and beta > L and (self.probe_full_window or alpha > L or beta < U):
             self.probes += 1
             self.lv_probes[self.level] += 1
             self.probing += 1
             try:
-                cut = self._probe_phase(kids, probs, alpha, beta, lo, hi, states, targets)
+                cut = self._probe_phase(c, targets)
             finally:
                 self.probing -= 1
             if cut is not None:
                 self.probe_cutoffs += 1
                 self._cut_chance()
                 return cut
-        return self._search_phase(kids, probs, alpha, beta, lo, hi, states)
+        return self._search_phase(c)
 
-    def _bounds_decide(
-        self, probs: list[Any], lo: list[Any], hi: list[Any], alpha: Any, beta: Any
-    ) -> bool:
+    def _bounds_decide(self, c: ChanceNode) -> bool:
         """Do the outcomes' bounds alone decide the cut-off (``Star1._search_phase``'s first test,
         with its sums in its order)?"""
         tail_lo = tail_hi = self.num(0)
+        probs, lo, hi = c.probs, c.lo, c.hi
         for j in range(len(probs)):
             tail_lo += probs[j] * lo[j]
             tail_hi += probs[j] * hi[j]
-        return tail_hi <= alpha or tail_lo >= beta
+        return tail_hi <= c.alpha or tail_lo >= c.beta
 
-    def _probe(
-        self,
-        i: int,
-        kids: Any,
-        probs: list[Any],
-        alpha: Any,
-        beta: Any,
-        lo: list[Any],
-        hi: list[Any],
-        states: list[Any],
-        sums: list[Any],
-        stop: int,
-    ) -> None:
+    def _probe(self, c: ChanceNode, i: int, stop: int) -> None:
         """Enter successor i and probe its moves up to ``stop`` (exclusive); update its bound."""
-        node = kids[i]
+        node = c.kids[i]
+        lo, hi, sums = c.lo, c.hi, c.sums
         lv = self._down()  # the successor's level, while it is probed
         kind = self._enter(node)
-        st = states[i]
+        st = c.states[i]
         if st is None:
             if self.table is not None:  # the table's best move first (a hint, not a probe)
                 self._hint = self.table.move(self.tree.transposition(node)[0])
-            st = states[i] = self._state(node, kind)
-        p = probs[i]
+            st = c.states[i] = self._state(node, kind)
+        p = c.probs[i]
         L, U = self.L, self.U
         if st.is_max:
-            beta_i = (beta - (sums[0] - p * lo[i])) / p
+            beta_i = (c.beta - (sums[0] - p * lo[i])) / p
             b = beta_i if beta_i < U else U
             a = lo[i] if self.tt_probe else L  # from the stored bound (tt_probe)
             self._run_moves(st, a, b if b > a else U, min(stop, len(st.children)))
@@ -207,7 +196,7 @@ class Star2(Star1):
             if self.debug:
                 self.check_bound(node, self.arith.neg_inf, lo[i], lo[i])
         else:
-            alpha_i = (alpha - (sums[1] - p * hi[i])) / p
+            alpha_i = (c.alpha - (sums[1] - p * hi[i])) / p
             a = alpha_i if alpha_i > L else L
             b = hi[i] if self.tt_probe else U  # from the stored bound (tt_probe)
             self._run_moves(st, a if a < b else L, b, min(stop, len(st.children)))
@@ -219,53 +208,42 @@ class Star2(Star1):
         self.level = lv - 1
 
     @staticmethod
-    def _decided(sums: list[Any], alpha: Any, beta: Any) -> Any:
+    def _decided(c: ChanceNode) -> Any:
         """The proven bound if the chance node's cut-off is decided, else None."""
-        if sums[0] >= beta:
-            return sums[0]
-        if sums[1] <= alpha:
-            return sums[1]
+        if c.sums[0] >= c.beta:
+            return c.sums[0]
+        if c.sums[1] <= c.alpha:
+            return c.sums[1]
         return None
 
-    def _initial_sums(self, probs: list[Any], lo: list[Any], hi: list[Any]) -> list[Any]:
+    def _initial_sums(self, c: ChanceNode) -> None:
         sum_lo, sum_hi = self.num(0), self.num(0)
-        for p, a, b in zip(probs, lo, hi, strict=True):
+        for p, a, b in zip(c.probs, c.lo, c.hi, strict=True):
             sum_lo += p * a
             sum_hi += p * b
-        return [sum_lo, sum_hi]
+        c.sums = [sum_lo, sum_hi]
 
-    def _open(self, st: Any, i: int, lo: list[Any], hi: list[Any]) -> bool:
+    def _open(self, c: ChanceNode, i: int) -> bool:
         """Can successor i still be probed (moves left and a non-empty window)?"""
+        st = c.states[i]
         if st is None:
             return True
         if st.next >= len(st.children):
             return False
-        return lo[i] < self.U if st.is_max else hi[i] > self.L
+        return c.lo[i] < self.U if st.is_max else c.hi[i] > self.L
 
-    def _probe_phase(
-        self,
-        kids: Any,
-        probs: list[Any],
-        alpha: Any,
-        beta: Any,
-        lo: list[Any],
-        hi: list[Any],
-        states: list[Any],
-        targets: list[int],
-    ) -> Any:
+    def _probe_phase(self, c: ChanceNode, targets: list[int]) -> Any:
         """Probe in the variant's order, testing the cut-off after every probe; the proven
         bound, or None when the probe phase decides nothing."""
-        sums = self._initial_sums(probs, lo, hi)
-        for i, stop in self._probe_order(targets, states, lo, hi):
-            self._probe(i, kids, probs, alpha, beta, lo, hi, states, sums, stop)
-            cut = self._decided(sums, alpha, beta)
+        self._initial_sums(c)
+        for i, stop in self._probe_order(c, targets):
+            self._probe(c, i, stop)
+            cut = self._decided(c)
             if cut is not None:
                 return cut
         return None
 
-    def _probe_order(
-        self, targets: list[int], states: list[Any], lo: list[Any], hi: list[Any]
-    ) -> Iterator[tuple[int, int]]:
+    def _probe_order(self, c: ChanceNode, targets: list[int]) -> Iterator[tuple[int, int]]:
         """(successor, probe up to move) pairs, computed lazily so each sees earlier probes.
 
         Sequential: each successor once, up to k moves.  Cyclic: k rounds of one more move per
@@ -277,16 +255,17 @@ class Star2(Star1):
         for _ in range(self.k):
             progressed = False
             for i in targets:
-                st = states[i]
-                if self._open(st, i, lo, hi):
+                if self._open(c, i):
                     progressed = True
+                    st = c.states[i]
                     yield i, (0 if st is None else st.next) + 1
             if not progressed:
                 return
 
     # ------------------------------------------------------------------ search phase
-    def _outcome(self, i: int, node: Any, a: Any, b: Any, states: Any) -> Any:
-        st = None if states is None else states[i]
+    def _outcome(self, c: ChanceNode, i: int, a: Any, b: Any) -> Any:
+        node = c.kids[i]
+        st = None if c.states is None else c.states[i]
         if st is None:
             return self._child(node, a, b)
         if type(st) is Stored:  # the table's exact value (tt_probe): entered, counted, answered

@@ -21,8 +21,7 @@ Intelligence 21(3):327-350, 1983.
 
 from __future__ import annotations
 
-from typing import Any
-
+from starbench.search.star1 import ChanceNode
 from starbench.search.star2 import Star2
 from starbench.search.stats import STAT_FIELDS
 
@@ -34,32 +33,20 @@ _UNDONE = tuple(f for f in STAT_FIELDS if not f.startswith("tt_"))
 class Star2ProbeLevel(Star2):
     name = "star2-probe-level"
 
-    def _probe(
-        self,
-        i: int,
-        kids: Any,
-        probs: list[Any],
-        alpha: Any,
-        beta: Any,
-        lo: list[Any],
-        hi: list[Any],
-        states: list[Any],
-        sums: list[Any],
-        stop: int,
-    ) -> None:
+    def _probe(self, c: ChanceNode, i: int, stop: int) -> None:
         """Star2's probe; then, for an outermost probe, its moves' subtrees counted as one
         leaf each at the moves' level (the successor itself stays counted)."""
         if self.probing > 1:  # inside another probe's move: that probe's count covers it
-            super()._probe(i, kids, probs, alpha, beta, lo, hi, states, sums, stop)
+            super()._probe(c, i, stop)
             return
         below = self.level + 2  # the probed moves' level (the successor is one level down)
         before = {f: getattr(self, f) for f in _UNDONE}
         lists = (self.lv_nodes, self.lv_leaves, self.lv_cuts, self.lv_probes)
         saved = [list(x) for x in lists]
-        moves_before = 0 if states[i] is None else states[i].next
-        super()._probe(i, kids, probs, alpha, beta, lo, hi, states, sums, stop)
-        probed = states[i].next - moves_before
-        kind_field = "max_nodes" if states[i].is_max else "min_nodes"
+        moves_before = 0 if c.states[i] is None else c.states[i].next
+        super()._probe(c, i, stop)
+        probed = c.states[i].next - moves_before
+        kind_field = "max_nodes" if c.states[i].is_max else "min_nodes"
         for f, v in before.items():  # back to before, with the successor's own entry
             setattr(self, f, v)
         self.nodes += 1 + probed

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from starbench.search.star1 import ChanceNode
 from starbench.search.star2 import Star2
 from starbench.trees.protocol import Kind
 
@@ -42,33 +43,22 @@ CHANCE, LEAF = Kind.CHANCE, Kind.LEAF
 class Star2RecursiveProbe(Star2):
     name = "star2-recursive-probe"
 
-    def _probe(
-        self,
-        i: int,
-        kids: Any,
-        probs: list[Any],
-        alpha: Any,
-        beta: Any,
-        lo: list[Any],
-        hi: list[Any],
-        states: list[Any],
-        sums: list[Any],
-        stop: int,
-    ) -> None:
+    def _probe(self, c: ChanceNode, i: int, stop: int) -> None:
         """Enter successor i and probe its first move recursively (``first_move_value``); its
         value becomes the successor's running value and bound."""
-        node = kids[i]
+        node = c.kids[i]
+        lo, hi, sums = c.lo, c.hi, c.sums
         lv = self._down()  # the successor's level
         kind = self._enter(node)
-        st = states[i]
+        st = c.states[i]
         if st is None:
-            st = states[i] = self._state(node, kind)
+            st = c.states[i] = self._state(node, kind)
         if st.next == 0 and st.children:
             self._down()  # its first move's level
             w = self.first_move_value(st.children[0])
             self.level = lv
             st.best, st.best_move, st.next = w, 0, 1
-            p = probs[i]
+            p = c.probs[i]
             if st.is_max and w > lo[i]:
                 sums[0] += p * (w - lo[i])
                 lo[i] = w
