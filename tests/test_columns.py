@@ -86,7 +86,7 @@ def test_one_declaration_adds_a_column_to_the_table_its_docs_and_the_figures(mon
         reference.columns_page()
     )
     assert "parity" in figures.conditions(df) and columns.conditions()[-1] == "parity"
-    plot(tmp_path / "cell", tmp_path / "figs", ["leaves_by_algorithm"], images=False)
+    plot(tmp_path / "cell", tmp_path / "figs", ["leaves_by_algorithm"], images=None)
     drawn = pd.read_csv(tmp_path / "figs" / "leaves_by_algorithm.csv")
     assert sorted(drawn["parity"].unique()) == ["even", "odd"]  # split by it, never pooled
 

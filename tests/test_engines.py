@@ -12,7 +12,7 @@ import pytest
 
 import starbench
 from starbench import InputError, RegularTree, RegularTreeSpec
-from starbench.engines import AUTO_SOLVE_NODES, choose
+from starbench.engines import AUTO_SOLVE_NODES, Auto, choose
 from starbench.errors import BudgetExceeded
 from starbench.examples import example_path
 from starbench.trees import load_tree
@@ -57,7 +57,7 @@ def test_choices_and_their_reasons():
     c = choose("auto", "star1", time_budget=1.0)
     assert c.engine == "python" and "time budgets" in c.reason
     small = RegularTree(RegularTreeSpec(branching=2, chance_arity=2, depth=1), seed=0)
-    c = choose("auto", "star1", tree=small, min_nodes=AUTO_SOLVE_NODES)
+    c = choose("auto", "star1", tree=small, auto=Auto(min_nodes=AUTO_SOLVE_NODES))
     assert c.engine == "python" and str(AUTO_SOLVE_NODES) in c.reason
 
 
@@ -147,10 +147,14 @@ def test_auto_runs_a_small_cell_on_the_python_engine():
     from starbench.experiment.settings import AlgorithmSpec, RunSettings
 
     small = Choice("python", f"a cell of at most {AUTO_RUN_NODES} nodes")
-    assert choose("auto", "star2", cell_nodes=AUTO_RUN_NODES) == small
-    assert choose("auto", "star2", cell_nodes=AUTO_RUN_NODES + 1) == Choice("compiled", "auto")
-    assert choose("compiled", "star2", cell_nodes=1) == Choice("compiled", "requested")
-    assert choose("auto", "star2", exact=True, cell_nodes=1).reason.endswith("exact mode")
+    assert choose("auto", "star2", auto=Auto(cell_nodes=AUTO_RUN_NODES)) == small
+    assert choose("auto", "star2", auto=Auto(cell_nodes=AUTO_RUN_NODES + 1)) == Choice(
+        "compiled", "auto"
+    )
+    assert choose("compiled", "star2", auto=Auto(cell_nodes=1)) == Choice("compiled", "requested")
+    assert choose("auto", "star2", exact=True, auto=Auto(cell_nodes=1)).reason.endswith(
+        "exact mode"
+    )
     spec = RegularTreeSpec(branching=5, chance_arity=5, depth=2)  # 156 nodes
     star2 = AlgorithmSpec("star2")
     few = RunSettings(tree=spec, algorithms=(star2,), trees=20)
@@ -227,14 +231,17 @@ def test_auto_keeps_the_engine_a_cells_rows_ran_on():
     where it serves the request, whatever the cell's size (a grown cell never mixes engines)."""
     spec = RegularTreeSpec(branching=4, chance_arity=4, depth=2)
     big, small = 10**9, 10
-    assert choose("auto", "star2", tree=spec, cell_nodes=big).engine == "compiled"
-    kept = choose("auto", "star2", tree=spec, cell_nodes=big, kept="python")
+    assert choose("auto", "star2", tree=spec, auto=Auto(cell_nodes=big)).engine == "compiled"
+    kept = choose("auto", "star2", tree=spec, auto=Auto(cell_nodes=big, kept="python"))
     assert kept.engine == "python" and "kept" in kept.reason
-    assert choose("auto", "star2", tree=spec, cell_nodes=small, kept="compiled").engine == (
-        "compiled"
-    )
+    assert choose(
+        "auto", "star2", tree=spec, auto=Auto(cell_nodes=small, kept="compiled")
+    ).engine == ("compiled")
     # where the compiled engine does not serve the request, the Python engine, kept or not
-    assert choose("auto", "mcts", tree=spec, cell_nodes=big, kept="compiled").engine == "python"
+    assert (
+        choose("auto", "mcts", tree=spec, auto=Auto(cell_nodes=big, kept="compiled")).engine
+        == "python"
+    )
 
 
 def _engines(folder: Path) -> dict[str, set[str]]:

@@ -159,7 +159,7 @@ def test_every_listed_algorithm_by_condition(df, nine, tmp_path):
     t = drawn.table
     assert set(t["label"]) == {"star1", "star2", "star2.5-cyclic k=2", "star2.5-cyclic k=3"}
     assert len(t) == 4 * 9
-    written = plot(nine, tmp_path, names=["leaves_by_algorithm"], images=False)
+    written = plot(nine, tmp_path, names=["leaves_by_algorithm"], images=None)
     assert (tmp_path / "leaves_by_algorithm.md") in written  # images: test_nine_panels_fit_a_page
     md = (tmp_path / "leaves_by_algorithm.md").read_text()
     assert "star1" in md and "1/3" in md

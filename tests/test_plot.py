@@ -15,6 +15,7 @@ import pytest
 from starbench.analysis import load_results, plot
 from starbench.analysis.data import PlotError
 from starbench.analysis.figures import FIGURES
+from starbench.analysis.plotting import Images
 from starbench.analysis.studies import STUDY_FIGURES, STUDY_TABLES
 from starbench.analysis.style import RC
 from starbench.commands import cli
@@ -73,7 +74,7 @@ def test_every_figure_is_written(results, tmp_path):
     and every kind at both widths: ``tests/test_figure_layout.py``)."""
     warnings: list[str] = []
     written = plot(
-        results, tmp_path, warn=warnings.append, dpi=DPI, formats=("png",), sizes=("single",)
+        results, tmp_path, warn=warnings.append, images=Images(("png",), ("single",), DPI)
     )
     # every search here is exact: nothing is traded (error_vs_nodes), no decision differs
     # from the oracle's (decisions_by_depth) and no regret varies (regret_vs_nodes)
@@ -127,7 +128,7 @@ def test_the_error_figure_shows_each_algorithm_s_mean_error_and_moves(tmp_path):
     spec = RegularTreeSpec(branching=3, chance_arity=3, depth=2)
     s = RunSettings(tree=spec, algorithms=algos, trees=8, progress=False)
     run_cell(s, tmp_path / "cell", out=lambda _: None)
-    plot(tmp_path, tmp_path / "fig", names=["error_vs_nodes"], dpi=DPI)
+    plot(tmp_path, tmp_path / "fig", names=["error_vs_nodes"], images=Images(dpi=DPI))
     for width in ("single", "double"):
         assert (tmp_path / "fig" / f"error_vs_nodes-{width}.png").stat().st_size > 1000
     got = pd.read_csv(tmp_path / "fig" / "error_vs_nodes.csv").set_index("label")
@@ -176,7 +177,7 @@ def test_every_search_is_timed_and_old_tables_say_what_they_cannot_use(results, 
     warnings: list[str] = []
     with pytest.raises(PlotError, match="no figure could be drawn"):
         plot(tmp_path / "fast", tmp_path / "f1", names=["seconds_vs_nodes"],
-             warn=warnings.append, dpi=DPI)  # fmt: skip
+             warn=warnings.append, images=Images(dpi=DPI))  # fmt: skip
     assert len(warnings) == 1 and "no search was timed" in warnings[0]
     old.loc[old.index[::2], "cpu_seconds"] = 2e-3
     (tmp_path / "slow").mkdir()
@@ -188,7 +189,7 @@ def test_every_search_is_timed_and_old_tables_say_what_they_cannot_use(results, 
 
 
 def test_numbers_in_the_tables_are_the_data(results, tmp_path):
-    plot(results, tmp_path, names=["leaves_by_branching"], images=False)
+    plot(results, tmp_path, names=["leaves_by_branching"], images=None)
     df = load_results(results)
     star1 = df[
         (df.algorithm == "star1")
@@ -272,7 +273,7 @@ def test_committed_figure_tables_regenerate_from_committed_results(study, tmp_pa
         pytest.skip(f"no committed results for {study}")
     # the figure tables (a study's own figures, STUDY_FIGURES: test_study_tables)
     with contextlib.suppress(PlotError):  # no generic figure (every row stopped by its budget)
-        plot(results, tmp_path, warn=lambda _: None, images=False)
+        plot(results, tmp_path, warn=lambda _: None, images=None)
     own = {f"{name}.md" for name, _ in STUDY_FIGURES.get(study, [])}
     for md in sorted((ROOT / "experiments" / study / "figures").glob("*.md")):
         if md.name not in own:
@@ -369,7 +370,7 @@ def sweep(tmp_path_factory) -> Path:
 
 @pytest.mark.slow
 def test_every_plotted_value_is_the_mean_of_its_own_condition(sweep, tmp_path):
-    plot(sweep, tmp_path, names=["leaves_by_k"], dpi=DPI)
+    plot(sweep, tmp_path, names=["leaves_by_k"], images=Images(dpi=DPI))
     text = (tmp_path / "leaves_by_k.md").read_text()
     table = [line for line in text.splitlines() if line.startswith("|")]
     head = [h.strip() for h in table[0].strip("|").split("|")]

@@ -70,6 +70,19 @@ def python_engine_notes(labelled: list[tuple[str, Choice]]) -> list[str]:
     ]
 
 
+@dataclass(frozen=True)
+class Auto:
+    """What ``engine=auto`` weighs beside the request (``choose``): the tree must have more
+    than ``min_nodes`` nodes (``solve``), the cell's trees more than ``AUTO_RUN_NODES`` in all
+    (``cell_nodes``, ``run``; None: not known); ``kept`` (``run``): the engine the cell's stored
+    rows of the request ran on, kept wherever it serves the request, so that a grown cell's
+    timings never mix two engines."""
+
+    min_nodes: int = 0
+    cell_nodes: int | None = None
+    kept: str | None = None
+
+
 def choose(
     requested: str,
     name: str,
@@ -78,19 +91,15 @@ def choose(
     debug: bool = False,
     time_budget: float | None = None,
     tree: Any = None,
-    min_nodes: int = 0,
     key: str = "engine",
     params: dict[str, Any] | None = None,
-    cell_nodes: int | None = None,
-    kept: str | None = None,
+    auto: Auto = Auto(),  # noqa: B008 - frozen
 ) -> Choice:
     """The engine for one search.  ``requested`` is ``auto``, ``compiled`` or ``python``;
     ``compiled`` on a request it cannot serve is an ``InputError`` naming ``key``; ``auto``
-    uses the compiled engine where it serves the request and the tree has more than
-    ``min_nodes`` nodes, and (``run``) the cell's trees hold more than ``AUTO_RUN_NODES``
-    nodes in all (``cell_nodes``; None: not known) -- or, given ``kept`` (``run``: the engine
-    the cell's stored rows of the request ran on), that engine wherever it serves the request,
-    so that a grown cell's timings never mix two engines."""
+    uses the compiled engine where it serves the request and the tree and the cell are large
+    enough, or the engine the cell's rows kept (``Auto``)."""
+    min_nodes, cell_nodes, kept = auto.min_nodes, auto.cell_nodes, auto.kept
     if requested not in ENGINES:
         raise InputError(f"{key}: must be one of {', '.join(ENGINES)}, got {requested!r}")
     if requested == "python":

@@ -166,20 +166,29 @@ def _panel_rows(raw: pd.DataFrame, g: Grid, rv: Any, cv: Any) -> pd.DataFrame:
     return raw[mask]
 
 
+@dataclass(frozen=True)
+class Look:
+    """How ``draw_design`` draws a design: its ``measures`` (a panel row each, "" for one),
+    axis labels (``xlabel``, ``ylabel``: one text, or one per measure), the ``legend``'s labels
+    and its title (``band``), ``extra(ax)`` legend entries of its own, the ``value_axis`` its
+    panels share, a panel's ``least_height``."""
+
+    measures: tuple[str, ...] = ("",)
+    xlabel: str | dict[str, str] = ""
+    ylabel: str | dict[str, str] = ""
+    legend: list[str] | None = None
+    band: bool | str = True
+    extra: Callable[[plt.Axes], None] | None = None
+    value_axis: str = "y"
+    least_height: float = 0.0
+
+
 def draw_design(
     raw: pd.DataFrame,
     facets: list[str],
     width: float,
     panel: Callable[[plt.Axes, pd.DataFrame, str], None],
-    *,
-    measures: tuple[str, ...] = ("",),
-    xlabel: str | dict[str, str] = "",
-    ylabel: str | dict[str, str] = "",
-    legend: list[str] | None = None,
-    band: bool | str = True,
-    extra: Callable[[plt.Axes], None] | None = None,
-    value_axis: str = "y",
-    least_height: float = 0.0,
+    look: Look = Look(),  # noqa: B008 - frozen
 ) -> tuple[tuple[str, plt.Figure], ...]:
     """Every figure of the design of ``raw``'s ``facets`` (``layout.design``): each panel drawn
     by ``panel(ax, its rows, measure)``, axis labels once for the grid (``xlabel`` and
@@ -187,7 +196,14 @@ def draw_design(
     sharing the range of their ``value_axis`` (unless ``--free-y``; the other axis of a
     categorical figure is shared always), and one legend of the ``legend`` labels below (its
     title: ``band``).  ``extra(ax)`` adds legend entries of its own; ``least_height``: a panel's
-    least height (a categorical axis's room)."""
+    least height (a categorical axis's room): ``look``."""
+    measures, xlabel, ylabel, legend = look.measures, look.xlabel, look.ylabel, look.legend
+    band, extra, value_axis, least_height = (
+        look.band,
+        look.extra,
+        look.value_axis,
+        look.least_height,
+    )
     share = SHARE_Y.get()
     d = design(raw, facets, width, measures)  # a design that cannot be laid out fails here too
     if not DRAW.get():
@@ -424,10 +440,12 @@ def _pct_figure(
         facets,
         width,
         panel,
-        xlabel=xlabel,
-        ylabel="% of expectimax's leaves",
-        legend=labels,
-        extra=extra,
+        Look(
+            xlabel=xlabel,
+            ylabel="% of expectimax's leaves",
+            legend=labels,
+            extra=extra,
+        ),
     )
     if len(refs):
         s = pd.concat([s, refs[s.columns.intersection(refs.columns)]], ignore_index=True)
@@ -519,11 +537,13 @@ def _categorical(df: pd.DataFrame, width: float, x: str, xlabel: str) -> Drawn:
         facets,
         width,
         panel,
-        xlabel="% of expectimax's leaves",
-        ylabel=xlabel,
-        legend=labels,
-        value_axis="x",
-        least_height=0.35 + 0.09 * len(cats) * len(labels),
+        Look(
+            xlabel="% of expectimax's leaves",
+            ylabel=xlabel,
+            legend=labels,
+            value_axis="x",
+            least_height=0.35 + 0.09 * len(cats) * len(labels),
+        ),
     )
     return Drawn(figures, s, "percent of expectimax's leaves")
 
@@ -556,12 +576,14 @@ def leaves_by_algorithm(df: pd.DataFrame, width: float) -> Drawn:
         facets,
         width,
         panel,
-        xlabel="% of expectimax's leaves",
-        ylabel="",
-        legend=[],
-        extra=extra,
-        value_axis="x",
-        least_height=0.35 + 0.17 * len(labels),
+        Look(
+            xlabel="% of expectimax's leaves",
+            ylabel="",
+            legend=[],
+            extra=extra,
+            value_axis="x",
+            least_height=0.35 + 0.17 * len(labels),
+        ),
     )
     return Drawn(figures, s, "percent of expectimax's leaves")
 
@@ -608,10 +630,12 @@ def nodes_by_depth(df: pd.DataFrame, width: float) -> Drawn:
         facets,
         width,
         panel,
-        measures=measures,
-        xlabel="depth (levels)",
-        ylabel={"nodes": "nodes (mean)", "ebf": "eff. branching factor"},
-        legend=labels,
+        Look(
+            measures=measures,
+            xlabel="depth (levels)",
+            ylabel={"nodes": "nodes (mean)", "ebf": "eff. branching factor"},
+            legend=labels,
+        ),
     )
     return Drawn(figures, s, "nodes")
 
@@ -666,12 +690,14 @@ def nodes_by_level(df: pd.DataFrame, width: float) -> Drawn:
         facets,
         width,
         panel,
-        measures=measures,
-        xlabel="level (root 0, chance levels counted)",
-        ylabel={"nodes": "% of expectimax's nodes", "leaves": "% of expectimax's leaves"}
-        if spread
-        else "% of expectimax's nodes",
-        legend=labels,
+        Look(
+            measures=measures,
+            xlabel="level (root 0, chance levels counted)",
+            ylabel={"nodes": "% of expectimax's nodes", "leaves": "% of expectimax's leaves"}
+            if spread
+            else "% of expectimax's nodes",
+            legend=labels,
+        ),
     )
     return Drawn(figures, s, "percent of expectimax's nodes (measure nodes) or leaves at a level")
 
@@ -754,7 +780,16 @@ def seconds_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
     if dropped:
         note += f"; {dropped} searches of under {MIN_TIMED * 1e6:.0f} us, timed once, not used"
     figures = draw_design(
-        raw, facets, width, panel, xlabel="nodes", ylabel="CPU time", legend=labels, band=note
+        raw,
+        facets,
+        width,
+        panel,
+        Look(
+            xlabel="nodes",
+            ylabel="CPU time",
+            legend=labels,
+            band=note,
+        ),
     )
     return Drawn(figures, s, "CPU microseconds per node")
 
@@ -809,18 +844,20 @@ def decisions_by_depth(df: pd.DataFrame, width: float) -> Drawn:
         facets,
         width,
         panel,
-        measures=("optimal", "regret", "nodes"),
-        xlabel={
-            "optimal": "depth (decision plies)",
-            "regret": "depth (decision plies)",
-            "nodes": "mean nodes searched",
-        },
-        ylabel={
-            "optimal": "% optimal decisions",
-            "regret": "mean regret (oracle units)",
-            "nodes": "% optimal decisions",
-        },
-        legend=labels,
+        Look(
+            measures=("optimal", "regret", "nodes"),
+            xlabel={
+                "optimal": "depth (decision plies)",
+                "regret": "depth (decision plies)",
+                "nodes": "mean nodes searched",
+            },
+            ylabel={
+                "optimal": "% optimal decisions",
+                "regret": "mean regret (oracle units)",
+                "nodes": "% optimal decisions",
+            },
+            legend=labels,
+        ),
     )
     return Drawn(figures, s, "percent of optimal decisions")
 
@@ -863,10 +900,12 @@ def regret_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
         facets,
         width,
         panel,
-        xlabel="mean nodes searched (a point per depth)",
-        ylabel="mean regret (oracle units)",
-        legend=labels,
-        band=False,
+        Look(
+            xlabel="mean nodes searched (a point per depth)",
+            ylabel="mean regret (oracle units)",
+            legend=labels,
+            band=False,
+        ),
     )
     return Drawn(figures, s, "mean regret")
 
@@ -927,11 +966,13 @@ def error_vs_nodes(df: pd.DataFrame, width: float) -> Drawn:
         facets,
         width,
         panel,
-        measures=("error", "moves"),
-        xlabel="mean nodes searched",
-        ylabel={"error": "mean |value error|", "moves": "% best moves (expectimax's)"},
-        legend=labels,
-        band=False,
+        Look(
+            measures=("error", "moves"),
+            xlabel="mean nodes searched",
+            ylabel={"error": "mean |value error|", "moves": "% best moves (expectimax's)"},
+            legend=labels,
+            band=False,
+        ),
     )
     return Drawn(figures, s, "mean |value error|")
 

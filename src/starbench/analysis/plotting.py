@@ -104,27 +104,36 @@ def unplotted(df: pd.DataFrame) -> None:
                 )
 
 
+@dataclass(frozen=True)
+class Images:
+    """The images ``plot`` writes of each figure: ``formats`` (of ``FORMATS``) at ``sizes`` (of
+    ``WIDTHS``), every one by default; ``dpi``: the PNGs' resolution (default ``RC``'s 300; the
+    tests draw at a low one where the image is not what they check)."""
+
+    formats: tuple[str, ...] = FORMATS
+    sizes: tuple[str, ...] = tuple(WIDTHS)
+    dpi: int | None = None
+
+
 def plot(
     results: Path,
     out: Path,
     names: list[str] | None = None,
     warn: Callable[[str], None] = print,
     pooled: list[str] | None = None,
-    images: bool = True,
+    images: Images | None = Images(),  # noqa: B008 - frozen
     share_y: bool = True,
-    formats: tuple[str, ...] = FORMATS,
-    sizes: tuple[str, ...] = tuple(WIDTHS),
-    dpi: int | None = None,
 ) -> list[Path]:
     """Draw the figures (all, or ``names``) from the tables under ``results`` into ``out``.
 
     Every condition that varies in the tables is on a figure's axis or a panel; ``pooled``
     names conditions to average over instead, and the figures and tables say so.
-    ``images=False`` writes only each figure's tables (.md, .tex, .csv), not its PDF and PNG;
-    ``share_y=False`` gives each panel its own y range; ``formats`` (of ``FORMATS``) and
-    ``sizes`` (of ``WIDTHS``) choose the images written (every one by default); the tables are
-    written whatever they are; ``dpi``: the PNGs' resolution (default ``RC``'s 300; the tests
-    draw at a low one where the image is not what they check)."""
+    ``images``: the images to write (``Images``); None writes only each figure's tables (.md,
+    .tex, .csv), not its PDF and PNG; the tables are written whatever the images are;
+    ``share_y=False`` gives each panel its own y range."""
+    formats = FORMATS if images is None else images.formats
+    sizes = tuple(WIDTHS) if images is None else images.sizes
+    dpi = None if images is None else images.dpi
     unknown = [n for n in names or [] if n not in FIGURES]
     if unknown:
         raise PlotError(f"--figure {unknown[0]}: no such figure (valid: {', '.join(FIGURES)})")
@@ -142,16 +151,14 @@ def plot(
     written: list[Path] = []
     bands = ERRORBAR.set(ERRORBAR.get() if images else None)
     shared = SHARE_Y.set(share_y)
-    drawing = DRAW.set(images)
+    drawing = DRAW.set(images is not None)
     looks = STUDY.set(study_styles(sorted(df["label"].astype(str).unique())))
     try:
         with plt.rc_context({**RC, **({"savefig.dpi": dpi} if dpi else {})}):
             for name, draw in FIGURES.items():
                 if names is None or name in names:
                     try:
-                        written += _figure(
-                            name, draw, df, out, note, images, formats, sizes, origin
-                        )
+                        written += _figure(name, draw, df, out, note, images, origin)
                     except PlotError as e:
                         warn(f"starbench: skipped figure {name}: {e}")
                     finally:
@@ -174,19 +181,19 @@ def _figure(
     df: Any,
     out: Path,
     note: str,
-    images: bool,
-    formats: tuple[str, ...] = FORMATS,
-    sizes: tuple[str, ...] = tuple(WIDTHS),
+    images: Images | None,
     origin: Provenance | None = None,
 ) -> list[Path]:
     """One figure kind: its figures in each asked format at each asked width (none if
-    ``images`` is False), and its tables."""
+    ``images`` is None), and its tables."""
+    sizes = tuple(WIDTHS) if images is None else images.sizes
+    formats = () if images is None else images.formats
     written: list[Path] = []
     drawn = None
     for width_name in [w for w in WIDTHS if w in sizes]:
         drawn = draw(df, WIDTHS[width_name])
         for suffix, fig in drawn.figures:
-            if not images:
+            if images is None:
                 plt.close(fig)
                 continue
             if note:
@@ -200,7 +207,7 @@ def _figure(
                 save(fig, path, meta)
                 written.append(path)
             plt.close(fig)
-        if not images:
+        if images is None:
             break  # the tables do not depend on the width
     assert drawn is not None
     source = origin.text() if origin is not None else ""

@@ -811,7 +811,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")  # files only, no window (the library leaves the backend alone)
     _seaborn_without_scipy_stats()
     from starbench.analysis import plot
-    from starbench.analysis.plotting import FORMATS
+    from starbench.analysis.plotting import FORMATS, Images
     from starbench.analysis.style import WIDTHS
     from starbench.experiment.cellfolder import check_writable
 
@@ -824,8 +824,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         warn=lambda line: sys.stderr.write(line + "\n"),
         pooled=args.pool,
         share_y=not args.free_y,
-        formats=tuple(args.format or FORMATS),
-        sizes=tuple(args.size or WIDTHS),
+        images=Images(tuple(args.format or FORMATS), tuple(args.size or WIDTHS)),
     )
     print(f"wrote {len(written)} files to {out}")
     return 0

@@ -60,6 +60,7 @@ def solve(
     """
     from starbench.engines import (
         AUTO_SOLVE_NODES,
+        Auto,
         choose,
         compiled_tree,
         execute,
@@ -82,7 +83,7 @@ def solve(
             exact=exact,
             debug=debug,
             tree=tree,
-            min_nodes=AUTO_SOLVE_NODES,
+            auto=Auto(min_nodes=AUTO_SOLVE_NODES),
             key="--engine",
             params=spec.own,
         )

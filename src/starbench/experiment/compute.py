@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
-from starbench.engines import Choice, choose, execute
+from starbench.engines import Auto, Choice, choose, execute
 from starbench.errors import ConfigError, InputError, deadline
 from starbench.experiment.settings import RunSettings
 from starbench.games.spec import GameSpec
@@ -59,8 +59,10 @@ def engine_choice(
             tree=settings.tree,
             key="engine",
             params=dict(algorithm.params),
-            cell_nodes=cell_nodes(settings),
-            kept=None if held is None else held.get(algorithm.key),
+            auto=Auto(
+                cell_nodes=cell_nodes(settings),
+                kept=None if held is None else held.get(algorithm.key),
+            ),
         )
     except InputError as e:
         raise ConfigError(str(e)) from None

@@ -125,6 +125,22 @@ class CellOutcome:
         return 1 if self.counts.get("mismatch") or self.counts.get("error") else 0
 
 
+@dataclass(frozen=True)
+class CellRun:
+    """What one command's run of a cell shares across its stages (load, compute, write): the
+    settings and the cell's folder, the command's overrides and context (``command``), where it
+    speaks (``out``, ``warn``), the commits the cell's rows were computed at and its request."""
+
+    settings: RunSettings
+    folder: Path
+    overrides: list[str] | None
+    command: dict[str, Any] | None
+    out: Callable[[str], None]
+    warn: Callable[[str], None]
+    commits: list[str]
+    request: Request
+
+
 def _stderr(line: str) -> None:
     sys.stderr.write(line + "\n")
 
@@ -172,17 +188,8 @@ def run_whole(
     commits = sorted({str(h["meta"].get("git_commit")) for h in runs.values()})
     commits = sorted(set(commits) | {str(meta["git_commit"])})
     request = Request.of(settings)
-    write_cell_json(
-        folder,
-        settings,
-        "running",
-        overrides,
-        commits,
-        {},
-        settings.trees,
-        request,
-        command=command,
-    )
+    this = CellRun(settings, folder, overrides, command, out, warn, commits, request)
+    write_cell_json(this, "running", {}, settings.trees)
 
     wanted = requested(settings)
     if request.skipped:
@@ -231,43 +238,22 @@ def run_whole(
             n = grow(n, se, settings.target_se, settings.max_trees)
     finally:
         journal.close()
-    return write(
-        settings,
-        folder,
-        cell,
-        order,
-        request,
-        commits,
-        n,
-        computed,
-        fresh,
-        printed,
-        out,
-        warn,
-        overrides,
-        command,
-    )
+    return write(this, cell, order, n, computed, fresh, printed)
 
 
 def write(
-    settings: RunSettings,
-    folder: Path,
+    this: CellRun,
     cell: CellRows,
     order: list[tuple[Any, ...]],
-    request: Request,
-    commits: list[str],
     n: int,
     computed: int,
     fresh: dict[tuple[Any, ...], int],
     printed: set[tuple[Any, ...]],
-    out: Callable[[str], None],
-    warn: Callable[[str], None],
-    overrides: list[str] | None,
-    command: dict[str, Any] | None,
 ) -> CellOutcome:
     """The write step: the cell's table from every row it holds (the whole cell, whatever this
     command asked for; its rows handed over instance by instance), ``cell.json`` with the
     table's checksum, the mismatches not shown yet and the summary."""
+    settings, folder, out, warn = this.settings, this.folder, this.out, this.warn
     by_instance, runs = cell.by_instance, cell.runs
     table = folder / TABLE
     order = list(dict.fromkeys([*order, *(k for inst in by_instance.values() for k in inst)]))
@@ -302,9 +288,7 @@ def write(
             f"first: {kept['algorithm'][j]} on instance {kept['instance'][j]}: {kept['error'][j]}"
         )
     status = "mismatch" if counts.get("mismatch") else "complete"
-    write_cell_json(
-        folder, settings, status, overrides, commits, counts, n, request, held, digests, command
-    )
+    write_cell_json(this, status, counts, n, held, digests)
     out(f"table: {table} ({rows_written} rows, {computed} computed now)")
     out(summary(kept, {label_of_key(k): c for k, c in fresh.items()}))
     return CellOutcome(folder, table, rows_written, computed, counts)
@@ -658,21 +642,17 @@ def horizon_line(settings: RunSettings) -> str | None:
 
 
 def write_cell_json(
-    folder: Path,
-    settings: RunSettings,
+    this: CellRun,
     status: str,
-    overrides: list[str] | None,
-    commits: list[str],
     counts: dict[str, int],
     trees: int,
-    request: Request,
     held: dict[str, int] | None = None,
     tables: dict[str, str] | None = None,
-    command: dict[str, Any] | None = None,
 ) -> None:
     """``cell.json``: what the cell is, its status, the last command's request (``request``;
     ``trees``: the size it reached), what the table holds (rows per label) and the SHA-256 of
     each table file (``tables``; kept from the last write until a new table replaces it)."""
+    folder, settings, request, command = this.folder, this.settings, this.request, this.command
     if tables is None:
         tables = (read_json(folder / CELL) or {}).get("tables") or {}
     cell = {
@@ -680,8 +660,8 @@ def write_cell_json(
         "identity": settings.cell_identity(),
         "name": settings.name,
         "status": status,
-        "overrides": overrides or [],
-        "git_commits": commits,
+        "overrides": this.overrides or [],
+        "git_commits": this.commits,
         "trees": trees,
         "algorithms": list(request.algorithms),
         "request": request.as_json(),
