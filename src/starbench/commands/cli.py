@@ -844,7 +844,7 @@ def _parser_oracle(sub: Any) -> None:
 
 
 def _cmd_oracle(args: argparse.Namespace) -> int:
-    from starbench.games.source import load_openspiel
+    from starbench.games.source import kind_of, load_openspiel
     from starbench.oracles import base, oracle_for
 
     # (without OpenSpiel, loading the game says so in one line with the install command)
@@ -856,7 +856,7 @@ def _cmd_oracle(args: argparse.Namespace) -> int:
         key="GAME",
         memory_limit=args.oracle_memory_limit,
     )
-    if args.game == "backgammon":  # no value at the start: the oracle knows bear-offs only
+    if not kind_of(args.game).start_valued:  # backgammon's oracle knows bear-offs only
         info = {"game": oracle.game, "oracle": oracle.name, "units": oracle.units}
         info.update(tolerance=oracle.tolerance, **oracle.describe())
         if args.json:

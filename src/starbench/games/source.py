@@ -167,9 +167,10 @@ def openspiel_tree(state: Any, depth: int, heuristic: str | None, exact: bool) -
 
     game = state.get_game()
     short = game.get_type().short_name
-    # gnubg's equity, the default of starbench's own backgammon, reads gnubg boards, not
-    # OpenSpiel's states: OpenSpiel's backgammon is a game of its own name here
-    h = get_heuristic(heuristic, "openspiel:backgammon" if short == "backgammon" else short)
+    # a name another kind claims (backgammon: gnubg's equity reads gnubg boards, not
+    # OpenSpiel's states) is OpenSpiel's game of its own name here: openspiel:<name>
+    named = short if kind_of(short) is OPENSPIEL else OPENSPIEL_PREFIX + short
+    h = get_heuristic(heuristic, named)
     root_player = state.current_player() if not state.is_chance_node() else 0
     hL, hU = h.bounds(game)
     bounds = (min(hL, game.min_utility()), max(hU, game.max_utility()))
@@ -310,8 +311,129 @@ def long_search_line(
     )
 
 
-#: Game sources by name; an unknown name is an OpenSpiel ``load_game`` string.
-GAME_SOURCES: dict[str, Callable[..., GameSource]] = {"backgammon": backgammon_source}
+#: Where an OpenSpiel playout stops: a number of decision plies drawn uniformly in this range.
+PLAYOUT_PLIES = (0, 20)
+PLAYOUT_TRIES = 1000  # playouts that end the game before one gives up, in one line
+
+
+def draw_outcome(state: Any, rng: Any) -> int:
+    """A chance node's outcome drawn by its probabilities from numpy generator ``rng`` (the one
+    way seeded playouts, position samplers and matches roll the dice)."""
+    import numpy as np
+
+    actions, probs = zip(*state.chance_outcomes(), strict=True)
+    p = np.asarray(probs, dtype=float)
+    return int(actions[rng.choice(len(actions), p=p / p.sum())])
+
+
+def openspiel_playout(game: str, seed: int, instance: int, drawn_dice: bool) -> tuple[str, None]:
+    """A seeded playout of an OpenSpiel game from its start (numpy's PCG64 seeded by ``(seed,
+    instance)``): uniformly random legal moves and chance outcomes drawn by their
+    probabilities, for a number of decision plies drawn in ``PLAYOUT_PLIES``; a playout that
+    ends the game starts again.  Its position is the action history (no dice)."""
+    import numpy as np
+
+    loaded = load_openspiel(game.removeprefix(OPENSPIEL_PREFIX), "tree.game")
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, instance])))
+    plies = int(rng.integers(PLAYOUT_PLIES[0], PLAYOUT_PLIES[1] + 1))
+    for _ in range(PLAYOUT_TRIES):
+        state = loaded.new_initial_state()
+        made = 0
+        while made < plies and not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(draw_outcome(state, rng))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(int(legal[rng.integers(len(legal))]))
+                made += 1
+        if not state.is_terminal():
+            return ",".join(map(str, state.history())), None
+    raise InputError(
+        f"tree.game: {game}: no playout of {plies} decision plies (instance {instance}, "
+        f"seed {seed}) ended before the game did in {PLAYOUT_TRIES} tries (a horizon or a "
+        f"short game); give tree.position, tree.sampler=uniform where the game has an oracle, or "
+        f"a longer game"
+    )
+
+
+def backgammon_playout(
+    game: str, seed: int, instance: int, drawn_dice: bool
+) -> tuple[str, str | None]:
+    """0-ply self-play (``starbench.games.backgammon.self_play_position``)."""
+    from starbench.games.backgammon import self_play_position
+
+    return self_play_position(seed, instance, drawn_dice=drawn_dice)
+
+
+def backgammon_version() -> str | None:
+    from starbench.games.backgammon import version
+
+    return version()
+
+
+@dataclass(frozen=True)
+class GameKind:
+    """One kind of game source: everything that differs between kinds, so that no other module
+    asks which game it is.  ``claims(game)``: is the game string one of this kind's;
+    ``make(game, depth, position, heuristic, exact, dice, move_order)``: its ``GameSource``
+    (its tree, the extras the rows record, the move notation); ``playout(game, seed, instance,
+    drawn_dice)``: a seeded start position and the dice drawn with it (None: none); ``version``:
+    the version of the library that plays it (a new version is a new cell); ``oracle``: the
+    ``starbench.oracles.ORACLES`` entry that serves every game of the kind (None: the oracles
+    find one from the loaded game); ``takes_dice`` (``tree.dice``, ``--dice``) and
+    ``orders_moves`` (``tree.move_order``): the kind's extras; ``oracle_samplers``: start
+    positions may be drawn from an oracle (``tree.sampler``); ``start_valued``: its oracle
+    values the game's start (backgammon's bear-off database does not)."""
+
+    name: str
+    claims: Callable[[str], bool]
+    make: Callable[..., GameSource]
+    playout: Callable[[str, int, int, bool], tuple[str, str | None]]
+    version: Callable[[], str | None]
+    oracle: str | None = None
+    takes_dice: bool = False
+    orders_moves: bool = False
+    oracle_samplers: bool = True
+    start_valued: bool = True
+
+
+def _openspiel(game, depth, position, heuristic, exact, dice, move_order) -> GameSource:  # noqa: ANN001
+    return openspiel_source(game.removeprefix(OPENSPIEL_PREFIX), depth, position, heuristic, exact)
+
+
+def _backgammon(game, depth, position, heuristic, exact, dice, move_order) -> GameSource:  # noqa: ANN001
+    return backgammon_source(depth, position, heuristic, exact, dice, move_order)
+
+
+#: The OpenSpiel kind: every game string no other kind claims (a ``load_game`` string, also
+#: written ``openspiel:<string>``).
+OPENSPIEL = GameKind(
+    "openspiel", lambda game: True, _openspiel, openspiel_playout, openspiel_version
+)
+#: The game kinds by name (``kind_of``); OpenSpiel's answers for a game no other kind claims.
+GAME_KINDS: dict[str, GameKind] = {
+    "backgammon": GameKind(
+        "backgammon",
+        lambda game: game == "backgammon",
+        _backgammon,
+        backgammon_playout,
+        backgammon_version,
+        oracle="backgammon-bearoff",
+        takes_dice=True,
+        orders_moves=True,
+        oracle_samplers=False,
+        start_valued=False,
+    ),
+    "openspiel": OPENSPIEL,
+}
+
+
+def kind_of(game: str) -> GameKind:
+    """The kind of the game string ``game``: the first kind besides OpenSpiel's that claims it,
+    else OpenSpiel's."""
+    return next(
+        (k for k in GAME_KINDS.values() if k is not OPENSPIEL and k.claims(game)), OPENSPIEL
+    )
 
 
 def game_source(
@@ -324,15 +446,20 @@ def game_source(
     dice: str | None = None,
     move_order: str = "none",
 ) -> GameSource:
-    """The tree of ``game`` searched ``depth`` decision plies deep from ``position``
-    (``dice`` and ``move_order``: backgammon only)."""
+    """The tree of ``game`` searched ``depth`` decision plies deep from ``position`` (``dice``
+    and ``move_order``: for the kinds that take them, ``GameKind``)."""
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise InputError(f"--depth: must be an integer >= 1 (decision plies), got {depth!r}")
-    if game in GAME_SOURCES:
-        return GAME_SOURCES[game](depth, position, heuristic, exact, dice, move_order)
-    if dice:
-        raise InputError(f"--dice: only backgammon takes dice, not {game}")
-    if move_order != "none":
-        raise InputError(f"--move-order: {move_order} orders backgammon moves only, not {game}")
-    spec = game.removeprefix(OPENSPIEL_PREFIX)
-    return openspiel_source(spec, depth, position, heuristic, exact)
+    kind = kind_of(game)
+    if dice and not kind.takes_dice:
+        raise InputError(f"--dice: only {_with('takes_dice')} takes dice, not {game}")
+    if move_order != "none" and not kind.orders_moves:
+        raise InputError(
+            f"--move-order: {move_order} orders {_with('orders_moves')} moves only, not {game}"
+        )
+    return kind.make(game, depth, position, heuristic, exact, dice, move_order)
+
+
+def _with(flag: str) -> str:
+    """The kinds with ``flag``, for a message."""
+    return ", ".join(k.name for k in GAME_KINDS.values() if getattr(k, flag)) or "no game"

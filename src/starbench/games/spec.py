@@ -28,11 +28,12 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from starbench.errors import ConfigError, InputError
+from starbench.games.source import (  # noqa: F401 - draw_outcome: matches and samplers use it here
+    GameKind,
+    draw_outcome,
+    kind_of,
+)
 from starbench.ground.limits import MAX_DEPTH
-
-#: Where a playout stops: a number of decision plies drawn uniformly in this range.
-PLAYOUT_PLIES = (0, 20)
-PLAYOUT_TRIES = 1000  # playouts that end the game before one gives up, in one line
 
 
 @dataclass(frozen=True)
@@ -86,8 +87,9 @@ class GameSpec:
     size = None  # a game tree's size is not known before it is searched
 
     @property
-    def backgammon(self) -> bool:
-        return self.game == "backgammon"
+    def kind(self) -> GameKind:
+        """The game's kind (``games.source.GameKind``): what it takes and how it plays out."""
+        return kind_of(self.game)
 
     def validate(self, prefix: str = "tree.") -> GameSpec:
         """Check every key by building the first tree (one line naming the key, else); return
@@ -106,8 +108,9 @@ class GameSpec:
             iterative = iterative.lower() == "true"  # the schema's game keys are strings
         if not isinstance(iterative, bool):
             raise ConfigError(f"{prefix}iterative: must be true or false, got {iterative!r}")
-        if self.dice is not None and not self.backgammon:
-            raise ConfigError(f"{prefix}dice: only backgammon takes dice, not {self.game}")
+        if self.dice is not None and not self.kind.takes_dice:
+            takers = ", ".join(k.name for k in _kinds() if k.takes_dice)
+            raise ConfigError(f"{prefix}dice: only {takers} takes dice, not {self.game}")
         sampler = None if self.sampler == "playout" else self.sampler  # playout: the default
         if sampler is not None:
             if sampler not in ORACLE_SAMPLERS:
@@ -120,7 +123,7 @@ class GameSpec:
                     f"{prefix}sampler: draws start positions, so it needs {prefix}position null "
                     f"(got position {self.position!r})"
                 )
-            if self.backgammon:  # the others are checked by starbench.oracles.positions
+            if not self.kind.oracle_samplers:  # the others: starbench.oracles.positions
                 raise ConfigError(
                     f"{prefix}sampler: {sampler} needs a game with an exact oracle (pig), not "
                     f"{self.game}"
@@ -245,53 +248,18 @@ class GameSpec:
 ORACLE_SAMPLERS = ("uniform", "optimal")
 
 
+def _kinds() -> Any:
+    from starbench.games.source import GAME_KINDS
+
+    return GAME_KINDS.values()
+
+
 #: The game keys of the ``tree`` config (the ones a random-tree cell leaves null).
 GAME_KEYS = tuple(f.name for f in fields(GameSpec) if f.name not in ("depth", "version"))
 
 
-def draw_outcome(state: Any, rng: Any) -> int:
-    """A chance node's outcome drawn by its probabilities from numpy generator ``rng`` (the one
-    way seeded playouts, position samplers and matches roll the dice)."""
-    import numpy as np
-
-    actions, probs = zip(*state.chance_outcomes(), strict=True)
-    p = np.asarray(probs, dtype=float)
-    return int(actions[rng.choice(len(actions), p=p / p.sum())])
-
-
 def playout_position(spec: GameSpec, seed: int, instance: int) -> tuple[str, str | None]:
-    """Instance ``instance``'s start position: a seeded playout from the game's start (numpy's
-    PCG64 seeded by ``(seed, instance)``).  OpenSpiel games: uniformly random legal moves and
-    chance outcomes drawn by their probabilities, for a number of decision plies drawn in
-    ``PLAYOUT_PLIES``; a playout that ends the game starts again.  Backgammon: 0-ply self-play
-    (``starbench.games.backgammon.self_play_position``).  Returns (position, drawn dice or
-    None)."""
-    import numpy as np
-
-    if spec.backgammon:
-        from starbench.games.backgammon import self_play_position
-
-        return self_play_position(seed, instance, drawn_dice=spec.dice == "drawn")
-    from starbench.games.source import load_openspiel
-
-    game = load_openspiel(spec.game.removeprefix("openspiel:"), "tree.game")
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, instance])))
-    plies = int(rng.integers(PLAYOUT_PLIES[0], PLAYOUT_PLIES[1] + 1))
-    for _ in range(PLAYOUT_TRIES):
-        state = game.new_initial_state()
-        made = 0
-        while made < plies and not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(draw_outcome(state, rng))
-            else:
-                legal = state.legal_actions()
-                state.apply_action(int(legal[rng.integers(len(legal))]))
-                made += 1
-        if not state.is_terminal():
-            return ",".join(map(str, state.history())), None
-    raise InputError(
-        f"tree.game: {spec.game}: no playout of {plies} decision plies (instance {instance}, "
-        f"seed {seed}) ended before the game did in {PLAYOUT_TRIES} tries (a horizon or a "
-        f"short game); give tree.position, tree.sampler=uniform where the game has an oracle, or "
-        f"a longer game"
-    )
+    """Instance ``instance``'s start position, drawn from ``(seed, instance)`` by the game's
+    kind (``GameKind.playout``: OpenSpiel games a seeded random playout, backgammon 0-ply
+    self-play).  Returns (position, drawn dice or None)."""
+    return spec.kind.playout(spec.game, seed, instance, spec.dice == "drawn")

@@ -1,5 +1,6 @@
 """The statistics the tables and matches report: a proportion's Wilson interval, the exact
-McNemar test of two rates on the same positions, a mean's bootstrap interval.
+McNemar test of two rates on the same positions and the interval of their difference, a
+mean's bootstrap interval.
 
 General tools on plain numbers, below every floor that reports (the oracles' decision columns,
 the analysis' tables, the matches): ``scipy.stats`` is imported only inside the functions that
@@ -46,6 +47,25 @@ def mcnemar(only_first: int, only_second: int) -> float:
 
     n = int(only_first) + int(only_second)
     return float(stats.binomtest(int(only_first), n, 0.5).pvalue) if n else 1.0
+
+
+def paired_rate_interval(
+    first: Any, second: Any, level: float = 0.95
+) -> tuple[float, float, float]:
+    """(difference, low, high) of two decision rates measured on the same positions: the mean
+    of ``first - second`` (each 1 for a right decision, 0 for a wrong one) with Student's t
+    interval over the positions, one discordant position each way added (as a match's paired
+    interval adds a lost and a won pair: an interval, not a point, when the two never differ).
+    The chanceprobcut-pig study's margin verdicts use it (its ``claims.yaml``)."""
+    import numpy as np
+    from scipy import stats
+
+    d = np.asarray(first, dtype=float) - np.asarray(second, dtype=float)
+    padded = np.concatenate([d, [1.0, -1.0]])
+    n = len(padded)
+    half = float(stats.t.ppf((1 + level) / 2, n - 1) * padded.std(ddof=1) / np.sqrt(n))
+    mean = float(padded.mean())
+    return float(d.mean()), mean - half, mean + half
 
 
 def mean_interval(values: Any, level: float = 0.95) -> tuple[float, float, float]:

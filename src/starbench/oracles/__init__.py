@@ -66,7 +66,7 @@ ORACLES: dict[str, OracleEntry] = {
     "backgammon-bearoff": OracleEntry(
         "backgammon-bearoff",
         "backgammon bear-offs of at most six checkers a side (gnubg's two-sided database)",
-        lambda game: game == "backgammon",
+        lambda game: False,  # serves the backgammon kind (games.source.GameKind.oracle)
         _bearoff_build,
     ),
 }
@@ -75,14 +75,15 @@ ORACLES: dict[str, OracleEntry] = {
 def find(game: str, key: str = "oracle") -> OracleEntry | None:
     """The oracle entry of an OpenSpiel game string, or None (no oracle for that game); a bad
     game string is an ``InputError`` naming ``key``."""
-    from starbench.games.source import OPENSPIEL_PREFIX, load_openspiel
+    from starbench.games.source import OPENSPIEL, OPENSPIEL_PREFIX, kind_of, load_openspiel
 
-    if game == "backgammon":  # starbench's own game source (GNU Backgammon's engine)
-        return ORACLES["backgammon-bearoff"]
+    kind = kind_of(game)
+    if kind.oracle is not None:  # the entry that serves every game of its kind
+        return ORACLES[kind.oracle]
+    if kind is not OPENSPIEL:
+        return None
     loaded = load_openspiel(game.removeprefix(OPENSPIEL_PREFIX), key)
-    return next(
-        (e for n, e in ORACLES.items() if n != "backgammon-bearoff" and e.applies(loaded)), None
-    )
+    return next((e for e in ORACLES.values() if e.applies(loaded)), None)
 
 
 def oracle_for(
@@ -98,13 +99,13 @@ def oracle_for(
     cached; ``InputError`` naming ``key`` where no oracle solves the game, for a stale cache
     unless ``replace_stale`` (then it is recomputed, with one line saying so), and where
     computing it would take more than ``memory_limit`` bytes (``limits.ORACLE_MEMORY_LIMIT``)."""
-    from starbench.games.source import OPENSPIEL_PREFIX, load_openspiel
+    from starbench.games.source import OPENSPIEL_PREFIX, kind_of, load_openspiel
 
     entry = find(game, key)
     if entry is None:
         known = ", ".join(ORACLES)
         raise InputError(f"{key}: no exact oracle for {game!r} (oracles: {known})")
-    if entry.name == "backgammon-bearoff":
+    if kind_of(game).oracle == entry.name:  # a kind's own: built without a loaded game
         return entry.build()
     loaded = load_openspiel(game.removeprefix(OPENSPIEL_PREFIX), key)
     return entry.build(loaded, folder, recompute, replace_stale, memory_limit, key)
