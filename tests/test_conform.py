@@ -501,9 +501,10 @@ def test_bad_input_of_the_newer_surfaces_is_one_line(capsys, tmp_path):
         assert code == 2 and len(err) == 1 and said in err[0], (argv, err)
     assert not (tmp_path / "m").exists()
     for module, code, said in (
-        ("starbench.cli", 0, ""),
-        ("starbench.cli run", 0, ""),  # Hydra's parser reads argv[0] (a traceback before)
-        ("starbench.match", 2, "starbench.match is a module (now starbench.commands.match)"),
+        ("starbench", 0, ""),
+        ("starbench run", 0, ""),  # Hydra's parser reads argv[0] (a traceback before)
+        ("starbench.cli", 1, "No module named starbench.cli"),  # a moved module's old path
+        ("starbench.match", 1, "No module named starbench.match"),
     ):
         p = subprocess.run(
             [

@@ -15,14 +15,17 @@ from starbench import InputError, RegularTree, RegularTreeSpec
 from starbench.engines import AUTO_SOLVE_NODES, Auto, choose
 from starbench.errors import BudgetExceeded
 from starbench.examples import example_path
+from starbench.search.registry import ALGORITHMS
 from starbench.trees import load_tree
 
+#: Every algorithm for chance trees the compiled engine serves (its registry entry says so:
+#: ``AlgorithmInfo.kernel``), with a non-default parameter where it takes one.
 ALGOS = [
-    ("expectimax", {}),
-    ("star1", {}),
-    ("star2", {"after_probe": "research"}),
-    ("star2.5-cyclic", {"k": 3}),
-    ("star2.5-sequential", {"k": 2, "after_probe": "research"}),
+    (n, {**({"k": 2} if "k" in {p.name for p in i.params} else {}), "after_probe": "research"})
+    if any(p.name == "after_probe" for p in i.params)
+    else (n, {})
+    for n, i in ALGORITHMS.items()
+    if i.kernel is not None and i.chance
 ]
 
 

@@ -7,29 +7,20 @@ import sys
 from typing import Any
 
 from starbench.compiled.codes import EXHAUSTIVE, PROBING, WINDOWED
-from starbench.search.alphabeta import AlphaBeta
-from starbench.search.expectimax import Expectimax
-from starbench.search.minimax import Minimax
 from starbench.search.registry import get_algorithm
-from starbench.search.star1 import Star1
-from starbench.search.star2 import Star2
 from starbench.trees.explicit import ExplicitTree
 from starbench.trees.regular import RegularTree, RegularTreeSpec
 
-#: Registered algorithm classes the kernel implements, and how.
-_KERNEL_ALGOS = {
-    Expectimax: EXHAUSTIVE,
-    Minimax: EXHAUSTIVE,
-    AlphaBeta: WINDOWED,
-    Star1: WINDOWED,
-    Star2: PROBING,
-}
+#: The kernel's codes of the ways a registered algorithm declares it runs
+#: (``AlgorithmInfo.kernel``).
+_KERNEL_CODES = {"exhaustive": EXHAUSTIVE, "windowed": WINDOWED, "probing": PROBING}
 
 
 def kernel_algo(name: str) -> int | None:
-    """The kernel's code for a registered algorithm (exact class match: subclasses registered by
-    plugins may change the procedure, so they run on the Python engine)."""
-    return _KERNEL_ALGOS.get(get_algorithm(name).cls)
+    """The kernel's code for a registered algorithm, as its registry entry declares it
+    (``AlgorithmInfo.kernel``; None: the Python engine only)."""
+    kernel = get_algorithm(name).kernel
+    return None if kernel is None else _KERNEL_CODES[kernel]
 
 
 def unsupported(

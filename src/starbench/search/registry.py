@@ -111,6 +111,10 @@ class AlgorithmInfo:
     #: a reading of a publication tested by a study (``star2-recursive-probe``,
     #: ``star2-probe-level``), not a procedure for general use: run only when named
     reading: bool = False
+    #: how the compiled kernel runs it (``exhaustive``, ``windowed``,
+    #: ``probing``: ``starbench.compiled.support``), or None: the Python engine only (a plugin
+    #: registered by ``register_algorithm`` may change the procedure, so it runs there)
+    kernel: str | None = None
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """Checked parameters with defaults filled in (only this algorithm's own)."""
@@ -405,6 +409,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             chance=False,
             doc="exhaustive minimax",
             citation=VON_NEUMANN,
+            kernel="exhaustive",
         ),
         AlgorithmInfo(
             "alphabeta",
@@ -413,6 +418,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             chance=False,
             doc="fail-soft alpha-beta",
             citation=KNUTH_MOORE,
+            kernel="windowed",
         ),
         AlgorithmInfo(
             "expectimax",
@@ -420,6 +426,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             (TT, TT_NODES, TT_DEPTH),
             doc="exhaustive expectimax (Michie 1966)",
             citation=MICHIE,
+            kernel="exhaustive",
         ),
         AlgorithmInfo(
             "star1",
@@ -427,6 +434,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             (TT, TT_NODES, TT_CHANCE, TT_DEPTH),
             doc="Ballard's Star1",
             citation=BALLARD,
+            kernel="windowed",
         ),
         AlgorithmInfo(
             "star2",
@@ -435,6 +443,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             {"k": 1, "probing": "cyclic"},
             doc="Ballard's Star2 (one probe per successor)",
             citation=BALLARD,
+            kernel="probing",
         ),
         AlgorithmInfo(
             "star2.5-cyclic",
@@ -443,6 +452,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             {"probing": "cyclic"},
             doc="Star2.5, cyclic probing",
             citation=BALLARD,
+            kernel="probing",
         ),
         AlgorithmInfo(
             "star2.5-sequential",
@@ -451,6 +461,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             {"probing": "sequential"},
             doc="Star2.5, sequential probing",
             citation=BALLARD,
+            kernel="probing",
         ),
         AlgorithmInfo(
             "star2-recursive-probe",
