@@ -64,7 +64,7 @@ def quality(df: pd.DataFrame) -> pd.DataFrame:
 def paired_p(
     df: pd.DataFrame, label: str, reference: str, condition: tuple[Any, ...]
 ) -> float | None:
-    """The exact McNemar p-value (``oracles.decisions.mcnemar``) of "``label`` and ``reference``
+    """The exact McNemar p-value (``ground.statistics.mcnemar``) of "``label`` and ``reference``
     choose optimally equally often", over the positions both scored in the same condition
     (``condition``: the values of ``CONDITION``; the rows of ``scored_rows``): a difference
     between two decision rates on the same positions is tested paired, never as two independent

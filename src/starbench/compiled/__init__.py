@@ -1,1 +1,2 @@
-"""The compiled engine: one numba kernel for every registered algorithm (see ``engine``)."""
+"""The compiled engine: one numba kernel for every algorithm whose registry entry declares a
+kernel (``AlgorithmInfo.kernel``; see ``engine``)."""

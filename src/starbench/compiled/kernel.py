@@ -1,4 +1,5 @@
-"""The compiled search kernel: every algorithm of the registry as named steps of one numba function.
+"""The compiled search kernel: every kernel algorithm of the registry as named steps of one numba
+function (``AlgorithmInfo.kernel``: exhaustive, windowed, probing).
 
 The kernel runs the same procedures as the readable modules in ``starbench.search`` (which stay
 the reference), in float64, with an explicit stack instead of recursion (numba segfaults when it

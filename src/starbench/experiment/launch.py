@@ -53,7 +53,7 @@ def mark_failed(folder: Path, message: str) -> None:
 def command_context(hc: Any) -> dict[str, Any]:
     """What a cell's command had beside its overrides, read from Hydra's runtime config ``hc``,
     so that the command starbench prints to rerun it works as printed
-    (``experiment.repair.rerun_command``): the config folder (``-cd``, absolute), the config
+    (``record.repair.rerun_command``): the config folder (``-cd``, absolute), the config
     name (``-cn``, when not the default), the launcher overrides (``hydra/launcher=...``,
     ``hydra.launcher.*``) and whether it ran as a cell of a sweep."""
     from hydra.types import RunMode

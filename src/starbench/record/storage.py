@@ -1,4 +1,4 @@
-"""Result storage: an append-only row journal per cell, atomic table writes, cell status.
+"""Result storage: an append-only row journal per cell, the cell folder's files by name, its lock.
 
 A cell folder holds
 
