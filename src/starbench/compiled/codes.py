@@ -1,6 +1,8 @@
 """The compiled kernel's codes, by name (no numba here: the engine seam and the runner read them
 without loading the kernel)."""
 
+from starbench.search.stats import STAT_FIELDS
+
 # algorithms
 EXHAUSTIVE = 0  # expectimax, minimax
 WINDOWED = 1  # alpha-beta, Star1
@@ -16,8 +18,9 @@ SEARCH_INIT, SEARCH_STEP, SEARCH_AFTER = 9, 10, 11
 # statuses
 OK, BUDGET, BAD_EVAL = 0, 1, 2
 PUSH = 3  # a step asks the kernel's main loop to search a child
-# statistics slots (starbench.search.stats.STAT_FIELDS order)
-N_STATS = 16
+# statistics slots (starbench.search.stats.STAT_FIELDS order): a counter added there and not
+# named here fails at import (the unpacking below), never a silently shifted slot
+N_STATS = len(STAT_FIELDS)
 (
     S_NODES,
     S_LEAVES,
@@ -35,4 +38,4 @@ N_STATS = 16
     S_TTH,
     S_TTC,
     S_SHALLOW,  # ChanceProbCut's shallow searches: never counted by the kernel (always 0)
-) = range(16)
+) = range(N_STATS)
