@@ -29,7 +29,7 @@ _SLOW_OK = {
     "deadline": None,
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
 }
-settings.register_profile("ci", max_examples=150, derandomize=True, **_SLOW_OK)
+settings.register_profile("ci", max_examples=120, derandomize=True, **_SLOW_OK)
 settings.register_profile("thorough", max_examples=3000, **_SLOW_OK)
 settings.register_profile("quick", max_examples=30, derandomize=True, **_SLOW_OK)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

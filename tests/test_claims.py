@@ -146,10 +146,7 @@ def test_a_flipped_verdict_word_fails(tmp_path):
         ("hauk2004", "clearly beats\nexpectimax", "is as good as\nexpectimax"),
         ("pig-inexact", "neither match separates the players", "Star2 beats MCTS"),
     ]  # fmt: skip
-    for study, old, new in cases:
-        assert claims.check(
-            STUDIES / study / "README.md", STUDIES / study / "claims.yaml", study
-        ).ok
+    for study, old, new in cases:  # each README as committed passes: test_every_number_...
         r = _check_changed(study, tmp_path, [(old, new)])
         assert not r.ok and any("verdict" in w for w in r.wrong), (study, r)
 

@@ -313,8 +313,8 @@ def _window(edge: str, ulps: int, L: float, U: float, v: float) -> tuple[float, 
     return v, step(v, ulps, math.inf)
 
 
-#: The DAG property's examples: 8/3 of the profile's (ci 400, quick 80, thorough 8,000).
-DAG_EXAMPLES = settings.default.max_examples * 8 // 3
+#: The DAG property's examples: 10/3 of the profile's (ci 400, quick 100, thorough 10,000).
+DAG_EXAMPLES = settings.default.max_examples * 10 // 3
 
 
 @settings(max_examples=DAG_EXAMPLES)
