@@ -1,0 +1,103 @@
+"""Native game models (``games.models``): the contract checked against OpenSpiel itself, state
+by state along seeded playouts (the player to move, the legal moves, the chance outcomes and
+their probabilities, the returns, the heuristics, the state read from a position), and a
+search written over the contract alone giving the project's expectimax values and node counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip(
+    "pyspiel", reason='OpenSpiel games: pip install -c constraints.txt -e ".[games]"'
+)
+
+from starbench.engines import search  # noqa: E402
+from starbench.games.heuristics import HEURISTICS  # noqa: E402
+from starbench.games.models import CHANCE, TERMINAL, model_of  # noqa: E402
+from starbench.games.source import game_source  # noqa: E402
+
+PIGS = ("pig", "pig(winscore=10)", "pig(winscore=20,diceoutcomes=4)", "pig(winscore=50,horizon=9)")
+
+
+def _children(m, s):
+    """(action, probability or None, state) of every child of model state ``s``."""
+    out = []
+    if m.player(m.params, s) == CHANCE:
+        for i in range(m.n_outcomes(m.params, s)):
+            a = m.outcome(m.params, s, i)
+            c = np.empty_like(s)
+            m.apply(m.params, s, a, c)
+            out.append((a, m.probability(m.params, s, i), c))
+    else:
+        for i in range(m.n_moves(m.params, s)):
+            a = m.move(m.params, s, i)
+            c = np.empty_like(s)
+            m.apply(m.params, s, a, c)
+            out.append((a, None, c))
+    return out
+
+
+@pytest.mark.parametrize("name", PIGS)
+def test_pig_s_model_is_openspiel_s_pig_state_by_state(name):
+    game = pyspiel.load_game(name)
+    m = model_of(game)
+    rng = np.random.default_rng(7)
+    keys: dict[int, tuple[int, ...]] = {}  # key -> the state it keys: never two
+    for _ in range(30):  # playouts from the start
+        state, s = game.new_initial_state(), m.from_state(game.new_initial_state())
+        while True:
+            p = m.player(m.params, s)
+            assert p == (TERMINAL if state.is_terminal() else state.current_player())
+            assert np.array_equal(m.from_state(state), s)
+            k = m.key(m.params, s)
+            assert keys.setdefault(k, tuple(s)) == tuple(s)
+            if state.is_terminal():
+                assert [m.returns(m.params, s, q) for q in (0, 1)] == state.returns()
+                break
+            for h in ("score_difference", "score_share"):
+                for root in (0, 1):
+                    want = float(HEURISTICS[h].value(state, root))
+                    assert m.heuristic(m.params, s, m.heuristic_code(h), root) == want
+            kids = _children(m, s)
+            if state.is_chance_node():
+                assert [(a, pr) for a, pr, _ in kids] == state.chance_outcomes()
+            else:
+                assert [a for a, _, _ in kids] == state.legal_actions()
+            j = int(rng.integers(len(kids)))
+            state.apply_action(kids[j][0])
+            s = kids[j][2]
+
+
+def test_games_without_a_model_and_piglet_are_none():
+    assert model_of(pyspiel.load_game("pig(piglet=true)")) is None
+    assert model_of(pyspiel.load_game("einstein_wurfelt_nicht")) is None
+
+
+def _expectimax(m, s, left, root, code, count):
+    """Expectimax written over the contract alone, counting as the project counts: every node
+    entered, a leaf at a terminal or at the horizon (``left`` decision plies)."""
+    count[0] += 1
+    p = m.player(m.params, s)
+    if p == TERMINAL:
+        return m.returns(m.params, s, root)
+    if left == 0:
+        return m.heuristic(m.params, s, code, root)
+    kids = _children(m, s)
+    if p == CHANCE:
+        return sum(pr * _expectimax(m, c, left, root, code, count) for _, pr, c in kids)
+    values = [_expectimax(m, c, left - 1, root, code, count) for _, _, c in kids]
+    return max(values) if p == root else min(values)
+
+
+@pytest.mark.parametrize("name,position,depth", [("pig", None, 3), ("pig(winscore=10)", "0,3", 4)])
+def test_a_search_over_the_contract_gives_the_project_s_values_and_counts(name, position, depth):
+    src = game_source(name, depth, position, "score_share")
+    ref = search(src.tree, "expectimax", engine="python")
+    game = pyspiel.load_game(name)
+    m = model_of(game)
+    state, root = src.tree.root[0], src.tree.root_player
+    count = [0]
+    value = _expectimax(m, m.from_state(state), depth, root, m.heuristic_code("score_share"), count)
+    assert value == ref.value and count[0] == ref.stats.nodes
