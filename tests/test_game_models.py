@@ -14,6 +14,7 @@ pyspiel = pytest.importorskip(
 )
 
 from starbench.engines import search  # noqa: E402
+from starbench.errors import InputError  # noqa: E402
 from starbench.games.heuristics import HEURISTICS  # noqa: E402
 from starbench.games.models import CHANCE, TERMINAL, model_of  # noqa: E402
 from starbench.games.source import game_source  # noqa: E402
@@ -70,9 +71,41 @@ def test_pig_s_model_is_openspiel_s_pig_state_by_state(name):
             s = kids[j][2]
 
 
+def test_einstein_s_model_is_openspiel_s_game_state_by_state():
+    game = pyspiel.load_game("einstein_wurfelt_nicht")
+    m = model_of(game)
+    rng = np.random.default_rng(11)
+    code = m.heuristic_code("einstein_progress")
+    keys: dict[int, tuple[int, ...]] = {}
+    for _ in range(12):  # playouts from the start, set-up draws included
+        state, s = game.new_initial_state(), m.from_state(game.new_initial_state())
+        while True:
+            p = m.player(m.params, s)
+            assert p == (TERMINAL if state.is_terminal() else state.current_player())
+            assert np.array_equal(m.from_state(state), s)
+            if state.is_terminal():
+                assert [m.returns(m.params, s, q) for q in (0, 1)] == state.returns()
+                break
+            for root in (0, 1):
+                want = float(HEURISTICS["einstein_progress"].value(state, root))
+                assert m.heuristic(m.params, s, code, root) == want
+            kids = _children(m, s)
+            if state.is_chance_node():
+                assert [(a, pr) for a, pr, _ in kids] == state.chance_outcomes()
+            else:
+                assert [a for a, _, _ in kids] == state.legal_actions()
+                k = m.key(m.params, s)  # one key per decision state (its die decides its moves)
+                assert keys.setdefault(k, tuple(s[:28])) == tuple(s[:28])
+            j = int(rng.integers(len(kids)))
+            state.apply_action(kids[j][0])
+            s = kids[j][2]
+
+
 def test_games_without_a_model_and_piglet_are_none():
     assert model_of(pyspiel.load_game("pig(piglet=true)")) is None
-    assert model_of(pyspiel.load_game("einstein_wurfelt_nicht")) is None
+    assert model_of(pyspiel.load_game("tic_tac_toe")) is None
+    with pytest.raises(InputError, match="einstein_progress"):
+        model_of(pyspiel.load_game("pig")).heuristic_code("einstein_progress")
 
 
 def _expectimax(m, s, left, root, code, count):
@@ -91,13 +124,22 @@ def _expectimax(m, s, left, root, code, count):
     return max(values) if p == root else min(values)
 
 
-@pytest.mark.parametrize("name,position,depth", [("pig", None, 3), ("pig(winscore=10)", "0,3", 4)])
-def test_a_search_over_the_contract_gives_the_project_s_values_and_counts(name, position, depth):
-    src = game_source(name, depth, position, "score_share")
+@pytest.mark.parametrize(
+    "name,position,depth,heuristic",
+    [
+        ("pig", None, 3, "score_share"),
+        ("pig(winscore=10)", "0,3", 4, "score_share"),
+        ("einstein_wurfelt_nicht", "5,0,2", 2, "einstein_progress"),
+    ],
+)
+def test_a_search_over_the_contract_gives_the_project_s_values_and_counts(
+    name, position, depth, heuristic
+):
+    src = game_source(name, depth, position, heuristic)
     ref = search(src.tree, "expectimax", engine="python")
     game = pyspiel.load_game(name)
     m = model_of(game)
     state, root = src.tree.root[0], src.tree.root_player
     count = [0]
-    value = _expectimax(m, m.from_state(state), depth, root, m.heuristic_code("score_share"), count)
+    value = _expectimax(m, m.from_state(state), depth, root, m.heuristic_code(heuristic), count)
     assert value == ref.value and count[0] == ref.stats.nodes

@@ -24,7 +24,9 @@ and, in Python, ``from_state(pyspiel_state) -> s``: a position as a model state.
 A model speaks OpenSpiel action ids, so a search's best move maps to the game's own action
 as the Python engine's does (``GameSource.action``).  No state survives a call: a model is
 pure functions of ``(p, s)``.  Models by game (``MODELS``): OpenSpiel's ``pig`` for every
-``winscore``, ``diceoutcomes`` and ``horizon`` (``piglet`` stays on the Python engine).
+``winscore``, ``diceoutcomes`` and ``horizon`` (``piglet`` stays on the Python engine), and
+Einstein würfelt nicht (its two set-up draws, the die, captures of either colour, both ways to
+win), with ``einstein_progress`` computed from the board.
 
 The compiled search over models comes after this contract (the kernel over a model as the
 environment, as mctx hands its search an environment function and pgx steps a game over
@@ -46,7 +48,7 @@ from starbench.errors import InputError
 CHANCE = -1  # OpenSpiel's kChancePlayerId
 TERMINAL = -4  # OpenSpiel's kTerminalPlayerId
 #: The named heuristics a model computes, by code (the names of ``games.heuristics``).
-HEURISTIC_CODES = ("zero", "score_difference", "score_share")
+HEURISTIC_CODES = ("zero", "score_difference", "score_share", "einstein_progress")
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,27 @@ class GameModel:
                 f"{', '.join(self.heuristics)})"
             )
         return HEURISTIC_CODES.index(name)
+
+
+#: The contract's compiled functions, in ``GameModel``'s order: a model ``x`` names them
+#: ``x_player``, ``x_n_moves``, ... in this module.
+CONTRACT = (
+    "player",
+    "n_moves",
+    "move",
+    "n_outcomes",
+    "outcome",
+    "probability",
+    "apply",
+    "returns",
+    "heuristic",
+    "key",
+)
+
+
+def _contract(prefix: str) -> list[Any]:
+    """Model ``prefix``'s functions of the contract, in ``CONTRACT`` order."""
+    return [globals()[f"{prefix}_{name}"] for name in CONTRACT]
 
 
 # --------------------------------------------------------------------------- pig
@@ -162,7 +185,7 @@ def pig_returns(p, s, player):  # noqa: ANN001, ANN201
 
 @njit(cache=True)
 def pig_heuristic(p, s, code, root_player):  # noqa: ANN001, ANN201
-    if code == 0:
+    if code == 0 or code == 3:  # zero (einstein_progress is not pig's)
         return 0.0
     diff = s[root_player] - s[1 - root_player]  # banked scores, the turn total not counted
     if code == 1:
@@ -197,27 +220,227 @@ def pig_model(game: Any) -> GameModel:
             s, out = out, s
         return s
 
-    return GameModel(
-        str(game),
-        p,
-        PIG_SIZE,
-        pig_player,
-        pig_n_moves,
-        pig_move,
-        pig_n_outcomes,
-        pig_outcome,
-        pig_probability,
-        pig_apply,
-        pig_returns,
-        pig_heuristic,
-        pig_key,
-        from_state,
-        HEURISTIC_CODES,
-    )
+    heuristics = ("zero", "score_difference", "score_share")
+    return GameModel(str(game), p, PIG_SIZE, *_contract("pig"), from_state, heuristics)
+
+
+# --------------------------------------------------------------------------- Einstein
+# s = 25 cells (row by row; 0 empty, +v a black cube of value v, -v a white one), then the
+# player to move (-1: chance), the player who moved last, the die, the turns (-1 and 0: the
+# two set-up draws), the winner (-1: none) and each side's cubes.
+E_CELLS, E_TO_MOVE, E_PREV, E_DIE, E_TURNS, E_WINNER, E_BLACK, E_WHITE = range(25, 33)
+EINSTEIN_SIZE = 33
+_E_DR = np.array([1, 1, 0, -1, -1, 0], np.int64)  # directions: black's 0-2, white's 3-5
+_E_DC = np.array([1, 0, 1, 0, -1, -1], np.int64)
+
+
+@njit(cache=True)
+def einstein_terminal(p, s):  # noqa: ANN001, ANN201
+    return s[E_WINNER] >= 0 or s[E_BLACK] == 0 or s[E_WHITE] == 0
+
+
+@njit(cache=True)
+def einstein_player(p, s):  # noqa: ANN001, ANN201
+    if einstein_terminal(p, s):
+        return TERMINAL
+    return s[E_TO_MOVE]
+
+
+@njit(cache=True)
+def _einstein_cubes(s, out):  # noqa: ANN001, ANN202
+    """The cells of the cubes the die lets the player to move move, in board order: the
+    cube of the die's value, else the nearest values below and above it."""
+    sign = 1 if s[E_TO_MOVE] == 0 else -1
+    die = s[E_DIE]
+    low, low_at, high, high_at = 0, -1, 7, -1
+    for cell in range(25):
+        v = sign * s[cell]
+        if v <= 0:
+            continue
+        if v == die:
+            out[0] = cell
+            return 1
+        if low < v < die:
+            low, low_at = v, cell
+        elif die < v < high:
+            high, high_at = v, cell
+    n = 0
+    if low_at >= 0 and high_at >= 0:
+        out[0], out[1] = min(low_at, high_at), max(low_at, high_at)
+        return 2
+    for at in (low_at, high_at):
+        if at >= 0:
+            out[n] = at
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _einstein_moves(s, out):  # noqa: ANN001, ANN202
+    """The legal moves (OpenSpiel action ids, in its order) into ``out``; their number."""
+    cells = np.empty(2, np.int64)
+    n = 0
+    player = s[E_TO_MOVE]
+    for j in range(_einstein_cubes(s, cells)):
+        r, c = cells[j] // 5, cells[j] % 5
+        for o in range(3):
+            d = player * 3 + o
+            r2, c2 = r + _E_DR[d], c + _E_DC[d]
+            if 0 <= r2 < 5 and 0 <= c2 < 5:
+                cap = 1 if s[r2 * 5 + c2] != 0 else 0
+                out[n] = ((r * 5 + c) * 6 + d) * 2 + cap
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def einstein_n_moves(p, s):  # noqa: ANN001, ANN201
+    if einstein_terminal(p, s) or s[E_TO_MOVE] == CHANCE:
+        return 0
+    return _einstein_moves(s, np.empty(6, np.int64))
+
+
+@njit(cache=True)
+def einstein_move(p, s, i):  # noqa: ANN001, ANN201
+    out = np.empty(6, np.int64)
+    _einstein_moves(s, out)
+    return out[i]
+
+
+@njit(cache=True)
+def einstein_n_outcomes(p, s):  # noqa: ANN001, ANN201
+    if einstein_terminal(p, s) or s[E_TO_MOVE] != CHANCE:
+        return 0
+    return 720 if s[E_TURNS] <= 0 else 6  # the set-up draws: a permutation of the cubes
+
+
+@njit(cache=True)
+def einstein_outcome(p, s, i):  # noqa: ANN001, ANN201
+    return i
+
+
+@njit(cache=True)
+def einstein_probability(p, s, i):  # noqa: ANN001, ANN201
+    return 1.0 / 720 if s[E_TURNS] <= 0 else 1.0 / 6
+
+
+#: The set-up cells of each side, in board order: black's r + c <= 2, white's r + c >= 6.
+_E_SETUP = np.array([[0, 1, 2, 5, 6, 10], [14, 18, 19, 22, 23, 24]], np.int64)
+
+
+@njit(cache=True)
+def einstein_apply(p, s, action, out):  # noqa: ANN001, ANN201
+    for j in range(EINSTEIN_SIZE):
+        out[j] = s[j]
+    if s[E_TO_MOVE] == CHANCE:
+        if s[E_TURNS] <= 0:  # a set-up draw: permutation ``action`` of 1..6, lexicographic
+            side = s[E_TURNS] + 1  # -1: black's, 0: white's
+            left = np.arange(1, 7)
+            rank, fact = action, 120
+            for k in range(6):
+                q = rank // fact
+                rank -= q * fact
+                v = left[q]
+                for m in range(q, 5 - k):
+                    left[m] = left[m + 1]
+                out[_E_SETUP[side, k]] = v if side == 0 else -v
+                if k < 5:
+                    fact //= 5 - k
+            out[E_TURNS] = s[E_TURNS] + 1
+        else:  # the die: the other player moves
+            out[E_TO_MOVE] = 1 - s[E_PREV]
+            out[E_PREV] = out[E_TO_MOVE]
+            out[E_DIE] = action + 1
+            out[E_TURNS] = s[E_TURNS] + 1
+        return
+    d = (action // 2) % 6
+    cell = action // 12
+    r, c = cell // 5, cell % 5
+    r2, c2 = r + _E_DR[d], c + _E_DC[d]
+    to = r2 * 5 + c2
+    if s[to] > 0:
+        out[E_BLACK] -= 1
+    elif s[to] < 0:
+        out[E_WHITE] -= 1
+    out[to] = s[cell]
+    out[cell] = 0
+    player = s[E_TO_MOVE]
+    if (player == 0 and r2 == 4 and c2 == 4) or out[E_WHITE] == 0:
+        out[E_WINNER] = 0
+    elif (player == 1 and r2 == 0 and c2 == 0) or out[E_BLACK] == 0:
+        out[E_WINNER] = 1
+    out[E_TO_MOVE] = CHANCE
+    out[E_TURNS] = s[E_TURNS] + 1
+
+
+@njit(cache=True)
+def einstein_returns(p, s, player):  # noqa: ANN001, ANN201
+    if s[E_WINNER] == 0 or s[E_WHITE] == 0:
+        black = 1.0
+    elif s[E_WINNER] == 1 or s[E_BLACK] == 0:
+        black = -1.0
+    else:
+        return 0.0
+    return black if player == 0 else -black
+
+
+@njit(cache=True)
+def einstein_heuristic(p, s, code, root_player):  # noqa: ANN001, ANN201
+    if code != 3:  # zero
+        return 0.0
+    # einstein_progress (games.heuristics): each side's nearest cube's distance to its corner
+    # (black's the bottom right, white's the top left) and its cubes on the board
+    best_b = best_w = 4
+    n_b = n_w = 0
+    for cell in range(25):
+        r, c = cell // 5, cell % 5
+        if s[cell] > 0:
+            n_b += 1
+            best_b = min(best_b, max(4 - r, 4 - c))
+        elif s[cell] < 0:
+            n_w += 1
+            best_w = min(best_w, max(r, c))
+    black = (3 * (best_w - best_b) + 2 * (n_b - n_w)) / 24  # one rounding, as the fraction's
+    return black if root_player == 0 else -black
+
+
+@njit(cache=True)
+def einstein_key(p, s):  # noqa: ANN001, ANN201
+    k = np.uint64(14695981039346656037)  # FNV-1a over the state, the turn count as its phase
+    for j in range(EINSTEIN_SIZE):
+        v = s[j]
+        if j == E_TURNS:
+            v = min(v, 1)  # past the set-up, the count does not change the subtree
+        elif j == E_DIE and s[E_TO_MOVE] == CHANCE:
+            v = 0  # a die already used
+        k = (k ^ np.uint64(v & 0xFFFFFFFF)) * np.uint64(1099511628211)
+    return np.int64(k >> np.uint64(1))
+
+
+def einstein_model(game: Any) -> GameModel:
+    """The model of OpenSpiel's Einstein würfelt nicht (no parameters)."""
+    p = np.zeros(1, np.int64)
+
+    def from_state(state: Any) -> Any:
+        """The model state of a pyspiel state, its history replayed on the model."""
+        s = np.zeros(EINSTEIN_SIZE, np.int64)
+        s[E_TO_MOVE], s[E_PREV], s[E_TURNS], s[E_WINNER] = CHANCE, 0, -1, -1
+        s[E_BLACK] = s[E_WHITE] = 6
+        out = np.empty_like(s)
+        for action in state.history():
+            einstein_apply(p, s, int(action), out)
+            s, out = out, s
+        return s
+
+    heuristics = ("zero", "einstein_progress")
+    return GameModel(str(game), p, EINSTEIN_SIZE, *_contract("einstein"), from_state, heuristics)
 
 
 #: Models by OpenSpiel short name: the game's loaded pyspiel game -> its model.
-MODELS: dict[str, Callable[[Any], GameModel]] = {"pig": pig_model}
+MODELS: dict[str, Callable[[Any], GameModel]] = {
+    "pig": pig_model,
+    "einstein_wurfelt_nicht": einstein_model,
+}
 
 
 def model_of(game: Any) -> GameModel | None:
