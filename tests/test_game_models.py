@@ -143,3 +143,30 @@ def test_a_search_over_the_contract_gives_the_project_s_values_and_counts(
     count = [0]
     value = _expectimax(m, m.from_state(state), depth, root, m.heuristic_code(heuristic), count)
     assert value == ref.value and count[0] == ref.stats.nodes
+
+
+@pytest.mark.parametrize(
+    "name,position,depth,heuristic",
+    [
+        ("pig", None, 4, "score_share"),
+        ("pig(winscore=10)", "0,3", 5, "score_difference"),
+        ("pig(winscore=20,diceoutcomes=4)", "0", 3, "score_share"),  # a chance root
+        ("einstein_wurfelt_nicht", "5,0,2", 2, "einstein_progress"),
+        ("einstein_wurfelt_nicht", "5,0", 2, "zero"),  # a chance root
+    ],
+)
+def test_compiled_expectimax_over_a_model_equals_the_python_engine(
+    name, position, depth, heuristic
+):
+    """The compiled search over a model: value, best move, tied moves, root values and every
+    counter, per level too, equal the Python engine's search of the same position."""
+    from starbench.compiled.models import expectimax
+
+    src = game_source(name, depth, position, heuristic)
+    ref = search(src.tree, "expectimax", engine="python", levels=True)
+    m = model_of(pyspiel.load_game(name))
+    got = expectimax(m, m.from_state(src.tree.root[0]), depth, heuristic, src.tree.bounds)
+    assert (got.value, got.best_move, got.tied_moves) == (ref.value, ref.best_move, ref.tied_moves)
+    assert got.root_values == ref.root_values
+    assert got.stats.as_dict() == ref.stats.as_dict()
+    assert got.by_level == ref.by_level
