@@ -170,3 +170,38 @@ def test_compiled_expectimax_over_a_model_equals_the_python_engine(
     assert got.root_values == ref.root_values
     assert got.stats.as_dict() == ref.stats.as_dict()
     assert got.by_level == ref.by_level
+
+
+def test_the_engines_serve_game_expectimax_over_its_model_and_stop_at_a_budget_alike():
+    """``engine=compiled`` searches a game with a model by its model: the same result as the
+    Python engine, the engine named ``compiled``; other algorithms and games without a model
+    are refused, and ``auto`` keeps games on the Python engine; a node budget stops both
+    engines at the same counts."""
+    from starbench.engines import Auto, choose, execute
+    from starbench.errors import BudgetExceeded
+    from starbench.search.registry import resolve
+
+    src = game_source("pig(winscore=10)", 4, "0,3", "score_share")
+    py = search(src.tree, "expectimax", engine="python")
+    co = search(src.tree, "expectimax", engine="compiled")
+    assert (co.value, co.best_move, co.stats, co.params) == (
+        py.value,
+        py.best_move,
+        py.stats,
+        py.params,
+    )
+    # compiled anew in every process (numba cannot cache it): asked for, not chosen by auto
+    assert choose("compiled", "expectimax", tree=src.tree).engine == "compiled"
+    assert choose("auto", "expectimax", tree=src.tree, auto=Auto(min_nodes=10)).engine == "python"
+    assert choose("auto", "star2", tree=src.tree).engine == "python"
+    with pytest.raises(InputError, match="engine: compiled cannot serve games without a model"):
+        choose("compiled", "expectimax", tree=game_source("tic_tac_toe", 2).tree)
+    spec = resolve("expectimax")
+    for budget in (1, 17, py.stats.nodes - 1):
+        a = execute(spec, src.tree, engine="python", node_budget=budget)
+        b = execute(spec, src.tree, engine="compiled", node_budget=budget)
+        assert (a.status, b.status, b.engine) == ("budget_exceeded", "budget_exceeded", "compiled")
+        assert a.stats == b.stats, budget
+        assert a.message == b.message
+    with pytest.raises(BudgetExceeded):
+        b.value()

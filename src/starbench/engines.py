@@ -116,6 +116,10 @@ def choose(
                 f"use {key}{sep}auto or {key}{sep}python"
             )
         return Choice("compiled", "requested")
+    if why is None and _is_game(tree):
+        # a game's compiled search (compiled.models) is compiled anew in every process, about
+        # 3 s of CPU (numba cannot cache it): worth it where asked for, not by default
+        return Choice("python", "a game: its compiled search is asked for with compiled")
     size = getattr(tree, "size", None)
     if size is None and tree is not None and hasattr(tree, "spec"):
         size = tree.spec.size  # a generated tree: its spec knows the size
@@ -128,6 +132,13 @@ def choose(
     if cell_nodes is not None and cell_nodes <= AUTO_RUN_NODES:
         return Choice("python", f"a cell of at most {AUTO_RUN_NODES} nodes")
     return Choice("compiled", "auto")
+
+
+def _is_game(tree: Any) -> bool:
+    from starbench.games.adapter import GameTree
+    from starbench.games.spec import GameSpec
+
+    return isinstance(tree, GameTree | GameSpec)
 
 
 def prepare(before: Any = None, after: Any = None, specs: Any = None) -> float:
@@ -174,6 +185,15 @@ def compiled_tree(tree: Any) -> Any:
         return tree
     if isinstance(tree, ExplicitTree):
         return CompiledTree.from_explicit(tree)
+    from starbench.games.adapter import GameTree
+
+    if isinstance(tree, GameTree):  # a game with a model: the search over its model
+        from starbench.compiled.models import ModelTree
+
+        form = ModelTree.of(tree)
+        if form is not None:
+            return form
+        raise InputError("the compiled engine searches games with a model only (pig, Einstein)")
     raise InputError(f"the compiled engine cannot search trees of type {type(tree).__name__}")
 
 
@@ -233,10 +253,14 @@ def execute(
     search cannot be made with) raises ``InputError``; every end of a search is an
     ``Outcome``."""
     if engine == "compiled":
+        form = compiled or compiled_tree(tree)
         try:
-            result = _kernel().execute(
-                compiled or compiled_tree(tree), spec, node_budget=node_budget, per_level=levels
-            )
+            if isinstance(form, _kernel().CompiledTree):
+                result = _kernel().execute(form, spec, node_budget=node_budget, per_level=levels)
+            else:  # a game's model (compiled.models): expectimax
+                from starbench.compiled import models
+
+                result = models.search(form, spec, node_budget=node_budget)
         except BudgetExceeded as e:
             return Outcome("compiled", "budget_exceeded", None, e.stats, e)  # type: ignore[attr-defined]
         except EvaluationError as e:

@@ -11,67 +11,99 @@ and nodes and leaves per level (the root 0, chance levels counted); values are s
 outcomes' order, so value, best move and every counter equal the Python engine's on the same
 position (``tests/test_game_models.py``).
 
-A first step of the compiled engine over models: expectimax only, without tables, budgets or
-iterative deepening, and not yet chosen by ``engine=compiled`` or ``auto`` (``engines``).
+A first step of the compiled engine over models: expectimax only, with node budgets, without
+tables or iterative deepening.  ``engine=compiled`` chooses it for a game with a model
+(``engines``); ``engine=auto`` keeps games on the Python engine, since numba cannot cache a
+function specialized on functions: the search is compiled anew in every process (about 3 s of
+CPU), which pays only for searches of more than about a million nodes.
 """
 
 from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numba import njit
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from starbench.games.models import CHANCE, CONTRACT, TERMINAL, GameModel
+from starbench.errors import BudgetExceeded
+from starbench.games.models import CHANCE, CONTRACT, TERMINAL, GameModel, model_of
 from starbench.search.arith import agree
-from starbench.search.stats import LevelCounts, SearchResult, SearchStats
+from starbench.search.stats import STAT_FIELDS, LevelCounts, SearchResult, SearchStats
 
-#: Slots of the counters (``search.stats.STAT_FIELDS`` order) this search counts.
+#: Slots of the counters (``search.stats.STAT_FIELDS`` order) this search counts, and one past
+#: them, set when the node budget stops the search.
 NODES, LEAVES, MAX_NODES, MIN_NODES, CHANCE_NODES = 0, 1, 2, 3, 4
+BUDGET = len(STAT_FIELDS)
 #: The deepest level a search may reach (a model state per level on its stack).
 MAX_LEVELS = 512
 
 
 @njit(cache=True)
+def _seen(flat, v):  # noqa: ANN001, ANN202
+    """One more child value: ``flat`` = [the first value, 1 while every value equals it, 2 once
+    one differs] (``GameTree.flat_value``: a heuristic that tells no position apart)."""
+    if flat[1] == 0:
+        flat[0], flat[1] = v, 1
+    elif flat[1] == 1 and v != flat[0]:
+        flat[1] = 2
+
+
+@njit  # not cached: numba cannot cache a function specialized on functions (vanished refs)
 def _value(s, left, lv, cfg, bufs, fns):  # noqa: ANN001, ANN202
-    """The value of model state ``s``, entered at level ``lv`` with ``left`` decision plies."""
-    p, root, code = cfg
-    stack, stats, by_level = bufs
+    """The value of model state ``s``, entered at level ``lv`` with ``left`` decision plies
+    (past the node budget: ``stats[BUDGET]`` set, and every caller returns at once)."""
+    p, root, code, budget = cfg
+    stack, stats, by_level, flat = bufs
     player, n_moves, move, n_outcomes, outcome, probability, apply, returns, heuristic, _ = fns
     stats[NODES] += 1
     by_level[0, lv] += 1
     pl = player(p, s)
-    if pl == TERMINAL or left == 0:
+    leaf = pl == TERMINAL or left == 0
+    if leaf:
         stats[LEAVES] += 1
         by_level[1, lv] += 1
+    elif pl == CHANCE:
+        stats[CHANCE_NODES] += 1
+    else:
+        stats[MAX_NODES if pl == root else MIN_NODES] += 1
+    if budget >= 0 and stats[NODES] > budget:
+        stats[BUDGET] = 1
+        return 0.0
+    if leaf:
         return returns(p, s, root) if pl == TERMINAL else heuristic(p, s, code, root)
     out = stack[lv + 1]
     if pl == CHANCE:
-        stats[CHANCE_NODES] += 1
         total = 0.0
         for i in range(n_outcomes(p, s)):
             apply(p, s, outcome(p, s, i), out)
-            total += probability(p, s, i) * _value(out, left, lv + 1, cfg, bufs, fns)
+            v = _value(out, left, lv + 1, cfg, bufs, fns)
+            if stats[BUDGET]:
+                return 0.0
+            _seen(flat, v)
+            total += probability(p, s, i) * v
         return total
-    stats[MAX_NODES if pl == root else MIN_NODES] += 1
     best = -np.inf if pl == root else np.inf
     for i in range(n_moves(p, s)):
         apply(p, s, move(p, s, i), out)
         v = _value(out, left - 1, lv + 1, cfg, bufs, fns)
+        if stats[BUDGET]:
+            return 0.0
+        _seen(flat, v)
         if (pl == root and v > best) or (pl != root and v < best):
             best = v
     return best
 
 
-@njit(cache=True)
+@njit  # not cached, as _value
 def _root(s, left, cfg, bufs, fns, values):  # noqa: ANN001, ANN202
     """The root's value and best move (the first of the best; -1 at a chance root or a leaf),
     each root move's value into ``values``."""
-    p, root, code = cfg
-    stack, stats, by_level = bufs
+    p, root, code, budget = cfg
+    stack, stats, by_level, flat = bufs
     player, n_moves, move, _, _, _, apply, _, _, _ = fns
     pl = player(p, s)
     if pl == TERMINAL or pl == CHANCE or left == 0:  # noqa: SIM109 - numba
@@ -79,15 +111,94 @@ def _root(s, left, cfg, bufs, fns, values):  # noqa: ANN001, ANN202
     stats[NODES] += 1
     by_level[0, 0] += 1
     stats[MAX_NODES if pl == root else MIN_NODES] += 1
+    if budget >= 0 and stats[NODES] > budget:
+        stats[BUDGET] = 1
+        return 0.0, -1
     out = stack[1]
     best, best_move = (-np.inf if pl == root else np.inf), -1
     for i in range(n_moves(p, s)):
         apply(p, s, move(p, s, i), out)
         v = _value(out, left - 1, 1, cfg, bufs, fns)
+        if stats[BUDGET]:
+            return 0.0, -1
+        _seen(flat, v)
         values[i] = v
         if (pl == root and v > best) or (pl != root and v < best):
             best, best_move = v, i
     return best, best_move
+
+
+@dataclass(frozen=True)
+class ModelTree:
+    """A game tree in the compiled engine's form: the game's model, the root as a model state,
+    the decision plies searched, the heuristic and the tree's bounds, and the ``GameTree`` it
+    came from (told what leaves the search saw, ``GameTree.saw_leaves``)."""
+
+    model: GameModel
+    state: Any
+    depth: int
+    heuristic: str
+    bounds: tuple[float, float]
+    tree: Any = None
+
+    @classmethod
+    def of(cls, tree: Any) -> ModelTree | None:
+        """The model form of a ``GameTree``, or None where the compiled engine cannot search it
+        (no model of its game, a heuristic the model does not compute, no horizon, exact)."""
+        state, depth = tree.root
+        if depth is None or getattr(tree, "exact", False) or not hasattr(state, "get_game"):
+            return None
+        model = model_of(state.get_game())
+        if model is None or getattr(tree, "heuristic_name", None) not in model.heuristics:
+            return None
+        return cls(model, model.from_state(state), depth, tree.heuristic_name, tree.bounds, tree)
+
+
+def search(form: ModelTree, spec: Any = None, node_budget: int | None = None) -> SearchResult:
+    """Expectimax of ``form`` (see the module docstring; ``spec``: the resolved request, whose
+    settings the result names); ``BudgetExceeded`` (with the statistics where it stopped,
+    counted as the Python engine counts them) past ``node_budget``."""
+    model, L, U = form.model, float(form.bounds[0]), float(form.bounds[1])
+    s = np.asarray(form.state, np.int64)
+    root_player = max(int(model.player(model.params, s)), 0)
+    budget = np.int64(-1 if node_budget is None else node_budget)
+    cfg = (model.params, np.int64(root_player), np.int64(model.heuristic_code(form.heuristic)),
+           budget)  # fmt: skip
+    fns = tuple(getattr(model, name) for name in CONTRACT)
+    stack = np.zeros((MAX_LEVELS, model.size), np.int64)
+    stats = np.zeros(len(STAT_FIELDS) + 1, np.int64)
+    by_level = np.zeros((4, MAX_LEVELS), np.int64)
+    flat = np.zeros(2, np.float64)
+    values = np.zeros(64, np.float64)
+    t0, c0 = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings():  # the functions handed as one value: numba says it is new
+        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+        value, best = _root(s, form.depth, cfg, (stack, stats, by_level, flat), fns, values)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    counted = SearchStats.of([int(x) for x in stats[: len(STAT_FIELDS)]])
+    if stats[BUDGET]:
+        stop = BudgetExceeded(f"node budget of {node_budget} nodes exceeded")
+        stop.stats = counted  # type: ignore[attr-defined]
+        raise stop
+    if form.tree is not None and flat[1] > 0:
+        form.tree.saw_leaves(float(flat[0]) if flat[1] == 1 else None)
+    tied = root_values = None
+    if best >= 0:
+        root_values = tuple(float(v) for v in values[: model.n_moves(model.params, s)])
+        tied = tuple(m for m, v in enumerate(root_values) if agree(v, value, L, U, False))
+    return SearchResult(
+        "expectimax",
+        {} if spec is None else dict(spec.settings),
+        float(value),
+        None if best < 0 else int(best),
+        tied,
+        counted,
+        False,
+        seconds,
+        cpu,
+        root_values,
+        LevelCounts.of(by_level),
+    )
 
 
 def expectimax(
@@ -95,36 +206,5 @@ def expectimax(
 ) -> SearchResult:
     """Expectimax of model state ``state`` (a decision root's player is the root player,
     player 0 at a chance root) searched ``depth`` decision plies deep with the model's
-    ``heuristic``; ``bounds``: the tree's (L, U), for the tied moves' tolerance (see the module
-    docstring)."""
-    s = np.asarray(state, np.int64)
-    root_player = max(int(model.player(model.params, s)), 0)
-    fns = tuple(getattr(model, name) for name in CONTRACT)
-    cfg = (model.params, np.int64(root_player), np.int64(model.heuristic_code(heuristic)))
-    stack = np.zeros((MAX_LEVELS, model.size), np.int64)
-    stats = np.zeros(len(SearchStats.__dataclass_fields__), np.int64)
-    by_level = np.zeros((4, MAX_LEVELS), np.int64)
-    values = np.zeros(64, np.float64)
-    t0 = time.process_time()
-    with warnings.catch_warnings():  # the functions handed as one value: numba says it is new
-        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        value, best = _root(s, depth, cfg, (stack, stats, by_level), fns, values)
-    seconds = time.process_time() - t0
-    levels = LevelCounts.of(by_level)
-    tied = root_values = None
-    if best >= 0:
-        root_values = tuple(float(v) for v in values[: model.n_moves(model.params, s)])
-        tied = tuple(m for m, v in enumerate(root_values) if agree(v, value, *bounds, False))
-    return SearchResult(
-        "expectimax",
-        {},
-        float(value),
-        None if best < 0 else int(best),
-        tied,
-        SearchStats.of([int(x) for x in stats]),
-        False,
-        seconds,
-        seconds,
-        root_values,
-        levels,
-    )
+    ``heuristic``; ``bounds``: the tree's (L, U), for the tied moves' tolerance."""
+    return search(ModelTree(model, state, depth, heuristic, bounds))

@@ -49,11 +49,36 @@ def unsupported(
         from starbench.games.spec import GameSpec
 
         if isinstance(tree, GameTree | GameSpec):
-            return "game trees"
+            return _game_unsupported(name, tree, params or {})
         return f"trees of type {type(tree).__name__}"
     if spec.pool and spec.size > spec.full_pass_limit:
         return "pool trees over tree.full_pass_limit nodes (it unfolds them into arrays)"
     return None
+
+
+def _game_unsupported(name: str, tree: Any, params: dict[str, Any]) -> str | None:
+    """Why the compiled engine cannot search this game request, or None: it searches a game
+    with a model (``games.models``: pig, Einstein würfelt nicht) with expectimax without a
+    table, to a fixed depth, with a heuristic the model computes (``compiled.models``)."""
+    from starbench.games.adapter import GameTree
+
+    if name != "expectimax" or params.get("tt"):
+        return "game trees (but expectimax without a table on a game with a model)"
+    if isinstance(tree, GameTree):
+        from starbench.compiled.models import ModelTree
+
+        ok = ModelTree.of(tree) is not None
+    elif getattr(tree, "iterative", False):
+        return "iterative deepening on game trees"
+    else:  # a GameSpec: its game's model, and the heuristic the model computes
+        from starbench.games.models import model_of
+        from starbench.games.source import OPENSPIEL, OPENSPIEL_PREFIX, kind_of, load_openspiel
+
+        if kind_of(tree.game) is not OPENSPIEL:
+            return "games without a model (games.models: pig, Einstein würfelt nicht)"
+        model = model_of(load_openspiel(tree.game.removeprefix(OPENSPIEL_PREFIX), "tree.game"))
+        ok = model is not None and tree.heuristic_name() in model.heuristics
+    return None if ok else "games without a model (games.models: pig, Einstein würfelt nicht)"
 
 
 def _compiled(tree: Any) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
-from starbench.engines import Auto, Choice, choose, execute
+from starbench.engines import Auto, Choice, choose, compiled_tree, execute
 from starbench.errors import ConfigError, InputError, deadline
 from starbench.experiment.settings import RunSettings
 from starbench.games.spec import GameSpec
@@ -130,10 +130,13 @@ class Instance:
     @property
     def compiled(self) -> Any:
         if self._compiled is None:
-            from starbench.compiled.engine import CompiledTree
-
             s = self.settings
-            self._compiled = CompiledTree.from_regular(s.tree, s.seed, self.instance)
+            if isinstance(s.tree, GameSpec):  # its model's form (compiled.models.ModelTree)
+                self._compiled = compiled_tree(self.python)
+            else:
+                from starbench.compiled.engine import CompiledTree
+
+                self._compiled = CompiledTree.from_regular(s.tree, s.seed, self.instance)
         return self._compiled
 
     def deepen(self, spec: AlgorithmSpec) -> tuple[Any, dict[str, Any], str | None]:
@@ -243,11 +246,12 @@ class Instance:
         )
 
     def bounds_and_levels(self) -> tuple[Any, Any, int | None, int | None]:
+        if self.game is not None or isinstance(self.settings.tree, GameSpec):
+            t = self.python
+            return t.L, t.U, None, None
         t = self._compiled if self._compiled is not None else self.python
         if t is self._compiled:
             return t.L, t.U, t.levels, t.tree_seed_int
-        if self.game is not None:
-            return t.L, t.U, None, None
         return t.L, t.U, t.levels, t.tree_seed
 
     def flat_value(self) -> Any:
