@@ -170,11 +170,13 @@ def search(form: ModelTree, spec: Any = None, node_budget: int | None = None) ->
     by_level = np.zeros((4, MAX_LEVELS), np.int64)
     flat = np.zeros(2, np.float64)
     values = np.zeros(64, np.float64)
-    t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():  # the functions handed as one value: numba says it is new
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+        # a one-node search first: it compiles the search for this model outside the timing
+        _root(s, 0, cfg, (stack.copy(), stats.copy(), by_level.copy(), flat.copy()), fns, values)
+        t0, c0 = time.perf_counter(), time.process_time()
         value, best = _root(s, form.depth, cfg, (stack, stats, by_level, flat), fns, values)
-    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     counted = SearchStats.of([int(x) for x in stats[: len(STAT_FIELDS)]])
     if stats[BUDGET]:
         stop = BudgetExceeded(f"node budget of {node_budget} nodes exceeded")
