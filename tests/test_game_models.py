@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip(
     "pyspiel", reason='OpenSpiel games: pip install -c constraints.txt -e ".[games]"'
@@ -145,63 +147,114 @@ def test_a_search_over_the_contract_gives_the_project_s_values_and_counts(
     assert value == ref.value and count[0] == ref.stats.nodes
 
 
-@pytest.mark.parametrize(
-    "name,position,depth,heuristic",
-    [
-        ("pig", None, 4, "score_share"),
-        ("pig(winscore=10)", "0,3", 5, "score_difference"),
-        ("pig(winscore=20,diceoutcomes=4)", "0", 3, "score_share"),  # a chance root
-        ("einstein_wurfelt_nicht", "5,0,2", 2, "einstein_progress"),
-        ("einstein_wurfelt_nicht", "5,0", 2, "zero"),  # a chance root
-    ],
+#: The native games the property test draws from: (game string, heuristics, deepest search,
+#: actions played at random before the position; Einstein past its set-up draws).
+NATIVE = (
+    ("pig", ("score_share", "score_difference", "zero"), 5, 0),
+    ("pig(winscore=10)", ("score_difference", "score_share"), 5, 0),
+    ("pig(winscore=20,diceoutcomes=4,horizon=12)", ("score_share",), 5, 0),
+    ("einstein_wurfelt_nicht", ("einstein_progress", "zero"), 3, 3),
 )
-def test_compiled_expectimax_over_a_model_equals_the_python_engine(
-    name, position, depth, heuristic
-):
-    """The compiled search over a model: value, best move, tied moves, root values and every
-    counter, per level too, equal the Python engine's search of the same position."""
-    from starbench.compiled.models import expectimax
-
-    src = game_source(name, depth, position, heuristic)
-    ref = search(src.tree, "expectimax", engine="python", levels=True)
-    m = model_of(pyspiel.load_game(name))
-    got = expectimax(m, m.from_state(src.tree.root[0]), depth, heuristic, src.tree.bounds)
-    assert (got.value, got.best_move, got.tied_moves) == (ref.value, ref.best_move, ref.tied_moves)
-    assert got.root_values == ref.root_values
-    assert got.stats.as_dict() == ref.stats.as_dict()
-    assert got.by_level == ref.by_level
+#: Every kernel algorithm that searches chance nodes, with its probing settings.
+KERNEL_REQUESTS = (
+    ("expectimax", {}),
+    ("star1", {}),
+    ("star2", {}),
+    ("star2", {"after_probe": "research"}),
+    ("star2.5-cyclic", {}),
+    ("star2.5-cyclic", {"k": 3}),
+    ("star2.5-sequential", {}),
+)
 
 
-def test_the_engines_serve_game_expectimax_over_its_model_and_stop_at_a_budget_alike():
-    """``engine=compiled`` searches a game with a model by its model: the same result as the
-    Python engine, the engine named ``compiled``; other algorithms and games without a model
-    are refused, and ``auto`` keeps games on the Python engine; a node budget stops both
-    engines at the same counts."""
+def _position(game, rng, least):
+    """A random reachable position: ``least`` or more random actions from the start (up to
+    30), never a terminal; its action history as ``--position`` takes it."""
+    state = game.new_initial_state()
+    for _ in range(rng.integers(least, 31)):
+        actions = (
+            [a for a, _ in state.chance_outcomes()]
+            if state.is_chance_node()
+            else state.legal_actions()
+        )
+        child = state.child(actions[rng.integers(len(actions))])
+        if child.is_terminal():
+            break
+        state = child
+    return ",".join(map(str, state.history())) or None
+
+
+@settings(max_examples=max(settings.default.max_examples // 2, 10))
+@given(
+    game=st.sampled_from(range(len(NATIVE))),
+    seed=st.integers(0, 2**32 - 1),
+    depth=st.integers(1, 5),
+    pick=st.integers(0, 2),
+)
+def test_the_native_engine_equals_the_python_engine_on_random_positions(game, seed, depth, pick):
+    """Every kernel algorithm over a game's model gives the Python engine's value, best move,
+    tied moves, root values and every counter, per level too, on random positions of every
+    native game (and tells the tree the same leaves: ``flat_value``)."""
+    name, heuristics, deepest, least = NATIVE[game]
+    rng = np.random.default_rng(seed)
+    position = _position(pyspiel.load_game(name), rng, least)
+    depth, heuristic = min(depth, deepest), heuristics[pick % len(heuristics)]
+    for algorithm, params in KERNEL_REQUESTS:
+        a, b = (
+            game_source(name, depth, position, heuristic),
+            game_source(name, depth, position, heuristic),
+        )
+        ref = search(a.tree, algorithm, engine="python", levels=True, **params)
+        got = search(b.tree, algorithm, engine="compiled", levels=True, **params)
+        said = (name, position, depth, heuristic, algorithm, params)
+        assert (got.value, got.best_move, got.tied_moves) == (
+            ref.value,
+            ref.best_move,
+            ref.tied_moves,
+        ), said
+        assert got.root_values == ref.root_values, said
+        assert got.stats.as_dict() == ref.stats.as_dict(), said
+        assert got.by_level == ref.by_level, said
+        flat = a.tree.flat_value()  # the Python engine's leaves keep the heuristic's Fraction
+        assert b.tree.flat_value() == (None if flat is None else float(flat)), said
+
+
+def test_the_engines_serve_a_game_over_its_model_and_stop_at_a_budget_alike():
+    """``engine=compiled`` and ``auto`` search a game with a model by its model, for every
+    kernel algorithm (the rows say ``compiled``); a table, iterative deepening and games
+    without a model are refused in one line; a node budget stops both engines at the same
+    counts."""
     from starbench.engines import Auto, choose, execute
     from starbench.errors import BudgetExceeded
     from starbench.search.registry import resolve
 
     src = game_source("pig(winscore=10)", 4, "0,3", "score_share")
-    py = search(src.tree, "expectimax", engine="python")
-    co = search(src.tree, "expectimax", engine="compiled")
+    py = search(src.tree, "star2", engine="python")
+    co = search(src.tree, "star2")  # auto: the model, at any size
     assert (co.value, co.best_move, co.stats, co.params) == (
         py.value,
         py.best_move,
         py.stats,
         py.params,
     )
-    # compiled anew in every process (numba cannot cache it): asked for, not chosen by auto
-    assert choose("compiled", "expectimax", tree=src.tree).engine == "compiled"
-    assert choose("auto", "expectimax", tree=src.tree, auto=Auto(min_nodes=10)).engine == "python"
-    assert choose("auto", "star2", tree=src.tree).engine == "python"
+    for name in ("expectimax", "star1", "star2.5-sequential"):
+        assert choose("auto", name, tree=src.tree, auto=Auto(min_nodes=10**9)).engine == "compiled"
     with pytest.raises(InputError, match="engine: compiled cannot serve games without a model"):
         choose("compiled", "expectimax", tree=game_source("tic_tac_toe", 2).tree)
-    spec = resolve("expectimax")
-    for budget in (1, 17, py.stats.nodes - 1):
-        a = execute(spec, src.tree, engine="python", node_budget=budget)
-        b = execute(spec, src.tree, engine="compiled", node_budget=budget)
-        assert (a.status, b.status, b.engine) == ("budget_exceeded", "budget_exceeded", "compiled")
-        assert a.stats == b.stats, budget
-        assert a.message == b.message
+    with pytest.raises(InputError, match="compiled cannot serve game searches with a transp"):
+        choose("compiled", "star2", tree=src.tree, params={"tt": 8})
+    assert choose("auto", "star2", tree=src.tree, params={"tt": 8}).engine == "python"
+    for name in ("expectimax", "star2"):
+        spec = resolve(name)
+        for budget in (1, 17, py.stats.nodes - 1):
+            a = execute(spec, src.tree, engine="python", node_budget=budget)
+            b = execute(spec, src.tree, engine="compiled", node_budget=budget)
+            assert (a.status, b.status, b.engine) == (
+                "budget_exceeded",
+                "budget_exceeded",
+                "compiled",
+            )
+            assert a.stats == b.stats, (name, budget)
+            assert a.message == b.message
     with pytest.raises(BudgetExceeded):
         b.value()

@@ -321,7 +321,14 @@ def test_run_tree_game_searches_seeded_playout_positions(tmp_path, capsys):
         (["tree.game=pig", "tree.position=9"], "tree.position: item 1: action 9 is not legal"),
         (["tree.game=pig", "tree.heuristic=nope"], "tree.heuristic: unknown heuristic 'nope'"),
         (["tree.game=pig", "algorithms=[alphabeta]"], "alphabeta does not search chance nodes"),
-        (["tree.game=pig", "engine=compiled"], "engine: compiled cannot serve game trees"),
+        (
+            ["tree.game=tic_tac_toe", "engine=compiled"],
+            "engine: compiled cannot serve games without a model",
+        ),
+        (
+            ["tree.game=pig", "engine=compiled", "algorithms=[star2:tt=8]"],
+            "engine: compiled cannot serve game searches with a transposition table",
+        ),
     ],
 )
 def test_bad_game_config_is_one_line_and_exit_2(tmp_path, capsys, overrides, message):

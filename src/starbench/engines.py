@@ -116,10 +116,8 @@ def choose(
                 f"use {key}{sep}auto or {key}{sep}python"
             )
         return Choice("compiled", "requested")
-    if why is None and _is_game(tree):
-        # a game's compiled search (compiled.models) is compiled anew in every process, about
-        # 3 s of CPU (numba cannot cache it): worth it where asked for, not by default
-        return Choice("python", "a game: its compiled search is asked for with compiled")
+    if why is None and _is_game(tree):  # a game's model: at any size (its kernel is cached)
+        return Choice("compiled", "auto: a game with a model")
     size = getattr(tree, "size", None)
     if size is None and tree is not None and hasattr(tree, "spec"):
         size = tree.spec.size  # a generated tree: its spec knows the size
@@ -141,9 +139,10 @@ def _is_game(tree: Any) -> bool:
     return isinstance(tree, GameTree | GameSpec)
 
 
-def prepare(before: Any = None, after: Any = None, specs: Any = None) -> float:
+def prepare(before: Any = None, after: Any = None, specs: Any = None, game: bool = False) -> float:
     """Load (the first time on a machine: compile) the compiled kernel's specializations that
-    searches with ``specs`` use (with a table, without one; by default the one without) before
+    searches with ``specs`` use (with a table, without one; by default the one without; over
+    a game's model with ``game``) before
     anything is timed; ``before(compiling, seconds)`` is called when one is not loaded yet
     (``compiling``: numba's cache does not hold it, so it is compiled, in about ``seconds``),
     ``after(seconds)`` once they are.  Returns the seconds it took (0 when already loaded)."""
@@ -155,7 +154,7 @@ def prepare(before: Any = None, after: Any = None, specs: Any = None) -> float:
         warm_up,
     )
 
-    forms = forms_for(specs) if specs else None
+    forms = forms_for(specs, game) if specs else None
     if is_warm(forms):
         return 0.0
     if before is not None:
@@ -255,12 +254,8 @@ def execute(
     if engine == "compiled":
         form = compiled or compiled_tree(tree)
         try:
-            if isinstance(form, _kernel().CompiledTree):
-                result = _kernel().execute(form, spec, node_budget=node_budget, per_level=levels)
-            else:  # a game's model (compiled.models): expectimax
-                from starbench.compiled import models
-
-                result = models.search(form, spec, node_budget=node_budget)
+            # a tree in the kernel's form, or a game's model (compiled.models.ModelTree)
+            result = _kernel().execute(form, spec, node_budget=node_budget, per_level=levels)
         except BudgetExceeded as e:
             return Outcome("compiled", "budget_exceeded", None, e.stats, e)  # type: ignore[attr-defined]
         except EvaluationError as e:

@@ -10,13 +10,25 @@ from __future__ import annotations
 
 import functools
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from starbench.compiled.codes import BAD_EVAL, BUDGET, EXHAUSTIVE, N_STATS, PROBING
-from starbench.compiled.kernel import ArrayTree, LazyTree, Options, Out, Probe, Table
+from starbench.compiled.kernel import (
+    NO_ARRAYS,
+    NO_LAZY,
+    ArrayTree,
+    LazyTree,
+    Options,
+    Out,
+    Probe,
+    Table,
+)
+from starbench.compiled.models import ModelTree
 from starbench.compiled.support import kernel_algo
 from starbench.errors import BudgetExceeded, EvaluationError, InputError
 from starbench.search.arith import tolerance
@@ -29,32 +41,6 @@ from starbench.trees.regular import RegularTreeSpec, shape_of
 
 #: The probe bundle of a search without a probe phase (k = 0).
 _NO_PROBE = Probe(0, False, False, False)
-
-#: An ``ArrayTree`` for a lazy tree and a ``LazyTree`` for an array tree: the kernel takes both
-#: bundles and reads the one its ``Options.lazy`` names.
-_NO_ARRAYS = ArrayTree(
-    np.zeros(1, np.int64),
-    np.zeros(1, np.int64),
-    np.zeros(1, np.int64),
-    np.zeros(1),
-    np.zeros(1),
-    np.zeros(1, np.uint64),
-)
-_NO_LAZY = LazyTree(
-    0,
-    np.zeros(1, np.int64),
-    np.zeros(1, np.int64),
-    np.uint64(0),
-    np.uint64(0),
-    False,
-    np.uint64(1),
-    0,
-    0,
-    False,
-    np.zeros(1),
-    np.uint64(1),
-    1,
-)
 
 
 @functools.lru_cache(maxsize=64)
@@ -140,7 +126,7 @@ class CompiledTree:
             int(arrays.nchild.max(initial=1)),
             tree.max_depth,
             tree.first_chance() is not None,
-            _NO_LAZY,
+            NO_LAZY,
             arrays,
             tree.size,
             explicit=tree,
@@ -172,7 +158,7 @@ class CompiledTree:
         tseed = np.uint64(ts)
         rid = np.uint64(root_id(ts) if rid is None else rid)
         lazy_tree = LazyTree._make((*before, tseed, rid, *after))
-        arrays = _NO_ARRAYS
+        arrays = NO_ARRAYS
         if materialise or not form["lazy"]:
             from starbench.compiled.trees import materialize
 
@@ -216,6 +202,13 @@ class CompiledTree:
     def first_chance(self) -> bool:
         return self.has_chance
 
+    def game_bundle(self) -> None:
+        """The kernel's ``Game`` bundle: None (a tree, not a game; ``compiled.models``)."""
+        return None
+
+    def saw(self, flat: Any) -> None:
+        """What the leaves of a game searched were (a tree: nothing to tell)."""
+
     def root_arity(self) -> int:
         if self.lazy:
             return int(self.tree.level_arity[0]) if self.tree.levels else 0
@@ -223,14 +216,15 @@ class CompiledTree:
 
 
 def execute(
-    ct: CompiledTree,
+    ct: Any,
     spec: AlgorithmSpec | str,
     params: dict[str, Any] | None = None,
     *,
     node_budget: int | None = None,
     per_level: bool = True,
 ) -> SearchResult:
-    """Search a CompiledTree on the compiled kernel: ``spec`` a resolved request
+    """Search a CompiledTree (or a game's ``compiled.models.ModelTree``, which offers the same
+    names) on the compiled kernel: ``spec`` a resolved request
     (``registry.AlgorithmSpec``), or an algorithm's name with its ``params``.  ``per_level``:
     count nodes, leaves, cut-offs and probes per level (the result's ``by_level``; None
     without)."""
@@ -250,7 +244,7 @@ def execute(
         ct.U,
         -1 if node_budget is None else int(node_budget),
         ct.lazy,
-        ct.tree.levels,
+        ct.levels,
         ct.max_arity,
         ct.max_depth,
         tt.chance,
@@ -259,20 +253,31 @@ def execute(
         tt.deeper,
         per_level,
     )
-    if (table is not None) not in _WARMED:  # its first use here: compiled outside the timing
-        warm_up({table is not None})
+    game = ct.game_bundle()
+    form = (table is not None, game is not None)
+    if form not in _WARMED:  # its first use here: compiled outside the timing
+        warm_up({form})
     tree, arrays = ct.bundles if table is None else ct.table_bundles
-    t0, c0 = time.perf_counter(), time.process_time()
-    status, value, best, bad = entry(
-        opts, tree, arrays, probing, table, (stats, root_vals, by_level)
-    )
-    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    out = (stats, root_vals, by_level)
+    if game is None:
+        t0, c0 = time.perf_counter(), time.process_time()
+        status, value, best, bad = entry(opts, tree, arrays, probing, table, out, None)
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    else:  # numba says, each time it types a model's functions, that they are experimental
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+            t0, c0 = time.perf_counter(), time.process_time()
+            status, value, best, bad = entry(opts, tree, arrays, probing, table, out, game)
+            seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    if game is not None and status != BUDGET:
+        ct.saw(game[-1])
     st = SearchStats.of(stats.tolist())
     if status == BUDGET:
         raise _Budget(f"node budget of {node_budget} nodes exceeded", st)
     if status == BAD_EVAL:
+        where = "a leaf" if game is not None else f"node {bad}"
         raise EvaluationError(
-            f"node {bad}: evaluation {value} is NaN or outside the bounds "
+            f"{where}: evaluation {value} is NaN or outside the bounds "
             f"[{ct.bounds[0]}, {ct.bounds[1]}]"
         )
     best_move = None if best < 0 else int(best)
@@ -327,16 +332,22 @@ def _kernel_form(spec: AlgorithmSpec) -> tuple[int, Any, Any, bool, dict[str, An
     return form
 
 
-#: A kernel specialization: with a table (True) or without one (False).  Numba compiles one
-#: machine-code kernel per specialization, each the first time it is used (``kernel.py``).
-Form = bool
+#: A kernel specialization: (with a table, over a game's model).  Numba compiles one
+#: machine-code kernel per specialization, each the first time it is used (``kernel.py``); a
+#: bare bool is a tree's (with a table or not).
+Form = tuple[bool, bool]
 
 _WARMED: set[Form] = set()
 
 
-def forms_for(specs: Any) -> set[Form]:
-    """The specializations that searches with ``specs`` use."""
-    return {bool(_kernel_form(spec)[2].bits) for spec in specs}
+def _forms(forms: Any) -> set[Form]:
+    """``forms`` as (table, game) pairs (default: a tree without a table)."""
+    return {f if isinstance(f, tuple) else (bool(f), False) for f in (forms or {False})}
+
+
+def forms_for(specs: Any, game: bool = False) -> set[Form]:
+    """The specializations that searches with ``specs`` use (``game``: over a game's model)."""
+    return {(bool(_kernel_form(spec)[2].bits), game) for spec in specs}
 
 
 #: About how long the kernel's first compile takes, in seconds (a fresh numba cache, on the
@@ -357,43 +368,72 @@ def cached_on_disk() -> bool:
 
 
 def is_warm(forms: Any = None) -> bool:
-    """Has this process loaded (or compiled) these specializations (default: the one without a
-    table)?"""
-    return set(forms or {False}) <= _WARMED
+    """Has this process loaded (or compiled) these specializations (default: a tree's without
+    a table)?"""
+    return _forms(forms) <= _WARMED
 
 
 def warm_up(forms: Any = None) -> float:
     """Compile (or load from numba's cache) the kernel's specializations ``forms`` (default:
-    the one without a table) once per process, outside any timing, with a one-node search of
-    each; a search compiles its own the first time it is used.  Returns the seconds it took (0
-    when all were warm)."""
-    from starbench.compiled.kernel import entry
+    a tree's without a table) once per process, outside any timing, with a one-node search of
+    each (a game's: of a one-ply pig model); a search compiles its own the first time it is
+    used.  Returns the seconds it took (0 when all were warm)."""
 
-    todo = sorted(set(forms or {False}) - _WARMED)
+    todo = sorted(_forms(forms) - _WARMED)
     if not todo:
         return 0.0
     t0 = time.perf_counter()
-    for table in todo:
-        _WARMED.add(table)
-        ct = CompiledTree.from_regular(_TINY, 0, 0)
+    for table, over_game in todo:
+        _WARMED.add((table, over_game))
+        ct = _tiny_game() if over_game else CompiledTree.from_regular(_TINY, 0, 0)
         opts = Options(
-            int(PROBING), ct.L, ct.U, -1, True, ct.levels, 1, 1, False, False, False, False, True
+            int(PROBING),
+            ct.L,
+            ct.U,
+            -1,
+            ct.lazy,
+            ct.levels,
+            ct.max_arity,
+            ct.max_depth,
+            False,
+            False,
+            False,
+            False,
+            True,
         )
-        entry(
-            tuple(opts),
-            tuple(ct.tree),
-            tuple(ct.arrays),
-            tuple(Probe(1, False, False, False)),
-            tuple(_table(1)) if table else None,
-            tuple(
-                Out(
-                    np.zeros(N_STATS, np.int64),
-                    np.zeros(max(ct.max_arity, 1)),
-                    np.zeros((4, ct.max_depth + 2), np.int64),
-                )
-            ),
-        )
+        with warnings.catch_warnings():  # a model's functions: numba says they are new
+            warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+            _one_search(ct, opts, table)
     return time.perf_counter() - t0
+
+
+def _one_search(ct: Any, opts: Options, table: bool) -> None:
+    """``warm_up``'s one search of ``ct`` (with a one-slot table, or without one)."""
+    from starbench.compiled.kernel import entry
+
+    entry(
+        tuple(opts),
+        *ct.bundles,
+        tuple(Probe(1, False, False, False)),
+        tuple(_table(1)) if table else None,
+        tuple(
+            Out(
+                np.zeros(N_STATS, np.int64),
+                np.zeros(max(ct.max_arity, 1)),
+                np.zeros((4, ct.max_depth + 2), np.int64),
+            )
+        ),
+        ct.game_bundle(),
+    )
+
+
+def _tiny_game() -> Any:
+    """A one-ply game searched to compile the kernel's game specializations: pig to 1 point
+    (its model; the kernel is typed by the contract's signatures, so it serves every model)."""
+    from starbench.games.models import pig_model_of
+
+    model = pig_model_of(1, 2, 1)
+    return ModelTree(model, model.initial(), 1, "zero", (-1.0, 1.0))
 
 
 _TINY = RegularTreeSpec(branching=1, chance_arity=1, depth=1)

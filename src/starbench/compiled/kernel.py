@@ -109,6 +109,10 @@ from starbench.compiled.codes import (  # noqa: E402  (the kernel's named codes)
 )
 from starbench.compiled.hashing import child, divisor, increment, leaf_value, weight
 
+#: OpenSpiel's player ids at a chance node and a terminal (``games.models``: a model's
+#: ``player``).
+G_CHANCE, G_TERMINAL = -1, -4
+
 #: The rows of ``Out.by_level`` (the counters per level, column = level; ``search/stats.py``):
 #: inner nodes entered (the engine adds the leaves to make the nodes), leaves, cut-offs, probes.
 LV_INNER, LV_LEAVES, LV_CUTS, LV_PROBES = 0, 1, 2, 3
@@ -425,16 +429,51 @@ LazyTree = namedtuple(
 ArrayTree = namedtuple("ArrayTree", "kind first nchild prob value key")
 Probe = namedtuple("Probe", "k sequential research skip_full")
 Table = namedtuple("Table", "key depth lo hi move")
+#: A game searched over its model (``games.models``; None for a random or explicit tree): the
+#: model's functions (``CONTRACT`` order, first-class functions of one signature each, so one
+#: compiled kernel serves every model), its parameters, the root player, the heuristic's code,
+#: the states (row = depth, column = child: frame d's state is ``states[d, f_idx[d]]``, the root
+#: ``states[0, 0]``) and ``flat`` (the first leaf value, and 1 while every leaf equals it, 2 once
+#: one differs: ``GameTree.flat_value``).
+Game = namedtuple("Game", "fns params player code depth states flat")
 Out = namedtuple("Out", "stats root_vals by_level")
 
 
+#: An ``ArrayTree`` for a lazy tree and a ``LazyTree`` for an array tree: the kernel takes both
+#: bundles and reads the one its ``Options.lazy`` names.
+NO_ARRAYS = ArrayTree(
+    np.zeros(1, np.int64),
+    np.zeros(1, np.int64),
+    np.zeros(1, np.int64),
+    np.zeros(1),
+    np.zeros(1),
+    np.zeros(1, np.uint64),
+)
+NO_LAZY = LazyTree(
+    0,
+    np.zeros(1, np.int64),
+    np.zeros(1, np.int64),
+    np.uint64(0),
+    np.uint64(0),
+    False,
+    np.uint64(1),
+    0,
+    0,
+    False,
+    np.zeros(1),
+    np.uint64(1),
+    1,
+)
+
+
 @njit(cache=True)
-def search_kernel(opts, tree, arrays, probe, table, out):
+def search_kernel(opts, tree, arrays, probe, table, out, game):
     """Search the tree from its root with window (-inf, +inf).
 
     ``opts`` an ``Options``; ``tree`` a ``LazyTree``, ``arrays`` an ``ArrayTree`` (``opts.lazy``
     says which one is searched); ``probe`` a ``Probe``; ``table`` a ``Table`` or None; ``out``
-    an ``Out``.  Returns (status, value, best move or -1, bad node); fills ``out.stats``
+    an ``Out``; ``game`` a ``Game`` (a game's model is the tree: the other two bundles are
+    placeholders) or None.  Returns (status, value, best move or -1, bad node); fills ``out.stats``
     (STAT_FIELDS order) and, for the exhaustive algorithm at a decision root, ``out.root_vals``
     with every root child's value.
     """
@@ -477,6 +516,13 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         t_lo = borrow(table.lo)
         t_hi = borrow(table.hi)
         t_move = borrow(table.move)
+    if game is not None:  # a game's model: its functions, and frame d's state g_states[d, idx]
+        g_player, g_n_moves, g_move, g_n_outcomes, g_outcome, g_probability = game.fns[:6]
+        g_apply, g_returns, g_heuristic, g_key = game.fns[6:]
+        g_p = borrow(game.params)
+        g_states = borrow(game.states)
+        g_flat = borrow(game.flat)
+        g_root, g_code = game.player, game.code
     D = max_depth + 1
     A = max_arity if max_arity > 0 else 1
     r1d, wd = divisor(r1), divisor(wmax)  # the value range and the weights: % as multiplication
@@ -564,9 +610,41 @@ def search_kernel(opts, tree, arrays, probe, table, out):
     # the float tolerance 1e-9 * max(1, |L|, |U|), as starbench.search.arith.tolerance
     root_margin = 0.0 if algo == EXHAUSTIVE else 1e-9 * max(1.0, abs(L), abs(U))
 
-    def tt_depth(level):
-        """The levels below a node (0 in a tree file, whose nodes are all distinct)."""
+    def tt_depth(level, left):
+        """The depth of a node's table entries: the levels below it (0 in a tree file, whose
+        nodes are all distinct), or in a game the decision plies ``left`` below it
+        (``GameTree.transposition``)."""
+        if game is not None:
+            return left
         return levels - level if levels > 0 else 0
+
+    def game_kind(s, left):
+        """A game state's kind with ``left`` decision plies left (``GameTree.kind``): a leaf at
+        the horizon or the game's end, else by the player to move."""
+        pl = g_player(g_p, s)
+        if left <= 0 or pl == G_TERMINAL:
+            return LEAF
+        if pl == G_CHANCE:
+            return CHANCE
+        return MAX if pl == g_root else MIN
+
+    def game_leaf(s):
+        """A game leaf's value (``GameTree.evaluate``): the root player's return where the game
+        is over, else the heuristic; ``g_flat`` follows whether every leaf is equal."""
+        if g_player(g_p, s) == G_TERMINAL:
+            v = g_returns(g_p, s, g_root)
+        else:
+            v = g_heuristic(g_p, s, g_code, g_root)
+        if g_flat[1] == 0:
+            g_flat[0] = v
+            g_flat[1] = 1
+        elif g_flat[1] == 1 and v != g_flat[0]:
+            g_flat[1] = 2
+        return v
+
+    def game_key(d, j):
+        """The table key of child ``j`` of frame ``d`` (the model's key of its state)."""
+        return np.uint64(g_key(g_p, g_states[d + 1, j]))
 
     def request(d, m, alpha, beta, mode, stop):
         """Ask the main loop to search child ``m`` of frame ``d`` with window (alpha, beta), in
@@ -586,7 +664,9 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         d + 1)."""
         if count(stats, lv_inner, lv_leaves, per_level, d + 1, LEAF, inprobe == 1, budget):
             return BUDGET, d, np.nan
-        if lazy:
+        if game is not None:
+            v = game_leaf(g_states[d + 1, cidx])
+        elif lazy:
             v = lazy_leaf_value(incremental, version, tseed, r1d, cid, cps)
         else:
             v = a_value[cidx]
@@ -621,14 +701,16 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         f_tt[e] = 0
         if table is not None and not (tt_decision_only and ckind == CHANCE):
             # ``Search._tt_search`` (NORMAL) and ``Star2._outcome`` (RESUME)
-            if lazy:
+            if game is not None:
+                ckey = game_key(d, cidx)
+            elif lazy:
                 ckey = cid
             else:
                 ckey = a_key[cidx]
             f_key[e] = ckey
             mode = f_mode[e]
             if mode != PROBE:
-                s = tt_probe(t_key, t_depth, stats, ckey, tt_depth(f_level[d] + 1), tt_deeper)
+                s = tt_probe(t_key, t_depth, stats, ckey, tt_depth(f_level[d] + 1, cps), tt_deeper)
                 if s >= 0:
                     lower = t_lo[s]
                     upper = t_hi[s]
@@ -674,6 +756,22 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         them: array indices, or lazy ids when the order needs them all first); returns n."""
         kind = f_kind[d]
         f_ck[d] = -1  # the children's kinds are in row d of c_kind
+        if game is not None:  # a game: every child's state made (g_states row d + 1)
+            s = g_states[d, f_idx[d]]
+            chance = kind == CHANCE
+            n = g_n_outcomes(g_p, s) if chance else g_n_moves(g_p, s)
+            left = f_ps[d] if chance else f_ps[d] - 1  # chance nodes are free
+            for j in range(n):
+                out = g_states[d + 1, j]
+                if chance:
+                    g_apply(g_p, s, g_outcome(g_p, s, j), out)
+                    c_prob[d, j] = g_probability(g_p, s, j)
+                else:
+                    g_apply(g_p, s, g_move(g_p, s, j), out)
+                c_idx[d, j] = j
+                c_ps[d, j] = left
+                c_kind[d, j] = game_kind(out, left)
+            return n
         if lazy:
             lv = f_level[d]
             if (kind == CHANCE and (dist_random or outcome != OUT_GENERATED)) or (
@@ -842,11 +940,13 @@ def search_kernel(opts, tree, arrays, probe, table, out):
             hi[d, j] = U
             st_has[d, j] = 0
         if table is not None and tt_chance:  # ``Star1._initial_bounds``: table bounds per outcome
-            cdepth = tt_depth(f_level[d] + 1)
+            cdepth = tt_depth(f_level[d] + 1, f_ps[d])
             for j in range(n):
                 if c_kind[d, j] == LEAF:
                     continue
-                if not lazy:
+                if game is not None:
+                    ckey = game_key(d, j)
+                elif not lazy:
                     ckey = a_key[c_idx[d, j]]
                 elif f_pre[d] == 1:
                     ckey = c_id[d, j]
@@ -1071,7 +1171,9 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         if count(stats, lv_inner, lv_leaves, per_level, d, kind, f_inprobe[d] == 1, budget):
             return BUDGET, d, np.nan
         if kind == LEAF:
-            if lazy:
+            if game is not None:
+                v = game_leaf(g_states[d, f_idx[d]])
+            elif lazy:
                 v = lazy_leaf_value(incremental, version, tseed, r1d, f_id[d], f_ps[d])
             else:
                 v = a_value[f_idx[d]]
@@ -1094,7 +1196,11 @@ def search_kernel(opts, tree, arrays, probe, table, out):
         lv_leaves[j] = 0
         lv_cuts[j] = 0
         lv_probes[j] = 0
-    if lazy:
+    if game is not None:  # the root's state is g_states[0, 0]
+        f_ps[0] = game.depth
+        f_idx[0] = 0
+        f_kind[0] = game_kind(g_states[0, 0], game.depth)
+    elif lazy:
         f_kind[0] = level_kind[0] if levels > 0 else LEAF
         f_id[0] = rid
     else:
@@ -1139,7 +1245,7 @@ def search_kernel(opts, tree, arrays, probe, table, out):
                 t_hi,
                 t_move,
                 f_key[sp],
-                tt_depth(f_level[sp]),
+                tt_depth(f_level[sp], f_ps[sp]),
                 f_alpha[sp],
                 f_beta[sp],
                 ret,
@@ -1164,20 +1270,16 @@ def search_kernel(opts, tree, arrays, probe, table, out):
 
 
 @njit(cache=True)
-def entry(opts, tree, arrays, probe, table, out):
+def entry(opts, tree, arrays, probe, table, out, game):
     """``search_kernel`` called with each bundle as a plain tuple of its fields, rebuilt here:
     numba's dispatcher types a plain tuple in C but a namedtuple in Python (measured here: a
     3-node search took 8.9 us per call with namedtuples, 2.4 us with plain tuples), so the
-    engine calls this."""
+    engine calls this.  ``table`` and ``game`` may be None (each a specialization of its own)."""
+    o, t, a, p, u = Options(*opts), LazyTree(*tree), ArrayTree(*arrays), Probe(*probe), Out(*out)
+    if game is None:
+        if table is None:
+            return search_kernel(o, t, a, p, None, u, None)
+        return search_kernel(o, t, a, p, Table(*table), u, None)
     if table is None:
-        return search_kernel(
-            Options(*opts), LazyTree(*tree), ArrayTree(*arrays), Probe(*probe), None, Out(*out)
-        )
-    return search_kernel(
-        Options(*opts),
-        LazyTree(*tree),
-        ArrayTree(*arrays),
-        Probe(*probe),
-        Table(*table),
-        Out(*out),
-    )
+        return search_kernel(o, t, a, p, None, u, Game(*game))
+    return search_kernel(o, t, a, p, Table(*table), u, Game(*game))

@@ -58,12 +58,13 @@ def unsupported(
 
 def _game_unsupported(name: str, tree: Any, params: dict[str, Any]) -> str | None:
     """Why the compiled engine cannot search this game request, or None: it searches a game
-    with a model (``games.models``: pig, Einstein würfelt nicht) with expectimax without a
-    table, to a fixed depth, with a heuristic the model computes (``compiled.models``)."""
+    with a model (``games.models``: pig, Einstein würfelt nicht) with any kernel algorithm
+    without a table, to a fixed depth, with a heuristic the model computes
+    (``compiled.models``)."""
     from starbench.games.adapter import GameTree
 
-    if name != "expectimax" or params.get("tt"):
-        return "game trees (but expectimax without a table on a game with a model)"
+    if params.get("tt"):
+        return "game searches with a transposition table"
     if isinstance(tree, GameTree):
         from starbench.compiled.models import ModelTree
 
@@ -75,10 +76,14 @@ def _game_unsupported(name: str, tree: Any, params: dict[str, Any]) -> str | Non
         from starbench.games.source import OPENSPIEL, OPENSPIEL_PREFIX, kind_of, load_openspiel
 
         if kind_of(tree.game) is not OPENSPIEL:
-            return "games without a model (games.models: pig, Einstein würfelt nicht)"
+            return NO_MODEL
         model = model_of(load_openspiel(tree.game.removeprefix(OPENSPIEL_PREFIX), "tree.game"))
         ok = model is not None and tree.heuristic_name() in model.heuristics
-    return None if ok else "games without a model (games.models: pig, Einstein würfelt nicht)"
+    return None if ok else NO_MODEL
+
+
+#: What the compiled engine says of a game it has no model of.
+NO_MODEL = "games without a model (games.models: pig, Einstein würfelt nicht)"
 
 
 def _compiled(tree: Any) -> bool:

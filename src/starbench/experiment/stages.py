@@ -44,6 +44,7 @@ from starbench.record.rows import (
 from starbench.record.storage import CELL, TABLE, TABLE_CSV, Journal, read_json
 from starbench.record.tablefile import write_table
 from starbench.search.registry import KEY_PARAMS, is_exact, key_values
+from starbench.trees.regular import RegularTreeSpec
 
 Instances = dict[int, dict[tuple[Any, ...], Row]]  # instance -> (algorithm, *KEY_PARAMS) -> row
 
@@ -390,6 +391,7 @@ def announce(
                 and warn(f"starbench: kernel ready in {seconds:.1f} s")
             ),
             [a for a, engine in chosen.items() if engine == "compiled"],
+            game=not isinstance(settings.tree, RegularTreeSpec),
         )
 
 

@@ -19,7 +19,9 @@ array of ``size`` numbers:
   gives it (``games.heuristics``), from the root player's point of view;
 * ``key(p, s)``: a 64-bit transposition key (equal keys: equal states);
 
-and, in Python, ``from_state(pyspiel_state) -> s``: a position as a model state.
+and, in Python, ``from_state(pyspiel_state) -> s``: a position as a model state, ``initial()``:
+the game's first state, and ``frame(s, depth)``: the most children a node has and the deepest
+level (chance levels counted) of a search ``depth`` decision plies deep from ``s``.
 
 A model speaks OpenSpiel action ids, so a search's best move maps to the game's own action
 as the Python engine's does (``GameSource.action``).  No state survives a call: a model is
@@ -71,6 +73,12 @@ class GameModel:
     key: Callable[..., int]
     from_state: Callable[[Any], Any]
     heuristics: tuple[str, ...]
+    #: ``frame(s, depth)``: (the most children a node searched ``depth`` decision plies from
+    #: state ``s`` has, the deepest level such a search reaches, chance levels counted): what a
+    #: search's stack holds
+    frame: Callable[[Any, int], tuple[int, int]]
+    #: ``initial()``: the game's first state
+    initial: Callable[[], Any]
 
     def heuristic_code(self, name: str) -> int:
         """The code of the heuristic ``name`` (one line naming the ones this model computes)."""
@@ -206,22 +214,34 @@ def pig_model(game: Any) -> GameModel:
     params = game.get_parameters()
     if int(params.get("players", 2)) != 2 or bool(params.get("piglet", False)):
         raise InputError(f"{game}: pig's model plays two players without piglet")
-    p = np.array(
-        [int(params["winscore"]), int(params["diceoutcomes"]), int(params["horizon"])], np.int64
+    return pig_model_of(
+        int(params["winscore"]), int(params["diceoutcomes"]), int(params["horizon"]), str(game)
     )
+
+
+def pig_model_of(winscore: int, diceoutcomes: int, horizon: int, name: str = "") -> GameModel:
+    """Pig's model for these rules (two players, no piglet): OpenSpiel's parameters."""
+    p = np.array([winscore, diceoutcomes, horizon], np.int64)
+
+    def initial() -> Any:
+        return np.zeros(PIG_SIZE, np.int64)
 
     def from_state(state: Any) -> Any:
         """The model state of a pyspiel pig state, read from its history (no text): the
         actions replayed on the model from the start."""
-        s = np.array([0, 0, 0, 0, 0, 0], np.int64)
+        s = initial()
         out = np.empty_like(s)
         for action in state.history():
             pig_apply(p, s, int(action), out)
             s, out = out, s
         return s
 
+    def frame(s: Any, depth: int) -> tuple[int, int]:
+        return max(2, diceoutcomes), 2 * depth + 1  # a roll's chance node after each ply
+
     heuristics = ("zero", "score_difference", "score_share")
-    return GameModel(str(game), p, PIG_SIZE, *_contract("pig"), from_state, heuristics)
+    name = name or f"pig(diceoutcomes={diceoutcomes},horizon={horizon},winscore={winscore})"
+    return GameModel(name, p, PIG_SIZE, *_contract("pig"), from_state, heuristics, frame, initial)
 
 
 # --------------------------------------------------------------------------- Einstein
@@ -421,19 +441,32 @@ def einstein_model(game: Any) -> GameModel:
     """The model of OpenSpiel's Einstein würfelt nicht (no parameters)."""
     p = np.zeros(1, np.int64)
 
-    def from_state(state: Any) -> Any:
-        """The model state of a pyspiel state, its history replayed on the model."""
+    def initial() -> Any:
         s = np.zeros(EINSTEIN_SIZE, np.int64)
         s[E_TO_MOVE], s[E_PREV], s[E_TURNS], s[E_WINNER] = CHANCE, 0, -1, -1
         s[E_BLACK] = s[E_WHITE] = 6
+        return s
+
+    def from_state(state: Any) -> Any:
+        """The model state of a pyspiel state, its history replayed on the model."""
+        s = initial()
         out = np.empty_like(s)
         for action in state.history():
             einstein_apply(p, s, int(action), out)
             s, out = out, s
         return s
 
+    def frame(s: Any, depth: int) -> tuple[int, int]:
+        # the set-up draws (720 placements each, three chance levels in a row with the first
+        # roll), then a roll of 6 and at most 6 moves (the die's cube or its two neighbours,
+        # three directions each) per ply
+        return (720 if s[E_TURNS] < 1 else 6), 2 * depth + 3
+
     heuristics = ("zero", "einstein_progress")
-    return GameModel(str(game), p, EINSTEIN_SIZE, *_contract("einstein"), from_state, heuristics)
+    return GameModel(
+        str(game), p, EINSTEIN_SIZE, *_contract("einstein"), from_state, heuristics, frame,
+        initial,
+    )  # fmt: skip
 
 
 #: Models by OpenSpiel short name: the game's loaded pyspiel game -> its model.
