@@ -109,8 +109,9 @@ def _registry_restored():
 
 def pytest_sessionstart(session):
     """Under pytest-xdist, the controller compiles the kernel's two specializations (without a
-    table, with one) once, in two processes at once, into numba's cache before the workers
-    start, so that no worker compiles them again (each compile is 10-20 s CPU)."""
+    table, with one) and those of the two game model families (without a table) once, two
+    processes at a time, into numba's cache before the workers start, so that no worker
+    compiles them again (each compile is 10-25 s CPU)."""
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return  # a worker, or one process: the first compiled test compiles what it needs
@@ -118,5 +119,15 @@ def pytest_sessionstart(session):
 
     code = "import sys; from starbench.compiled import engine; engine.warm_up({sys.argv[1] == 't'})"
     procs = [subprocess.Popen([sys.executable, "-c", code, f]) for f in ("f", "t")]
+    for p in procs:
+        p.wait()
+    # then the game model families' kernels the game tests use (without a table), likewise
+    code = (
+        "import sys; from starbench.compiled import engine; from starbench.games import models; "
+        "m = models.pig_model_of(100, 6, 1000) if sys.argv[1] == 'pig' "
+        "else models.einstein_model('einstein_wurfelt_nicht'); "
+        "engine.warm_up({(False, m.family)}, m)"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", code, f]) for f in ("pig", "einstein")]
     for p in procs:
         p.wait()

@@ -258,3 +258,32 @@ def test_the_engines_serve_a_game_over_its_model_and_stop_at_a_budget_alike():
             assert a.message == b.message
     with pytest.raises(BudgetExceeded):
         b.value()
+
+
+def test_a_game_cell_says_its_model_s_compile_and_warms_its_family(tmp_path, monkeypatch):
+    """A game cell on the compiled engine warms the kernel of its model's family before the
+    work starts, and says so where numba's cache lacks it (the compile itself skipped here)."""
+    from starbench.compiled import engine as compiled_engine
+    from starbench.experiment.runner import run_cell
+    from starbench.experiment.settings import AlgorithmSpec, RunSettings
+    from starbench.games.spec import GameSpec
+
+    warmed: list = []
+    monkeypatch.setattr(compiled_engine, "cached_on_disk", lambda family=None: family is None)
+    monkeypatch.setattr(compiled_engine, "is_warm", lambda forms=None: False)
+    monkeypatch.setattr(
+        compiled_engine, "warm_up", lambda forms=None, model=None: warmed.append(forms) or 0.0
+    )
+    said: list[str] = []
+    s = RunSettings(
+        tree=GameSpec(game="pig(winscore=10)", depth=2),
+        algorithms=(AlgorithmSpec("star1"),),
+        trees=2,
+        progress=False,
+    )
+    run_cell(s, tmp_path / "cell", out=lambda _: None, warn=said.append)
+    assert warmed[0] == {(False, "pig")}  # before the work (then each search asks again)
+    assert [line for line in said if "compiling the search kernel" in line] == [
+        f"starbench: compiling the search kernel (once per machine, about "
+        f"{compiled_engine.GAME_COMPILE_SECONDS} s)"
+    ]

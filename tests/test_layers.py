@@ -325,3 +325,23 @@ def test_no_import_finder_and_python_m_starbench_run_runs(tmp_path):
         timeout=60,
     )
     assert p.returncode == 0 and "starbench run" in p.stdout, p.stderr
+
+
+def test_every_jitted_module_keys_the_numba_cache():
+    """Every module with a jitted function is among the sources whose digest names numba's
+    cache folder (``ground.caches.COMPILED_SOURCES``): an edit of any of them compiles afresh,
+    never loads a kernel with its old code compiled in."""
+    from starbench.ground.caches import COMPILED_SOURCES
+
+    package = SRC / "starbench"
+    jitted = {
+        f.relative_to(package).as_posix()
+        for f in package.rglob("*.py")
+        if "@njit" in f.read_text(encoding="utf-8") or "@overload" in f.read_text(encoding="utf-8")
+    }
+    covered = {
+        j
+        for j in jitted
+        if any(j == s or j.startswith(s.rstrip("/") + "/") for s in COMPILED_SOURCES)
+    }
+    assert jitted and jitted == covered, sorted(jitted - covered)

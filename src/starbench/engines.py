@@ -139,27 +139,30 @@ def _is_game(tree: Any) -> bool:
     return isinstance(tree, GameTree | GameSpec)
 
 
-def prepare(before: Any = None, after: Any = None, specs: Any = None, game: bool = False) -> float:
+def game_model(spec: Any) -> Any:
+    """The native model of a game cell's game (a ``GameSpec``), or None where it has none."""
+    from starbench.compiled.support import spec_model
+
+    return spec_model(spec)
+
+
+def prepare(before: Any = None, after: Any = None, specs: Any = None, model: Any = None) -> float:
     """Load (the first time on a machine: compile) the compiled kernel's specializations that
     searches with ``specs`` use (with a table, without one; by default the one without; over
-    a game's model with ``game``) before
-    anything is timed; ``before(compiling, seconds)`` is called when one is not loaded yet
-    (``compiling``: numba's cache does not hold it, so it is compiled, in about ``seconds``),
-    ``after(seconds)`` once they are.  Returns the seconds it took (0 when already loaded)."""
-    from starbench.compiled.engine import (
-        COMPILE_SECONDS,
-        cached_on_disk,
-        forms_for,
-        is_warm,
-        warm_up,
-    )
+    the game model ``model``, a ``GameModel``, when given) before anything is timed;
+    ``before(compiling, seconds)`` is called when one is not loaded yet (``compiling``: numba's
+    cache does not hold it, so it is compiled, in about ``seconds``), ``after(seconds)`` once
+    they are.  Returns the seconds it took (0 when already loaded)."""
+    from starbench.compiled import engine
 
-    forms = forms_for(specs, game) if specs else None
-    if is_warm(forms):
+    forms = engine.forms_for(specs, model) if specs else None
+    if engine.is_warm(forms):
         return 0.0
     if before is not None:
-        before(not cached_on_disk(), COMPILE_SECONDS)
-    seconds = warm_up(forms)
+        family = None if model is None else model.family
+        seconds = engine.COMPILE_SECONDS if family is None else engine.GAME_COMPILE_SECONDS
+        before(not engine.cached_on_disk(family), seconds)
+    seconds = engine.warm_up(forms, model)
     if after is not None:
         after(seconds)
     return seconds

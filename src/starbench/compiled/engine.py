@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import functools
 import time
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from starbench.compiled.codes import BAD_EVAL, BUDGET, EXHAUSTIVE, N_STATS, PROBING
 from starbench.compiled.kernel import (
@@ -254,21 +252,20 @@ def execute(
         per_level,
     )
     game = ct.game_bundle()
-    form = (table is not None, game is not None)
+    model = None if game is None else ct.model
+    form = (table is not None, None if model is None else model.family)
     if form not in _WARMED:  # its first use here: compiled outside the timing
-        warm_up({form})
+        warm_up({form}, model)
     tree, arrays = ct.bundles if table is None else ct.table_bundles
     out = (stats, root_vals, by_level)
     if game is None:
         t0, c0 = time.perf_counter(), time.process_time()
         status, value, best, bad = entry(opts, tree, arrays, probing, table, out, None)
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    else:  # numba says, each time it types a model's functions, that they are experimental
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-            t0, c0 = time.perf_counter(), time.process_time()
-            status, value, best, bad = entry(opts, tree, arrays, probing, table, out, game)
-            seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    else:
+        t0, c0 = time.perf_counter(), time.process_time()
+        status, value, best, bad = entry(opts, tree, arrays, probing, table, out, game)
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     if game is not None and status != BUDGET:
         ct.saw(game[-1])
     st = SearchStats.of(stats.tolist())
@@ -332,39 +329,47 @@ def _kernel_form(spec: AlgorithmSpec) -> tuple[int, Any, Any, bool, dict[str, An
     return form
 
 
-#: A kernel specialization: (with a table, over a game's model).  Numba compiles one
-#: machine-code kernel per specialization, each the first time it is used (``kernel.py``); a
-#: bare bool is a tree's (with a table or not).
-Form = tuple[bool, bool]
+#: A kernel specialization: (with a table, the game model's family or None for a tree).  Numba
+#: compiles one machine-code kernel per specialization, each the first time it is used
+#: (``kernel.py``); a bare bool is a tree's (with a table or not).
+Form = tuple[bool, str | None]
 
 _WARMED: set[Form] = set()
 
 
 def _forms(forms: Any) -> set[Form]:
-    """``forms`` as (table, game) pairs (default: a tree without a table)."""
-    return {f if isinstance(f, tuple) else (bool(f), False) for f in (forms or {False})}
+    """``forms`` as (table, family) pairs (default: a tree without a table)."""
+    return {f if isinstance(f, tuple) else (bool(f), None) for f in (forms or {False})}
 
 
-def forms_for(specs: Any, game: bool = False) -> set[Form]:
-    """The specializations that searches with ``specs`` use (``game``: over a game's model)."""
-    return {(bool(_kernel_form(spec)[2].bits), game) for spec in specs}
+def forms_for(specs: Any, model: Any = None) -> set[Form]:
+    """The specializations that searches with ``specs`` use (over ``model``, a game's
+    ``GameModel``, or a tree)."""
+    family = None if model is None else model.family
+    return {(bool(_kernel_form(spec)[2].bits), family) for spec in specs}
 
 
 #: About how long the kernel's first compile takes, in seconds (a fresh numba cache, on the
-#: development machine: ``scripts/engine_speed.py``'s cold compile, ``results/bench/engine.md``).
+#: development machine: ``scripts/engine_speed.py``'s cold compile, ``results/bench/engine.md``),
+#: and a game model family's (measured here: 21-24 s CPU per specialization for pig).
 COMPILE_SECONDS = 12
+GAME_COMPILE_SECONDS = 25
 
 
-def cached_on_disk() -> bool:
+def cached_on_disk(family: str | None = None) -> bool:
     """Does numba's cache hold the kernel compiled from this source (so that a first search
     loads it in about a second rather than compiling it)?  numba's own index of the kernel's
-    entry, read as numba reads it (stale or missing: empty)."""
+    entry, read as numba reads it (stale or missing: empty); with ``family``, a
+    specialization over that game model family."""
     from starbench.compiled.kernel import entry
 
     try:
-        return bool(entry._cache._cache_file._load_index())  # noqa: SLF001 - numba's cache
+        index = entry._cache._cache_file._load_index()  # noqa: SLF001 - numba's cache
     except Exception:  # noqa: BLE001 - an unreadable cache is one numba compiles again
         return False
+    if family is None:
+        return bool(index)
+    return any(f"GameModel({family})" in str(key) for key in index)
 
 
 def is_warm(forms: Any = None) -> bool:
@@ -373,19 +378,23 @@ def is_warm(forms: Any = None) -> bool:
     return _forms(forms) <= _WARMED
 
 
-def warm_up(forms: Any = None) -> float:
+def warm_up(forms: Any = None, model: Any = None) -> float:
     """Compile (or load from numba's cache) the kernel's specializations ``forms`` (default:
     a tree's without a table) once per process, outside any timing, with a one-node search of
-    each (a game's: of a one-ply pig model); a search compiles its own the first time it is
-    used.  Returns the seconds it took (0 when all were warm)."""
-
-    todo = sorted(_forms(forms) - _WARMED)
+    each (a game family's: of ``model``'s first state, a leaf); a search compiles its own the
+    first time it is used.  Returns the seconds it took (0 when all were warm)."""
+    todo = sorted(_forms(forms) - _WARMED, key=str)
     if not todo:
         return 0.0
     t0 = time.perf_counter()
-    for table, over_game in todo:
-        _WARMED.add((table, over_game))
-        ct = _tiny_game() if over_game else CompiledTree.from_regular(_TINY, 0, 0)
+    for table, family in todo:
+        if family is None:
+            ct = CompiledTree.from_regular(_TINY, 0, 0)
+        elif model is not None and model.family == family:
+            ct = ModelTree(model, model.initial(), 0, "zero", (-1.0, 1.0))
+        else:
+            raise ValueError(f"warm_up: the game family {family} needs its model")
+        _WARMED.add((table, family))
         opts = Options(
             int(PROBING),
             ct.L,
@@ -401,9 +410,7 @@ def warm_up(forms: Any = None) -> float:
             False,
             True,
         )
-        with warnings.catch_warnings():  # a model's functions: numba says they are new
-            warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-            _one_search(ct, opts, table)
+        _one_search(ct, opts, table)
     return time.perf_counter() - t0
 
 
@@ -425,15 +432,6 @@ def _one_search(ct: Any, opts: Options, table: bool) -> None:
         ),
         ct.game_bundle(),
     )
-
-
-def _tiny_game() -> Any:
-    """A one-ply game searched to compile the kernel's game specializations: pig to 1 point
-    (its model; the kernel is typed by the contract's signatures, so it serves every model)."""
-    from starbench.games.models import pig_model_of
-
-    model = pig_model_of(1, 2, 1)
-    return ModelTree(model, model.initial(), 1, "zero", (-1.0, 1.0))
 
 
 _TINY = RegularTreeSpec(branching=1, chance_arity=1, depth=1)

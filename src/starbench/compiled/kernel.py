@@ -107,6 +107,18 @@ from starbench.compiled.codes import (  # noqa: E402  (the kernel's named codes)
     SEQ_AFTER,
     SEQ_STEP,
 )
+from starbench.compiled.contract import (
+    call_apply,
+    call_heuristic,
+    call_key,
+    call_move,
+    call_n_moves,
+    call_n_outcomes,
+    call_outcome,
+    call_player,
+    call_probability,
+    call_returns,
+)
 from starbench.compiled.hashing import child, divisor, increment, leaf_value, weight
 
 #: OpenSpiel's player ids at a chance node and a terminal (``games.models``: a model's
@@ -430,12 +442,12 @@ ArrayTree = namedtuple("ArrayTree", "kind first nchild prob value key")
 Probe = namedtuple("Probe", "k sequential research skip_full")
 Table = namedtuple("Table", "key depth lo hi move")
 #: A game searched over its model (``games.models``; None for a random or explicit tree): the
-#: model's functions (``CONTRACT`` order, first-class functions of one signature each, so one
-#: compiled kernel serves every model), its parameters, the root player, the heuristic's code,
+#: ``GameModel`` (typed by its family: ``compiled.contract``, whose calls reach the family's
+#: functions), its parameters, the root player, the heuristic's code,
 #: the states (row = depth, column = child: frame d's state is ``states[d, f_idx[d]]``, the root
 #: ``states[0, 0]``) and ``flat`` (the first leaf value, and 1 while every leaf equals it, 2 once
 #: one differs: ``GameTree.flat_value``).
-Game = namedtuple("Game", "fns params player code depth states flat")
+Game = namedtuple("Game", "model params player code depth states flat")
 Out = namedtuple("Out", "stats root_vals by_level")
 
 
@@ -517,8 +529,7 @@ def search_kernel(opts, tree, arrays, probe, table, out, game):
         t_hi = borrow(table.hi)
         t_move = borrow(table.move)
     if game is not None:  # a game's model: its functions, and frame d's state g_states[d, idx]
-        g_player, g_n_moves, g_move, g_n_outcomes, g_outcome, g_probability = game.fns[:6]
-        g_apply, g_returns, g_heuristic, g_key = game.fns[6:]
+        g_model = game.model  # typed by its family: the calls below are the family's own
         g_p = borrow(game.params)
         g_states = borrow(game.states)
         g_flat = borrow(game.flat)
@@ -621,7 +632,7 @@ def search_kernel(opts, tree, arrays, probe, table, out, game):
     def game_kind(s, left):
         """A game state's kind with ``left`` decision plies left (``GameTree.kind``): a leaf at
         the horizon or the game's end, else by the player to move."""
-        pl = g_player(g_p, s)
+        pl = call_player(g_model, g_p, s)
         if left <= 0 or pl == G_TERMINAL:
             return LEAF
         if pl == G_CHANCE:
@@ -631,10 +642,10 @@ def search_kernel(opts, tree, arrays, probe, table, out, game):
     def game_leaf(s):
         """A game leaf's value (``GameTree.evaluate``): the root player's return where the game
         is over, else the heuristic; ``g_flat`` follows whether every leaf is equal."""
-        if g_player(g_p, s) == G_TERMINAL:
-            v = g_returns(g_p, s, g_root)
+        if call_player(g_model, g_p, s) == G_TERMINAL:
+            v = call_returns(g_model, g_p, s, g_root)
         else:
-            v = g_heuristic(g_p, s, g_code, g_root)
+            v = call_heuristic(g_model, g_p, s, g_code, g_root)
         if g_flat[1] == 0:
             g_flat[0] = v
             g_flat[1] = 1
@@ -644,7 +655,7 @@ def search_kernel(opts, tree, arrays, probe, table, out, game):
 
     def game_key(d, j):
         """The table key of child ``j`` of frame ``d`` (the model's key of its state)."""
-        return np.uint64(g_key(g_p, g_states[d + 1, j]))
+        return np.uint64(call_key(g_model, g_p, g_states[d + 1, j]))
 
     def request(d, m, alpha, beta, mode, stop):
         """Ask the main loop to search child ``m`` of frame ``d`` with window (alpha, beta), in
@@ -759,15 +770,15 @@ def search_kernel(opts, tree, arrays, probe, table, out, game):
         if game is not None:  # a game: every child's state made (g_states row d + 1)
             s = g_states[d, f_idx[d]]
             chance = kind == CHANCE
-            n = g_n_outcomes(g_p, s) if chance else g_n_moves(g_p, s)
+            n = call_n_outcomes(g_model, g_p, s) if chance else call_n_moves(g_model, g_p, s)
             left = f_ps[d] if chance else f_ps[d] - 1  # chance nodes are free
             for j in range(n):
                 out = g_states[d + 1, j]
                 if chance:
-                    g_apply(g_p, s, g_outcome(g_p, s, j), out)
-                    c_prob[d, j] = g_probability(g_p, s, j)
+                    call_apply(g_model, g_p, s, call_outcome(g_model, g_p, s, j), out)
+                    c_prob[d, j] = call_probability(g_model, g_p, s, j)
                 else:
-                    g_apply(g_p, s, g_move(g_p, s, j), out)
+                    call_apply(g_model, g_p, s, call_move(g_model, g_p, s, j), out)
                 c_idx[d, j] = j
                 c_ps[d, j] = left
                 c_kind[d, j] = game_kind(out, left)

@@ -1,15 +1,10 @@
-"""The compiled kernel over a game model (``starbench.games.models``): the model's functions
-handed to the one search kernel as one value, as mctx hands its search an environment, so every
-kernel algorithm (expectimax, minimax, alpha-beta, Star1, Star2, Star2.5) searches every game
-that has a model, and no search is written per game.
+"""The compiled kernel over a game model (``starbench.games.models``): a game's model handed to
+the one search kernel as one value, as mctx hands its search an environment, so every kernel
+algorithm (expectimax, Star1, Star2, Star2.5) searches every game that has a model, and no
+search is written per game.
 
-How the functions reach the kernel.  Each of the contract's functions is compiled for one
-signature (``SIGNATURES``) and handed to the kernel as a first-class function of that
-signature (``Native``): the kernel is then typed by the signatures, not by the functions, so one
-machine-code kernel serves every model and numba caches it on disk like the kernel of random
-trees (a function handed as a jitted function would type the kernel by that function, and numba
-cannot cache that).  The cost is an indirect call per use of the model: measured in
-``docs/benchmark.md``'s games section.
+The model reaches the kernel typed by its family (``compiled.contract``): numba compiles the
+kernel once per family, with the family's functions called directly, and caches it on disk.
 
 The game tree is the one ``games.adapter.GameTree`` defines: ``depth`` decision plies from the
 root (chance nodes are free; at the horizon any node is a leaf), a leaf worth the root player's
@@ -28,49 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import types
-from numba.core.types.function_type import WrapperAddressProtocol
-from numba.experimental.function_type import _get_wrapper_address
 
 from starbench.compiled.kernel import NO_ARRAYS, NO_LAZY
-from starbench.games.models import CONTRACT, GameModel, model_of
-
-_P = types.int64[:]  # the parameters and a state (any layout: rows of the kernel's state stack)
-_I, _F = types.int64, types.float64
-#: Each contract function's signature (``games.models``' contract, ``CONTRACT`` order).
-SIGNATURES = {
-    "player": _I(_P, _P),
-    "n_moves": _I(_P, _P),
-    "move": _I(_P, _P, _I),
-    "n_outcomes": _I(_P, _P),
-    "outcome": _I(_P, _P, _I),
-    "probability": _F(_P, _P, _I),
-    "apply": types.none(_P, _P, _I, _P),
-    "returns": _F(_P, _P, _I),
-    "heuristic": _F(_P, _P, _I, _I),
-    "key": _I(_P, _P),
-}
-assert tuple(SIGNATURES) == CONTRACT
-
-
-class Native(WrapperAddressProtocol):
-    """A model's compiled function as a first-class function of its contract signature (numba's
-    wrapper address protocol: the kernel calls it through its address)."""
-
-    def __init__(self, function: Any, signature: Any):
-        self.function, self.sig = function, signature
-
-    def __wrapper_address__(self) -> int:
-        return _get_wrapper_address(self.function, self.sig)
-
-    def signature(self) -> Any:
-        return self.sig
-
-
-@functools.lru_cache(maxsize=32)
-def natives(functions: tuple[Any, ...]) -> tuple[Native, ...]:
-    """The contract's functions (``CONTRACT`` order) as ``Native`` values, made once."""
-    return tuple(Native(f, SIGNATURES[n]) for n, f in zip(CONTRACT, functions, strict=True))
+from starbench.games.models import GameModel, model_of
 
 
 @dataclass(frozen=True)
@@ -95,13 +50,18 @@ class ModelTree:
     def of(cls, tree: Any) -> ModelTree | None:
         """The model form of a ``GameTree``, or None where the compiled engine cannot search it
         (no model of its game, a heuristic the model does not compute, no horizon, exact)."""
+        cached = tree.__dict__.get("_model_form")
+        if cached is not None and cached[0] is tree.root:  # made once per root
+            return cached[1]
         state, depth = tree.root
-        if depth is None or getattr(tree, "exact", False) or not hasattr(state, "get_game"):
-            return None
-        model = model_of(state.get_game())
-        if model is None or getattr(tree, "heuristic_name", None) not in model.heuristics:
-            return None
-        return cls(model, model.from_state(state), depth, tree.heuristic_name, tree.bounds, tree)
+        form = None
+        if depth is not None and not getattr(tree, "exact", False) and hasattr(state, "get_game"):
+            model = model_of(state.get_game())
+            if model is not None and getattr(tree, "heuristic_name", None) in model.heuristics:
+                state = model.from_state(state)
+                form = cls(model, state, depth, tree.heuristic_name, tree.bounds, tree)
+        tree.__dict__["_model_form"] = (tree.root, form)
+        return form
 
     @property
     def L(self) -> float:  # noqa: N802 - the kernel's name
@@ -151,9 +111,8 @@ class ModelTree:
         m = self.model
         states = np.zeros((self.max_depth + 2, self.max_arity, m.size), np.int64)
         states[0, 0] = np.asarray(self.state, np.int64)
-        fns = natives(tuple(getattr(m, name) for name in CONTRACT))
         return (
-            fns,
+            m,
             m.params,
             self.root_player(),
             m.heuristic_code(self.heuristic),

@@ -72,14 +72,19 @@ def _game_unsupported(name: str, tree: Any, params: dict[str, Any]) -> str | Non
     elif getattr(tree, "iterative", False):
         return "iterative deepening on game trees"
     else:  # a GameSpec: its game's model, and the heuristic the model computes
-        from starbench.games.models import model_of
-        from starbench.games.source import OPENSPIEL, OPENSPIEL_PREFIX, kind_of, load_openspiel
-
-        if kind_of(tree.game) is not OPENSPIEL:
-            return NO_MODEL
-        model = model_of(load_openspiel(tree.game.removeprefix(OPENSPIEL_PREFIX), "tree.game"))
+        model = spec_model(tree)
         ok = model is not None and tree.heuristic_name() in model.heuristics
     return None if ok else NO_MODEL
+
+
+def spec_model(spec: Any) -> Any:
+    """The ``GameModel`` of a ``GameSpec``'s game, or None where it has none."""
+    from starbench.games.models import model_of
+    from starbench.games.source import OPENSPIEL, OPENSPIEL_PREFIX, kind_of, load_openspiel
+
+    if kind_of(spec.game) is not OPENSPIEL:
+        return None
+    return model_of(load_openspiel(spec.game.removeprefix(OPENSPIEL_PREFIX), "tree.game"))
 
 
 #: What the compiled engine says of a game it has no model of.

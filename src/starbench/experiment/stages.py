@@ -372,7 +372,7 @@ def announce(
         # in this process, before any worker starts and before the progress line's clock: a
         # compile (the first on a machine) is said whatever the settings, and the workers then
         # load the kernel from numba's cache
-        from starbench.engines import prepare
+        from starbench.engines import game_model, prepare
 
         def before(compiling: bool, seconds: float) -> None:
             if compiling:
@@ -391,7 +391,7 @@ def announce(
                 and warn(f"starbench: kernel ready in {seconds:.1f} s")
             ),
             [a for a, engine in chosen.items() if engine == "compiled"],
-            game=not isinstance(settings.tree, RegularTreeSpec),
+            model=None if isinstance(settings.tree, RegularTreeSpec) else game_model(settings.tree),
         )
 
 

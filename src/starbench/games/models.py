@@ -59,6 +59,9 @@ class GameModel:
     contract's functions (see the module docstring)."""
 
     game: str
+    #: the model's family, by which the contract's functions are found (``FAMILIES``): one per
+    #: rules' module (pig for every rule setting), so a compiled search serves a family
+    family: str
     params: Any
     size: int
     player: Callable[..., int]
@@ -106,9 +109,9 @@ CONTRACT = (
 )
 
 
-def _contract(prefix: str) -> list[Any]:
+def _contract(prefix: str) -> tuple[Any, ...]:
     """Model ``prefix``'s functions of the contract, in ``CONTRACT`` order."""
-    return [globals()[f"{prefix}_{name}"] for name in CONTRACT]
+    return tuple(globals()[f"{prefix}_{name}"] for name in CONTRACT)
 
 
 # --------------------------------------------------------------------------- pig
@@ -241,7 +244,9 @@ def pig_model_of(winscore: int, diceoutcomes: int, horizon: int, name: str = "")
 
     heuristics = ("zero", "score_difference", "score_share")
     name = name or f"pig(diceoutcomes={diceoutcomes},horizon={horizon},winscore={winscore})"
-    return GameModel(name, p, PIG_SIZE, *_contract("pig"), from_state, heuristics, frame, initial)
+    return GameModel(
+        name, "pig", p, PIG_SIZE, *FAMILIES["pig"], from_state, heuristics, frame, initial
+    )
 
 
 # --------------------------------------------------------------------------- Einstein
@@ -463,11 +468,17 @@ def einstein_model(game: Any) -> GameModel:
         return (720 if s[E_TURNS] < 1 else 6), 2 * depth + 3
 
     heuristics = ("zero", "einstein_progress")
+    functions = FAMILIES["einstein"]
     return GameModel(
-        str(game), p, EINSTEIN_SIZE, *_contract("einstein"), from_state, heuristics, frame,
-        initial,
-    )  # fmt: skip
+        str(game), "einstein", p, EINSTEIN_SIZE, *functions, from_state, heuristics, frame, initial
+    )
 
+
+#: The contract's functions (``CONTRACT`` order) by model family (``GameModel.family``).
+FAMILIES: dict[str, tuple[Any, ...]] = {
+    "pig": _contract("pig"),
+    "einstein": _contract("einstein"),
+}
 
 #: Models by OpenSpiel short name: the game's loaded pyspiel game -> its model.
 MODELS: dict[str, Callable[[Any], GameModel]] = {
