@@ -88,7 +88,7 @@ def test_run_records_depth_completed(tmp_path):
         "tree.depth=8",
         "algorithms=[expectimax,star2:tt=16]",
         "trees=2",
-        "node_budget=30000",
+        "node_budget=10000",
     )
     assert set(d["status"]) == {"budget_exceeded"}
     assert (d["depth_completed"] < 8).all() and (d["depth_completed"] >= 1).all()

@@ -155,7 +155,19 @@ NATIVE = (
     ("pig(winscore=20,diceoutcomes=4,horizon=12)", ("score_share",), 5, 0),
     ("einstein_wurfelt_nicht", ("einstein_progress", "zero"), 3, 3),
 )
-#: Every kernel algorithm that searches chance nodes, with its probing settings.
+#: Every kernel algorithm that searches chance nodes, with its probing settings, and every
+#: table option (small tables too: entries then collide and replace each other).
+_TABLES = (
+    {"tt": 10},
+    {"tt": 3},
+    {"tt": 10, "tt_nodes": "decision"},
+    {"tt": 10, "tt_depth": "deeper"},
+    {"tt": 10, "tt_chance": True},
+)
+_PROBED = (
+    {"tt": 10, "tt_chance": True, "tt_probe": True},
+    {"tt": 3, "tt_chance": True, "tt_probe": True},
+)
 KERNEL_REQUESTS = (
     ("expectimax", {}),
     ("star1", {}),
@@ -164,6 +176,12 @@ KERNEL_REQUESTS = (
     ("star2.5-cyclic", {}),
     ("star2.5-cyclic", {"k": 3}),
     ("star2.5-sequential", {}),
+    *(("expectimax", t) for t in _TABLES[:4]),
+    *(("star1", t) for t in _TABLES),
+    *(("star2", t) for t in _TABLES + _PROBED),
+    *(("star2", {**t, "after_probe": "research"}) for t in _PROBED),
+    *(("star2.5-cyclic", t) for t in _TABLES[:2] + _PROBED),
+    *(("star2.5-sequential", t) for t in _TABLES[3:] + _PROBED),
 )
 
 
@@ -190,16 +208,20 @@ def _position(game, rng, least):
     seed=st.integers(0, 2**32 - 1),
     depth=st.integers(1, 5),
     pick=st.integers(0, 2),
+    requests=st.lists(st.sampled_from(KERNEL_REQUESTS), min_size=4, max_size=4),
 )
-def test_the_native_engine_equals_the_python_engine_on_random_positions(game, seed, depth, pick):
-    """Every kernel algorithm over a game's model gives the Python engine's value, best move,
-    tied moves, root values and every counter, per level too, on random positions of every
-    native game (and tells the tree the same leaves: ``flat_value``)."""
+def test_the_native_engine_equals_the_python_engine_on_random_positions(
+    game, seed, depth, pick, requests
+):
+    """Every kernel algorithm and table option over a game's model gives the Python engine's
+    value, best move, tied moves, root values and every counter, per level too, on random
+    positions of every native game (and tells the tree the same leaves: ``flat_value``): both
+    engines key a table by the model's key (``games.models.model_key``)."""
     name, heuristics, deepest, least = NATIVE[game]
     rng = np.random.default_rng(seed)
     position = _position(pyspiel.load_game(name), rng, least)
     depth, heuristic = min(depth, deepest), heuristics[pick % len(heuristics)]
-    for algorithm, params in KERNEL_REQUESTS:
+    for algorithm, params in [("star2", {}), *requests]:
         a, b = (
             game_source(name, depth, position, heuristic),
             game_source(name, depth, position, heuristic),
@@ -221,9 +243,9 @@ def test_the_native_engine_equals_the_python_engine_on_random_positions(game, se
 
 def test_the_engines_serve_a_game_over_its_model_and_stop_at_a_budget_alike():
     """``engine=compiled`` and ``auto`` search a game with a model by its model, for every
-    kernel algorithm (the rows say ``compiled``); a table, iterative deepening and games
-    without a model are refused in one line; a node budget stops both engines at the same
-    counts."""
+    kernel algorithm, with or without a table; games without a model are refused in one line
+    (``auto``: the Python engine, as for time budgets); a node budget stops both engines at
+    the same counts."""
     from starbench.engines import Auto, choose, execute
     from starbench.errors import BudgetExceeded
     from starbench.search.registry import resolve
@@ -241,9 +263,8 @@ def test_the_engines_serve_a_game_over_its_model_and_stop_at_a_budget_alike():
         assert choose("auto", name, tree=src.tree, auto=Auto(min_nodes=10**9)).engine == "compiled"
     with pytest.raises(InputError, match="engine: compiled cannot serve games without a model"):
         choose("compiled", "expectimax", tree=game_source("tic_tac_toe", 2).tree)
-    with pytest.raises(InputError, match="compiled cannot serve game searches with a transp"):
-        choose("compiled", "star2", tree=src.tree, params={"tt": 8})
-    assert choose("auto", "star2", tree=src.tree, params={"tt": 8}).engine == "python"
+    assert choose("auto", "star2", tree=src.tree, params={"tt": 8}).engine == "compiled"
+    assert choose("auto", "star2", tree=src.tree, time_budget=1.0).engine == "python"
     for name in ("expectimax", "star2"):
         spec = resolve(name)
         for budget in (1, 17, py.stats.nodes - 1):
@@ -287,3 +308,42 @@ def test_a_game_cell_says_its_model_s_compile_and_warms_its_family(tmp_path, mon
         f"starbench: compiling the search kernel (once per machine, about "
         f"{compiled_engine.GAME_COMPILE_SECONDS} s)"
     ]
+
+
+@pytest.mark.parametrize("budget", [None, 3000])
+def test_iterative_deepening_over_a_model_gives_the_python_engine_s_rows(tmp_path, budget):
+    """A deepening game cell (``tree.iterative``) on the compiled engine: one kernel table kept
+    across the iterations, the root's best move from the last iteration first; its rows (every
+    counter, the iterations, the depth completed under a node budget) equal the Python
+    engine's, but for the engine and the times."""
+    import pandas as pd
+
+    from starbench.experiment.runner import run_cell
+    from starbench.experiment.settings import RunSettings
+    from starbench.games.spec import GameSpec
+    from starbench.record.columns import nondeterministic
+    from starbench.search.registry import resolve
+
+    specs = (
+        resolve("expectimax", {"tt": 12}),
+        resolve("star2", {"tt": 12, "tt_chance": True, "tt_probe": True}),
+        resolve("star2.5-cyclic", {"tt": 6, "tt_nodes": "decision"}),
+        resolve("star1"),
+    )
+    tables = {}
+    for engine in ("python", "compiled"):
+        s = RunSettings(
+            tree=GameSpec(game="pig", depth=5, heuristic="score_difference", iterative=True),
+            algorithms=specs,
+            trees=3,
+            progress=False,
+            engine=engine,
+            node_budget=budget,
+        )
+        run_cell(s, tmp_path / engine, out=lambda _: None, warn=lambda _: None)
+        tables[engine] = pd.read_parquet(tmp_path / engine / "table.parquet")
+    a, b = tables["python"], tables["compiled"]
+    assert set(a.engine) == {"python"} and set(b.engine) == {"compiled"}
+    assert ("budget_exceeded" in set(a.status)) == (budget is not None)
+    drop = [c for c in a.columns if c in nondeterministic() or c == "engine"]
+    pd.testing.assert_frame_equal(a.drop(columns=drop), b.drop(columns=drop))

@@ -325,10 +325,6 @@ def test_run_tree_game_searches_seeded_playout_positions(tmp_path, capsys):
             ["tree.game=tic_tac_toe", "engine=compiled"],
             "engine: compiled cannot serve games without a model",
         ),
-        (
-            ["tree.game=pig", "engine=compiled", "algorithms=[star2:tt=8]"],
-            "engine: compiled cannot serve game searches with a transposition table",
-        ),
     ],
 )
 def test_bad_game_config_is_one_line_and_exit_2(tmp_path, capsys, overrides, message):
@@ -447,10 +443,15 @@ def test_einstein_states_that_differ_only_in_the_die_have_different_keys():
 
 
 def test_pig_keys_are_exactly_the_states():
-    """Pig's key packs the whole state: equal keys exactly for equal texts (which hold the whole
-    state), over every node of a depth-4 tree."""
+    """Pig's key is its model's (``games.models.model_key``, the compiled engine's too): equal
+    keys exactly for equal states, a state being its text (both scores, the turn total, whose
+    turn, rolling or not) and the moves made (which the horizon reads), over every node of a
+    depth-4 tree."""
+    from starbench.games.models import model_of
+
     tree = game_source("pig", 4).tree
-    by_key: dict[int, str] = {}
+    model = model_of(tree.root[0].get_game())
+    by_key: dict[int, tuple[str, int]] = {}
     stack = [tree.root]
     seen = 0
     while stack:
@@ -459,7 +460,8 @@ def test_pig_keys_are_exactly_the_states():
             continue
         seen += 1
         key, _ = tree.transposition(node)
-        assert by_key.setdefault(key, str(node[0])) == str(node[0])
+        state = (str(node[0]), int(model.from_state(node[0])[5]))
+        assert by_key.setdefault(key, state) == state
         stack.extend(tree.children(node))
     assert seen > 100 and len(set(by_key.values())) == len(by_key)
 

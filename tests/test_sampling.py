@@ -132,8 +132,10 @@ def test_the_compiled_engine_does_not_serve_sampling():
 
 def test_the_deeper_entry_rule_makes_a_request_inexact(tmp_path):
     """``tt_depth=deeper``: an entry searched at least as deep answers a node (as game
-    programs let it); on pig, where a state recurs with fewer plies left, that changes
-    fixed-depth values, so its rows are approx with their error, never a mismatch."""
+    programs let it); on piglet, whose key (its text: no model) leaves out the moves made, so
+    that a position recurs with fewer plies left, that changes fixed-depth values, so its rows
+    are approx with their error, never a mismatch.  (Pig's model key counts the moves made:
+    there a position never recurs at another depth, and the rule changes nothing.)"""
     pytest.importorskip("pyspiel", reason='pip install -c constraints.txt -e ".[games]"')
     from starbench.errors import InputError
     from starbench.search.registry import resolve
@@ -148,7 +150,7 @@ def test_the_deeper_entry_rule_makes_a_request_inexact(tmp_path):
     algos = f"algorithms=[expectimax,expectimax:tt=12,{deep}]"
     p = cli_run(
         "tree=game",
-        "tree.game='pig(winscore=10)'",
+        "tree.game='pig(winscore=10,piglet=true)'",
         "tree.depth=5",
         "trees=10",
         algos,

@@ -199,6 +199,12 @@ def compiled_tree(tree: Any) -> Any:
     raise InputError(f"the compiled engine cannot search trees of type {type(tree).__name__}")
 
 
+def kernel_iterations(spec: AlgorithmSpec) -> Any:
+    """``make`` for ``search.deepening.deepen`` on the compiled engine: each iteration's game
+    tree searched over its model, one kernel table kept across the iterations."""
+    return _kernel().iteration_maker(spec, compiled_tree)
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What one search gave, the same on both engines: its result (a finished search), or the

@@ -220,12 +220,15 @@ def execute(
     *,
     node_budget: int | None = None,
     per_level: bool = True,
+    table: Table | None = None,
+    keep_table: bool = False,
 ) -> SearchResult:
     """Search a CompiledTree (or a game's ``compiled.models.ModelTree``, which offers the same
     names) on the compiled kernel: ``spec`` a resolved request
     (``registry.AlgorithmSpec``), or an algorithm's name with its ``params``.  ``per_level``:
     count nodes, leaves, cut-offs and probes per level (the result's ``by_level``; None
-    without)."""
+    without); ``table``: the kernel's table to search with (a new one of the request's size
+    when None), kept as it is with ``keep_table`` (iterative deepening, ``iteration_maker``)."""
     from starbench.compiled.kernel import entry
 
     if not isinstance(spec, AlgorithmSpec):
@@ -233,7 +236,10 @@ def execute(
     algo, probing, tt, chance, settings = _kernel_form(spec)
     if not chance and ct.has_chance:
         raise InputError(f"{spec.name} does not apply to trees with chance nodes")
-    table = tuple(_table(tt.bits)) if tt.bits else None
+    if tt.bits:
+        table = tuple(table if table is not None else _table(tt.bits))
+    else:
+        table = None
     stats, root_vals = np.zeros(N_STATS, np.int64), np.zeros(ct.max_arity or 1)
     by_level = np.zeros((4, ct.max_depth + 2), np.int64)  # levels 0 .. max_depth + 1
     opts = (  # an ``Options``, as the plain tuple ``entry`` takes
@@ -250,6 +256,7 @@ def execute(
         tt.decision_only,
         tt.deeper,
         per_level,
+        keep_table,
     )
     game = ct.game_bundle()
     model = None if game is None else ct.model
@@ -270,7 +277,11 @@ def execute(
         ct.saw(game[-1])
     st = SearchStats.of(stats.tolist())
     if status == BUDGET:
-        raise _Budget(f"node budget of {node_budget} nodes exceeded", st)
+        raise _Budget(
+            f"node budget of {node_budget} nodes exceeded",
+            st,
+            _levels(by_level) if per_level else None,
+        )
     if status == BAD_EVAL:
         where = "a leaf" if game is not None else f"node {bad}"
         raise EvaluationError(
@@ -409,6 +420,7 @@ def warm_up(forms: Any = None, model: Any = None) -> float:
             False,
             False,
             True,
+            False,
         )
         _one_search(ct, opts, table)
     return time.perf_counter() - t0
@@ -450,6 +462,55 @@ def _table(bits: int) -> Table:
 
 
 class _Budget(BudgetExceeded):
-    def __init__(self, message: str, stats: SearchStats):
+    def __init__(self, message: str, stats: SearchStats, by_level: LevelCounts | None = None):
         super().__init__(message)
         self.stats = stats
+        self.by_level = by_level  # the counters per level where it stopped
+
+
+class Iteration:
+    """One iteration of iterative deepening on the kernel, as ``search.deepening.deepen`` runs
+    a search: ``run()`` (a ``SearchResult``, or ``BudgetExceeded``), then ``stats()`` and
+    ``by_level()`` where it finished or stopped."""
+
+    def __init__(self, run: Any):
+        self._run, self._stats, self._levels = run, SearchStats(), LevelCounts()
+
+    def run(self) -> SearchResult:
+        try:
+            result = self._run()
+        except _Budget as e:
+            self._stats, self._levels = e.stats, e.by_level or LevelCounts()
+            raise
+        self._stats, self._levels = result.stats, result.by_level or LevelCounts()
+        return result
+
+    def stats(self) -> SearchStats:
+        return self._stats
+
+    def by_level(self) -> LevelCounts:
+        return self._levels
+
+
+def iteration_maker(spec: AlgorithmSpec, form_of: Any) -> Any:
+    """``make`` for ``search.deepening.deepen`` on the kernel: each iteration's tree in the
+    kernel's form (``form_of(tree)``), searched by ``spec`` with one kernel table kept across
+    the iterations (the first starts it empty), as the Python engine keeps its table."""
+    bits = _kernel_form(spec)[2].bits
+    table = _table(bits) if bits else None
+    started: list[bool] = []
+
+    def make(tree: Any, *, node_budget: int | None = None, **_: Any) -> Any:
+        keep = bool(started)
+        started.append(True)
+        return Iteration(
+            lambda: execute(
+                form_of(tree),
+                spec,
+                node_budget=node_budget,
+                table=table,
+                keep_table=keep,
+            )
+        )
+
+    return make

@@ -431,7 +431,7 @@ def by_hint(h, m):
 Options = namedtuple(
     "Options",
     "algo L U budget lazy levels max_arity max_depth tt_chance probe_by_table decision_only "
-    "tt_deeper per_level",
+    "tt_deeper per_level keep_table",
 )
 LazyTree = namedtuple(
     "LazyTree",
@@ -1221,10 +1221,26 @@ def search_kernel(opts, tree, arrays, probe, table, out, game):
     f_pc[0] = ENTER
     f_mode[0] = NORMAL
     if table is not None:
-        for s in range(len(t_depth)):
-            t_depth[s] = -1  # an empty table
-        if f_kind[0] == CHANCE and not tt_decision_only:
-            stats[S_TTP] += 1  # a chance root is searched through the table (always a miss)
+        if not opts.keep_table:  # kept: iterative deepening's next iteration (search/deepening)
+            for s in range(len(t_depth)):
+                t_depth[s] = -1  # an empty table
+        # ``Search.run``: a decision root takes the table's best move first and stores its
+        # value when done; a chance root is searched through the table (a probe, always a
+        # miss: the earlier entries of iterative deepening are shallower) and stored too
+        decision_root = f_kind[0] == MAX or f_kind[0] == MIN
+        if decision_root or (f_kind[0] == CHANCE and not tt_decision_only):
+            if game is not None:
+                f_key[0] = np.uint64(call_key(g_model, g_p, g_states[0, 0]))
+            elif lazy:
+                f_key[0] = rid
+            else:
+                f_key[0] = a_key[0]
+            f_tt[0] = 1
+            if decision_root:
+                if algo != EXHAUSTIVE:
+                    f_hint[0] = tt_move(t_key, t_depth, t_move, f_key[0])
+            else:
+                stats[S_TTP] += 1
     sp = 0
     ret = 0.0
     while sp >= 0:
@@ -1266,6 +1282,8 @@ def search_kernel(opts, tree, arrays, probe, table, out, game):
             )
         sp = top
     root_bm = f_bm[0] if f_kind[0] == MAX or f_kind[0] == MIN else -1
+    if root_bm >= 0 and f_hint[0] > 0:
+        root_bm = by_hint(f_hint[0], root_bm)  # the searched position's move
     keep(
         frame_int,
         frame_uint,

@@ -58,19 +58,15 @@ def unsupported(
 
 def _game_unsupported(name: str, tree: Any, params: dict[str, Any]) -> str | None:
     """Why the compiled engine cannot search this game request, or None: it searches a game
-    with a model (``games.models``: pig, Einstein würfelt nicht) with any kernel algorithm
-    without a table, to a fixed depth, with a heuristic the model computes
+    with a model (``games.models``: pig, Einstein würfelt nicht) with any kernel algorithm and
+    table, to a fixed depth or by iterative deepening, with a heuristic the model computes
     (``compiled.models``)."""
     from starbench.games.adapter import GameTree
 
-    if params.get("tt"):
-        return "game searches with a transposition table"
     if isinstance(tree, GameTree):
         from starbench.compiled.models import ModelTree
 
         ok = ModelTree.of(tree) is not None
-    elif getattr(tree, "iterative", False):
-        return "iterative deepening on game trees"
     else:  # a GameSpec: its game's model, and the heuristic the model computes
         model = spec_model(tree)
         ok = model is not None and tree.heuristic_name() in model.heuristics

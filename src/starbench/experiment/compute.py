@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
-from starbench.engines import Auto, Choice, choose, compiled_tree, execute
+from starbench.engines import Auto, Choice, choose, compiled_tree, execute, kernel_iterations
 from starbench.errors import ConfigError, InputError, deadline
 from starbench.experiment.settings import RunSettings
 from starbench.games.spec import GameSpec
@@ -139,10 +139,13 @@ class Instance:
                 self._compiled = CompiledTree.from_regular(s.tree, s.seed, self.instance)
         return self._compiled
 
-    def deepen(self, spec: AlgorithmSpec) -> tuple[Any, dict[str, Any], str | None]:
+    def deepen(
+        self, spec: AlgorithmSpec, engine: str = "python"
+    ) -> tuple[Any, dict[str, Any], str | None]:
         """Iterative deepening of a game cell (``tree.iterative``): like ``search``, with the
         totals over every iteration as statistics and ``depth_completed``, ``iterations``
-        (``starbench.search.deepening``) and the summed ``order_evals`` as extra fields."""
+        (``starbench.search.deepening``) and the summed ``order_evals`` as extra fields; on the
+        compiled engine, each iteration over the game's model with one kernel table."""
         import json
 
         from starbench.search.deepening import deepen
@@ -160,6 +163,9 @@ class Instance:
 
         def make(tree: Any, **options: Any) -> Any:
             return spec.make(tree, s.loaded(spec), exact=s.exact, debug=s.debug, **options)
+
+        if engine == "compiled":
+            make = kernel_iterations(spec)
 
         try:
             with deadline(s.time_budget):  # a search that never looks at the clock, stopped
@@ -205,7 +211,7 @@ class Instance:
         """(result or None, statistics, run status or None) of one search (``engines.execute``)."""
         s = self.settings
         if isinstance(s.tree, GameSpec) and s.tree.iterative:
-            return self.deepen(spec)
+            return self.deepen(spec, engine)
         outcome = self._execute(spec, engine)
         if outcome.status == "done":
             return outcome.result, {}, None

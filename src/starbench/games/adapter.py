@@ -62,6 +62,7 @@ class GameTree:
         exact: bool = True,
         exact_probabilities: dict[tuple[Any, ...], list[Number]] | None = None,
         key: Callable[[GameState], int] | None = None,
+        draw_key: Callable[[GameState], int] | None = None,
     ):
         try:
             self.L, self.U = _exact(bounds[0]), _exact(bounds[1])
@@ -75,8 +76,12 @@ class GameTree:
         # with a game's own exact values, e.g. backgammon's 1/36 and 1/18)
         self._probs: dict[tuple[Any, ...], list[Number]] = dict(exact_probabilities or {})
         self.root = (state, horizon)
-        #: a state's transposition key (``starbench.games.keys``); None: the state's own text
+        #: a state's transposition key (``starbench.games.keys``, or its model's,
+        #: ``games.models.model_key``); None: the state's own text
         self.key = key
+        #: the key that seeds sparse sampling's draws at a state (``draw_identity``); None:
+        #: the transposition key
+        self.draw_key = draw_key
         #: the horizon heuristic's name, where the tree's maker knows it
         self.heuristic_name: str | None = None
         #: the first leaf value evaluated, and whether a later leaf differed (``flat_value``)
@@ -207,6 +212,15 @@ class GameTree:
         own = getattr(state, "transposition_text", None)
         text = own() if own is not None else str(state)
         return text_key(f"{int(state.is_chance_node())}|{state.current_player()}|{text}"), depth
+
+    def draw_identity(self, node: tuple[GameState, int | None]) -> int:
+        """The identity that seeds sparse sampling's draws at ``node``
+        (``search.sampling``): ``draw_key`` of its state where given (a game with a model
+        keeps the text key it had before its tables took the model's key, so that sampled
+        searches draw what they drew), else its transposition key."""
+        if self.draw_key is not None:
+            return self.draw_key(node[0])
+        return self.transposition(node)[0]
 
     def describe(self, node: tuple[GameState, int | None]) -> str:
         """One line: the action history of an OpenSpiel state (as ``--position`` takes it),

@@ -212,6 +212,16 @@ def pig_key(p, s):  # noqa: ANN001, ANN201
     return np.int64(k >> np.uint64(1))
 
 
+@njit(cache=True)
+def pig_replay(p, s, history):  # noqa: ANN001, ANN201
+    """The state after ``history`` (action ids) from ``s``."""
+    out = np.empty_like(s)
+    for a in history:
+        pig_apply(p, s, a, out)
+        s, out = out, s
+    return s
+
+
 def pig_model(game: Any) -> GameModel:
     """The model of a loaded OpenSpiel pig game (two players; ``piglet`` is refused)."""
     params = game.get_parameters()
@@ -231,13 +241,8 @@ def pig_model_of(winscore: int, diceoutcomes: int, horizon: int, name: str = "")
 
     def from_state(state: Any) -> Any:
         """The model state of a pyspiel pig state, read from its history (no text): the
-        actions replayed on the model from the start."""
-        s = initial()
-        out = np.empty_like(s)
-        for action in state.history():
-            pig_apply(p, s, int(action), out)
-            s, out = out, s
-        return s
+        actions replayed on the model from the start, in one compiled call."""
+        return pig_replay(p, initial(), np.asarray(state.history(), np.int64))
 
     def frame(s: Any, depth: int) -> tuple[int, int]:
         return max(2, diceoutcomes), 2 * depth + 1  # a roll's chance node after each ply
@@ -442,6 +447,16 @@ def einstein_key(p, s):  # noqa: ANN001, ANN201
     return np.int64(k >> np.uint64(1))
 
 
+@njit(cache=True)
+def einstein_replay(p, s, history):  # noqa: ANN001, ANN201
+    """The state after ``history`` (action ids) from ``s``."""
+    out = np.empty_like(s)
+    for a in history:
+        einstein_apply(p, s, a, out)
+        s, out = out, s
+    return s
+
+
 def einstein_model(game: Any) -> GameModel:
     """The model of OpenSpiel's Einstein würfelt nicht (no parameters)."""
     p = np.zeros(1, np.int64)
@@ -453,13 +468,9 @@ def einstein_model(game: Any) -> GameModel:
         return s
 
     def from_state(state: Any) -> Any:
-        """The model state of a pyspiel state, its history replayed on the model."""
-        s = initial()
-        out = np.empty_like(s)
-        for action in state.history():
-            einstein_apply(p, s, int(action), out)
-            s, out = out, s
-        return s
+        """The model state of a pyspiel state, its history replayed on the model in one
+        compiled call."""
+        return einstein_replay(p, initial(), np.asarray(state.history(), np.int64))
 
     def frame(s: Any, depth: int) -> tuple[int, int]:
         # the set-up draws (720 placements each, three chance levels in a row with the first
@@ -485,6 +496,17 @@ MODELS: dict[str, Callable[[Any], GameModel]] = {
     "pig": pig_model,
     "einstein_wurfelt_nicht": einstein_model,
 }
+
+
+def model_key(game: Any) -> Callable[[Any], int] | None:
+    """The transposition key of a pyspiel state of ``game`` by its model (``key`` of the state
+    ``from_state`` reads), or None where the game has no model: the one key both engines use,
+    so that their tables hold the same entries in the same slots."""
+    model = model_of(game)
+    if model is None:
+        return None
+    key, params, from_state = model.key, model.params, model.from_state
+    return lambda state: int(key(params, from_state(state)))
 
 
 def model_of(game: Any) -> GameModel | None:

@@ -164,6 +164,7 @@ def openspiel_tree(state: Any, depth: int, heuristic: str | None, exact: bool) -
     """The tree of an OpenSpiel state searched ``depth`` decision plies deep, for the player
     to move there (player 0 at a chance node), with the named heuristic at the horizon."""
     from starbench.games.keys import openspiel_key
+    from starbench.games.models import model_key
 
     game = state.get_game()
     short = game.get_type().short_name
@@ -181,7 +182,9 @@ def openspiel_tree(state: Any, depth: int, heuristic: str | None, exact: bool) -
         heuristic=lambda s: h.value(s, root_player),  # value(state, root_player), positional
         root_player=root_player,
         exact=exact,
-        key=openspiel_key(short)[0],
+        # a model's key: the compiled engine's; the draws of sparse sampling keep the text key
+        key=model_key(game) or openspiel_key(short)[0],
+        draw_key=openspiel_key(short)[0],
     )
     tree.heuristic_name = h.name
     return tree

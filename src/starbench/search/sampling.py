@@ -9,11 +9,11 @@ replacement by their probabilities, each weighted ``1/c``:
 and run expectimax, Star1 or Star2 unchanged on that sampled tree (Star1's and Star2's windows
 use the same bounds L and U; a drawn outcome twice is searched twice).  The draws depend only on
 the tree's seed, the chance node's identity (its transposition key: a generated node's id, a
-game state's key, a tree file's node number) and ``c`` (``draws``), never on the search: the
-probe and search phases and all three algorithms see one and the same sampled tree.  So
-``star1-ss`` and ``star2-ss`` must equal ``expectimax-ss`` with the same ``samples`` exactly (a
-difference is a ``mismatch``), while against the full tree's expectimax they are inexact: their
-rows have the status ``approx`` and the error ``value_error``.
+game state's ``GameTree.draw_identity``, a tree file's node number) and ``c`` (``draws``), never
+on the search: the probe and search phases and all three algorithms see one and the same sampled
+tree.  So ``star1-ss`` and ``star2-ss`` must equal ``expectimax-ss`` with the same ``samples``
+exactly (a difference is a ``mismatch``), while against the full tree's expectimax they are
+inexact: their rows have the status ``approx`` and the error ``value_error``.
 
 Draw ``i`` of a node is the float in [0, 1) of ``draw(tree_seed, key, SALT + c * 2**20 + i)``
 (``starbench.trees.hashing``), mapped to an outcome by the cumulative probabilities in the
@@ -65,7 +65,8 @@ class SampledTree:
         return getattr(self._tree, name)
 
     def _picks(self, node: Any) -> list[int]:
-        key = self._tree.transposition(node)[0]
+        identity = getattr(self._tree, "draw_identity", None)  # a game's (``GameTree``)
+        key = identity(node) if identity is not None else self._tree.transposition(node)[0]
         picks = self._drawn.get(key)
         if picks is None:
             probs = self._tree.probabilities(node)
