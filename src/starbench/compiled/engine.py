@@ -259,7 +259,7 @@ def execute(
         keep_table,
     )
     game = ct.game_bundle()
-    model = None if game is None else ct.model
+    model = None if game is None else ct.model  # apart from the game's tuple (kernel.entry)
     form = (table is not None, None if model is None else model.family)
     if form not in _WARMED:  # its first use here: compiled outside the timing
         warm_up({form}, model)
@@ -267,11 +267,11 @@ def execute(
     out = (stats, root_vals, by_level)
     if game is None:
         t0, c0 = time.perf_counter(), time.process_time()
-        status, value, best, bad = entry(opts, tree, arrays, probing, table, out, None)
+        status, value, best, bad = entry(opts, tree, arrays, probing, table, out, None, None)
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     else:
         t0, c0 = time.perf_counter(), time.process_time()
-        status, value, best, bad = entry(opts, tree, arrays, probing, table, out, game)
+        status, value, best, bad = entry(opts, tree, arrays, probing, table, out, game, model)
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     if game is not None and status != BUDGET:
         ct.saw(game[-1])
@@ -443,6 +443,7 @@ def _one_search(ct: Any, opts: Options, table: bool) -> None:
             )
         ),
         ct.game_bundle(),
+        getattr(ct, "model", None),
     )
 
 

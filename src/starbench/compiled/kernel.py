@@ -441,13 +441,12 @@ LazyTree = namedtuple(
 ArrayTree = namedtuple("ArrayTree", "kind first nchild prob value key")
 Probe = namedtuple("Probe", "k sequential research skip_full")
 Table = namedtuple("Table", "key depth lo hi move")
-#: A game searched over its model (``games.models``; None for a random or explicit tree): the
-#: ``GameModel`` (typed by its family: ``compiled.contract``, whose calls reach the family's
-#: functions), its parameters, the root player, the heuristic's code,
+#: A game searched over its model (``games.models``; None for a random or explicit tree): its
+#: parameters, the root player, the heuristic's code,
 #: the states (row = depth, column = child: frame d's state is ``states[d, f_idx[d]]``, the root
 #: ``states[0, 0]``) and ``flat`` (the first leaf value, and 1 while every leaf equals it, 2 once
 #: one differs: ``GameTree.flat_value``).
-Game = namedtuple("Game", "model params player code depth states flat")
+Game = namedtuple("Game", "params player code depth states flat")
 Out = namedtuple("Out", "stats root_vals by_level")
 
 
@@ -479,15 +478,16 @@ NO_LAZY = LazyTree(
 
 
 @njit(cache=True)
-def search_kernel(opts, tree, arrays, probe, table, out, game):
+def search_kernel(opts, tree, arrays, probe, table, out, game, model):
     """Search the tree from its root with window (-inf, +inf).
 
     ``opts`` an ``Options``; ``tree`` a ``LazyTree``, ``arrays`` an ``ArrayTree`` (``opts.lazy``
     says which one is searched); ``probe`` a ``Probe``; ``table`` a ``Table`` or None; ``out``
     an ``Out``; ``game`` a ``Game`` (a game's model is the tree: the other two bundles are
-    placeholders) or None.  Returns (status, value, best move or -1, bad node); fills ``out.stats``
-    (STAT_FIELDS order) and, for the exhaustive algorithm at a decision root, ``out.root_vals``
-    with every root child's value.
+    placeholders) or None, and ``model`` its ``GameModel`` (typed by its family:
+    ``compiled.contract``, whose calls reach the family's functions) or None.  Returns (status,
+    value, best move or -1, bad node); fills ``out.stats`` (STAT_FIELDS order) and, for the
+    exhaustive algorithm at a decision root, ``out.root_vals`` with every root child's value.
     """
     # the bundles, unpacked once
     algo, L, U, budget = opts.algo, opts.L, opts.U, opts.budget
@@ -529,7 +529,7 @@ def search_kernel(opts, tree, arrays, probe, table, out, game):
         t_hi = borrow(table.hi)
         t_move = borrow(table.move)
     if game is not None:  # a game's model: its functions, and frame d's state g_states[d, idx]
-        g_model = game.model  # typed by its family: the calls below are the family's own
+        g_model = model  # typed by its family: the calls below are the family's own
         g_p = borrow(game.params)
         g_states = borrow(game.states)
         g_flat = borrow(game.flat)
@@ -1299,16 +1299,18 @@ def search_kernel(opts, tree, arrays, probe, table, out, game):
 
 
 @njit(cache=True)
-def entry(opts, tree, arrays, probe, table, out, game):
+def entry(opts, tree, arrays, probe, table, out, game, model):
     """``search_kernel`` called with each bundle as a plain tuple of its fields, rebuilt here:
     numba's dispatcher types a plain tuple in C but a namedtuple in Python (measured here: a
     3-node search took 8.9 us per call with namedtuples, 2.4 us with plain tuples), so the
-    engine calls this.  ``table`` and ``game`` may be None (each a specialization of its own)."""
+    engine calls this.  ``table``, ``game`` and ``model`` may be None (each a specialization of
+    its own); the model comes apart from the game's tuple, whose arrays numba then types in C
+    (a tuple holding the model was typed in Python: about 90 us a call)."""
     o, t, a, p, u = Options(*opts), LazyTree(*tree), ArrayTree(*arrays), Probe(*probe), Out(*out)
     if game is None:
         if table is None:
-            return search_kernel(o, t, a, p, None, u, None)
-        return search_kernel(o, t, a, p, Table(*table), u, None)
+            return search_kernel(o, t, a, p, None, u, None, None)
+        return search_kernel(o, t, a, p, Table(*table), u, None, None)
     if table is None:
-        return search_kernel(o, t, a, p, None, u, Game(*game))
-    return search_kernel(o, t, a, p, Table(*table), u, Game(*game))
+        return search_kernel(o, t, a, p, None, u, Game(*game), model)
+    return search_kernel(o, t, a, p, Table(*table), u, Game(*game), model)

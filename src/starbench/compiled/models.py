@@ -112,7 +112,6 @@ class ModelTree:
         states = np.zeros((self.max_depth + 2, self.max_arity, m.size), np.int64)
         states[0, 0] = np.asarray(self.state, np.int64)
         return (
-            m,
             m.params,
             self.root_player(),
             m.heuristic_code(self.heuristic),

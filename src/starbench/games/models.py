@@ -38,6 +38,7 @@ arrays); the contract is tested now against OpenSpiel itself, move by move, outc
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -511,11 +512,32 @@ def model_key(game: Any) -> Callable[[Any], int] | None:
 
 def model_of(game: Any) -> GameModel | None:
     """The model of a loaded OpenSpiel game, or None where it has none (the Python engine
-    searches it); a game a model refuses (pig's piglet) is None too."""
+    searches it); a game a model refuses (pig's piglet) is None too.  Made once per game
+    string (a model is pure: its functions and parameters)."""
     make = MODELS.get(game.get_type().short_name)
     if make is None:
         return None
+    return _made(make, _ByName(game))
+
+
+class _ByName:
+    """A loaded game keyed by its string (pyspiel's games are not hashable)."""
+
+    __slots__ = ("game", "name")
+
+    def __init__(self, game: Any):
+        self.game, self.name = game, str(game)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ByName) and other.name == self.name
+
+
+@functools.lru_cache(maxsize=64)
+def _made(make: Callable[[Any], GameModel], game: _ByName) -> GameModel | None:
     try:
-        return make(game)
+        return make(game.game)
     except InputError:
         return None

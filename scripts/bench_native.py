@@ -1,0 +1,255 @@
+"""Games at native speed: warm ``starbench.search`` calls over a game's model against a minimal
+native expectimax and against the Python engine, on fresh positions.
+
+For each round, fresh positions are drawn by seeded random playouts (``--seed``; pig under a
+rule setting of its own, ``--pig``), and every contender searches every position of the round;
+the contenders of a position run one after the other in an order rotated from round to round.
+What is timed is one whole call in CPU time of this process pinned to one core: for starbench
+the public ``starbench.search(tree, algorithm)`` (its fixed cost included: the request, the
+engine choice, the model's state read from the position, the kernel's bundles), with the game
+source built before the timing (``game_source``, as a user does once per position).  The
+contenders:
+
+* ``floor``: a minimal native pig expectimax (recursive numba over the model's own functions,
+  no counters beyond the nodes, no best move), pig with ``score_share`` only: the least a native
+  search of the same tree does;
+* ``compiled``: ``starbench.search`` with ``engine="auto"`` (the compiled kernel over the model);
+* ``python``: the same with ``engine="python"`` (the reference engine, its fused game path).
+
+Every contender's value (and the two engines' node counts, best moves and every counter) are
+checked equal on every position.  The report gives per (game, depth, heuristic, algorithm) the
+median nodes per search, each contender's median CPU time per search, and the medians over the
+positions of the time ratios (compiled / floor, python / compiled), with their ranges, and the
+machine's load average before and after.
+
+    python scripts/bench_native.py [--rounds 4] [--positions 6] [--out results/bench/native.md]
+
+Needs the games extra (pip install -c constraints.txt -e ".[games]").
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyspiel
+from numba import njit
+
+from starbench import search
+from starbench.experiment.timing import load_average, machine, pin_one_core, source_state
+from starbench.games.models import (
+    CHANCE,
+    TERMINAL,
+    model_of,
+    pig_apply,
+    pig_heuristic,
+    pig_move,
+    pig_n_moves,
+    pig_n_outcomes,
+    pig_outcome,
+    pig_player,
+    pig_probability,
+    pig_returns,
+)
+from starbench.games.source import game_source
+from starbench.ground.files import atomic_write_text
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@njit(cache=True)
+def floor_expectimax(p, s, left, root, code, stack, lv, count):  # noqa: ANN001, ANN201
+    """The minimal native pig expectimax: the value of ``s`` with ``left`` decision plies,
+    ``count[0]`` the nodes entered (``stack[lv + 1]``: the child's state)."""
+    count[0] += 1
+    pl = pig_player(p, s)
+    if pl == TERMINAL:
+        return pig_returns(p, s, root)
+    if left == 0:
+        return pig_heuristic(p, s, code, root)
+    out = stack[lv + 1]
+    if pl == CHANCE:
+        v = 0.0
+        for i in range(pig_n_outcomes(p, s)):
+            pig_apply(p, s, pig_outcome(p, s, i), out)
+            v += pig_probability(p, s, i) * floor_expectimax(
+                p, out, left, root, code, stack, lv + 1, count
+            )
+        return v
+    best = -np.inf if pl == root else np.inf
+    for i in range(pig_n_moves(p, s)):
+        pig_apply(p, s, pig_move(p, s, i), out)
+        v = floor_expectimax(p, out, left - 1, root, code, stack, lv + 1, count)
+        best = max(best, v) if pl == root else min(best, v)
+    return best
+
+
+def positions(game: Any, rng: Any, n: int, least: int) -> list[str | None]:
+    """``n`` positions of random playouts (``least`` or more actions, never terminal)."""
+    out: list[str | None] = []
+    while len(out) < n:
+        state = game.new_initial_state()
+        for _ in range(rng.integers(least, least + 25)):
+            actions = (
+                [a for a, _ in state.chance_outcomes()]
+                if state.is_chance_node()
+                else state.legal_actions()
+            )
+            child = state.child(actions[rng.integers(len(actions))])
+            if child.is_terminal():
+                break
+            state = child
+        out.append(",".join(map(str, state.history())) or None)
+    return out
+
+
+def cpu(fn: Any) -> tuple[float, Any]:
+    t0 = time.process_time()
+    got = fn()
+    return time.process_time() - t0, got
+
+
+#: (game, depth, heuristic, algorithms, least actions before a position, with the floor)
+CASES = (
+    ("PIG", 5, "zero", ("expectimax",), 0, False),
+    ("PIG", 6, "zero", ("expectimax",), 0, False),
+    ("PIG", 5, "score_share", ("expectimax", "star1", "star2", "star2.5-cyclic"), 0, True),
+    ("PIG", 6, "score_share", ("expectimax", "star1", "star2", "star2.5-cyclic"), 0, True),
+    ("einstein_wurfelt_nicht", 4, "einstein_progress", ("expectimax", "star2"), 3, False),
+)
+
+
+def measure(pig: str, rounds: int, n: int, seed: int, einstein_positions: int) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    rows: dict[tuple, dict[str, list[float]]] = {}
+    for r in range(rounds):
+        for game_name, depth, heuristic, algorithms, least, with_floor in CASES:
+            name = pig if game_name == "PIG" else game_name
+            game = pyspiel.load_game(name)
+            count = einstein_positions if "einstein" in name else n
+            for position in positions(game, rng, count, least):
+                for algorithm in algorithms:
+                    key = (name, depth, heuristic, algorithm)
+                    row = rows.setdefault(key, {"nodes": [], "compiled": [], "python": [],
+                                                "floor": []})  # fmt: skip
+                    contenders = ["compiled", "python"] + (
+                        ["floor"] if with_floor and algorithm == "expectimax" else []
+                    )
+                    k = r % len(contenders)
+                    results = {}
+                    for who in contenders[k:] + contenders[:k]:
+                        src = game_source(name, depth, position, heuristic)  # outside the timing
+                        if who == "floor":
+                            m = model_of(game)
+                            s = m.from_state(src.tree.root[0])
+                            root = src.tree.root_player
+                            stack = np.zeros((2 * depth + 3, m.size), np.int64)
+                            counter = np.zeros(1, np.int64)
+                            code = m.heuristic_code(heuristic)
+                            args = (m.params, s, depth, root, code, stack, 0, counter)
+                            secs, value = cpu(lambda a=args: floor_expectimax(*a))
+                            results[who] = (value, int(counter[0]))
+                        else:
+                            secs, res = cpu(
+                                lambda t=src.tree, e=who, a=algorithm: search(t, a, engine=e)
+                            )
+                            results[who] = res
+                        row[who].append(secs)
+                    a, b = results["compiled"], results["python"]
+                    same = (a.value, a.best_move, a.stats) == (b.value, b.best_move, b.stats)
+                    if not same:
+                        raise SystemExit(f"engines differ: {key} at {position}")
+                    if "floor" in results and results["floor"] != (a.value, a.stats.nodes):
+                        raise SystemExit(f"the floor differs: {key} at {position}")
+                    row["nodes"].append(a.stats.nodes)
+    out = []
+    for (name, depth, heuristic, algorithm), row in rows.items():
+        comp, py, fl = row["compiled"], row["python"], row["floor"]
+        ratio = [p / c for p, c in zip(py, comp, strict=True)]
+        entry = {
+            "game": name,
+            "depth": depth,
+            "heuristic": heuristic,
+            "algorithm": algorithm,
+            "searches": len(comp),
+            "nodes": statistics.median(row["nodes"]),
+            "compiled_ms": 1e3 * statistics.median(comp),
+            "python_ms": 1e3 * statistics.median(py),
+            "compiled_mnps": statistics.median(
+                [n / c / 1e6 for n, c in zip(row["nodes"], comp, strict=True)]
+            ),
+            "speedup": (statistics.median(ratio), min(ratio), max(ratio)),
+        }
+        if fl:
+            vs = [c / f for c, f in zip(comp, fl, strict=True)]
+            entry["floor_ms"] = 1e3 * statistics.median(fl)
+            entry["vs_floor"] = (statistics.median(vs), min(vs), max(vs))
+        out.append(entry)
+    return out
+
+
+def report(rows: list[dict], args: Any, before: Any, after: Any, pinned: str) -> str:
+    lines = [
+        "| game | depth | heuristic | algorithm | searches | median nodes | compiled: median ms "
+        "per call | M nodes/s (whole call) | Python engine: median ms | Python / compiled: "
+        "median (range) | minimal native expectimax: median ms | compiled / minimal: median "
+        "(range) |",
+        "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        s = r["speedup"]
+        floor = vs = ""
+        if "vs_floor" in r:
+            f = r["vs_floor"]
+            floor, vs = f"{r['floor_ms']:.2f}", f"{f[0]:.2f} ({f[1]:.2f}-{f[2]:.2f})"
+        lines.append(
+            f"| {r['game']} | {r['depth']} | {r['heuristic']} | {r['algorithm']} | "
+            f"{r['searches']} | {r['nodes']:,.0f} | {r['compiled_ms']:.2f} | "
+            f"{r['compiled_mnps']:.1f} | {r['python_ms']:.1f} | {s[0]:.0f} ({s[1]:.0f}-{s[2]:.0f})"
+            f" | {floor} | {vs} |"
+        )
+    m = machine()
+    lines += [
+        "",
+        f"Warm `starbench.search` calls, whole call in CPU time (its fixed cost included; the "
+        f"game source built before the timing), on fresh positions of seeded random playouts "
+        f"(seed {args.seed}; {args.rounds} rounds of {args.positions} pig positions and "
+        f"{args.einstein} Einstein positions per case), contenders interleaved (`python "
+        f"scripts/bench_native.py`); every search's value, best move and counters equal on both "
+        f"engines.  At {source_state()}; {m['cpu_model']}, {pinned}; numba {m['numba']}; load "
+        f"average (1/5/15 min) {before} before, {after} after.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--positions", type=int, default=6)
+    ap.add_argument("--einstein", type=int, default=1, help="Einstein positions per round")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--pig", default="pig(winscore=60)", help="the pig rule setting")
+    ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench" / "native.md")
+    args = ap.parse_args(argv)
+    pinned = pin_one_core()
+    src = game_source(args.pig, 1)
+    search(src.tree, "star2")  # the kernels loaded (or compiled) before any timing
+    search(game_source("einstein_wurfelt_nicht", 1, "0,0").tree, "star2")
+    m = model_of(pyspiel.load_game(args.pig))
+    stack, counter = np.zeros((5, m.size), np.int64), np.zeros(1, np.int64)
+    floor_expectimax(m.params, m.initial(), 1, 0, 2, stack, 0, counter)
+    before = load_average()
+    rows = measure(args.pig, args.rounds, args.positions, args.seed, args.einstein)
+    text = report(rows, args, before, load_average(), pinned)
+    atomic_write_text(args.out, text)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
