@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 pyspiel = pytest.importorskip(
     "pyspiel", reason='OpenSpiel games: pip install -c constraints.txt -e ".[games]"'
@@ -202,6 +203,19 @@ def _position(game, rng, least):
     return ",".join(map(str, state.history())) or None
 
 
+def _same(got, ref, said):  # noqa: ANN001, ANN202
+    """The compiled result ``got`` is the Python engine's ``ref``: value, best move, tied moves,
+    root values, every counter, per level too."""
+    assert (got.value, got.best_move, got.tied_moves) == (
+        ref.value,
+        ref.best_move,
+        ref.tied_moves,
+    ), said
+    assert got.root_values == ref.root_values, said
+    assert got.stats.as_dict() == ref.stats.as_dict(), said
+    assert got.by_level == ref.by_level, said
+
+
 @settings(max_examples=max(settings.default.max_examples // 2, 10))
 @given(
     game=st.sampled_from(range(len(NATIVE))),
@@ -229,14 +243,7 @@ def test_the_native_engine_equals_the_python_engine_on_random_positions(
         ref = search(a.tree, algorithm, engine="python", levels=True, **params)
         got = search(b.tree, algorithm, engine="compiled", levels=True, **params)
         said = (name, position, depth, heuristic, algorithm, params)
-        assert (got.value, got.best_move, got.tied_moves) == (
-            ref.value,
-            ref.best_move,
-            ref.tied_moves,
-        ), said
-        assert got.root_values == ref.root_values, said
-        assert got.stats.as_dict() == ref.stats.as_dict(), said
-        assert got.by_level == ref.by_level, said
+        _same(got, ref, said)
         flat = a.tree.flat_value()  # the Python engine's leaves keep the heuristic's Fraction
         assert b.tree.flat_value() == (None if flat is None else float(flat)), said
 
@@ -347,3 +354,122 @@ def test_iterative_deepening_over_a_model_gives_the_python_engine_s_rows(tmp_pat
     assert ("budget_exceeded" in set(a.status)) == (budget is not None)
     drop = [c for c in a.columns if c in nondeterministic() or c == "engine"]
     pd.testing.assert_frame_equal(a.drop(columns=drop), b.drop(columns=drop))
+
+
+# --------------------------------------------------------------------------- a toy native game
+# The race of tests/test_game_kinds.py as a native model, in this module alone: two players
+# move a counter towards 3, each turn one step or a gamble (0 or 2 steps, one half each).
+# s = [player 0's count, player 1's, the player to move, 1 at a gamble]; no parameters.
+RACE_GOAL = 3
+
+
+@njit
+def race_player(p, s):  # noqa: ANN001, ANN201
+    if max(s[0], s[1]) >= RACE_GOAL:
+        return TERMINAL
+    return CHANCE if s[3] else s[2]
+
+
+@njit
+def race_n_moves(p, s):  # noqa: ANN001, ANN201
+    return 0 if race_player(p, s) < 0 else 2
+
+
+@njit
+def race_move(p, s, i):  # noqa: ANN001, ANN201
+    return i  # 0: a step, 1: a gamble
+
+
+@njit
+def race_n_outcomes(p, s):  # noqa: ANN001, ANN201
+    return 2 if race_player(p, s) == CHANCE else 0
+
+
+@njit
+def race_outcome(p, s, i):  # noqa: ANN001, ANN201
+    return 2 * i  # 0 or 2 steps
+
+
+@njit
+def race_probability(p, s, i):  # noqa: ANN001, ANN201
+    return 0.5
+
+
+@njit
+def race_apply(p, s, action, out):  # noqa: ANN001, ANN201
+    out[:] = s
+    if s[3] or action == 0:  # steps taken (a gamble's outcome, or one step), the turn passes
+        out[s[2]] += action if s[3] else 1
+        out[2], out[3] = 1 - s[2], 0
+    else:
+        out[3] = 1
+
+
+@njit
+def race_returns(p, s, player):  # noqa: ANN001, ANN201
+    if max(s[0], s[1]) < RACE_GOAL:
+        return 0.0
+    return 1.0 if s[player] >= RACE_GOAL else -1.0
+
+
+@njit
+def race_heuristic(p, s, code, root):  # noqa: ANN001, ANN201
+    return (s[root] - s[1 - root]) / RACE_GOAL  # score_difference, in (-1, 1)
+
+
+@njit
+def race_key(p, s):  # noqa: ANN001, ANN201
+    return ((s[0] * 8 + s[1]) * 2 + s[2]) * 2 + s[3]
+
+
+def _race_model(game):  # noqa: ANN001, ANN202
+    """The model of the toy race (``MODELS``' ``make``): the state read from a race state."""
+    from starbench.games.models import MODELS, GameModel
+
+    def from_state(state):  # noqa: ANN001, ANN202
+        return np.array([*state.scores, state.to_move, int(state.gamble)], np.int64)
+
+    return GameModel(
+        game, game, np.zeros(1, np.int64), 4, *MODELS[game].functions, from_state,
+        ("score_difference",), lambda s, depth: (2, 2 * depth + 1),
+        lambda: np.zeros(4, np.int64),
+    )  # fmt: skip
+
+
+def test_a_toy_native_game_is_one_module_plus_one_registry_line(monkeypatch):
+    """A new native game: its contract's functions and its ``make`` in one module (here, this
+    one), plus one line in ``games.models.MODELS``; the kernel, untouched, searches it with
+    every kernel algorithm and gives the Python engine's value, best move and every counter on
+    the same game's tree (``test_game_kinds``' race, as OpenSpiel-style states).  Its family is
+    named after this module's source, so an edit compiles it afresh."""
+    import hashlib
+    import inspect
+    import sys
+
+    from starbench.compiled.engine import execute
+    from starbench.compiled.models import ModelTree
+    from starbench.games.adapter import GameTree
+    from starbench.games.models import CONTRACT, MODELS, ModelKind
+    from starbench.search.registry import resolve
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    from test_game_kinds import Race
+
+    source = inspect.getsource(sys.modules[__name__]).encode()
+    family = "race_" + hashlib.sha1(source).hexdigest()[:10]
+    functions = tuple(globals()[f"race_{name}"] for name in CONTRACT)
+    monkeypatch.setitem(MODELS, family, ModelKind(functions, _race_model))  # the one line
+    model = _race_model(family)
+    for depth in (1, 2, 4, 6):
+        for state in (Race(), Race((1, 2), 1, False), Race((2, 0), 0, True)):
+            r = 0 if state.gamble else state.to_move  # the root player, as for OpenSpiel's
+            lead = lambda s, r=r: (s.scores[r] - s.scores[1 - r]) / RACE_GOAL  # noqa: E731
+            key = lambda s: int(race_key(None, model.from_state(s)))  # noqa: E731 - shared
+            tree = GameTree(
+                state, (-1, 1), depth, heuristic=lead, root_player=r, exact=False, key=key
+            )
+            form = ModelTree(model, model.from_state(state), depth, "score_difference", (-1, 1))
+            for algorithm, params in KERNEL_REQUESTS[:7] + (("star2", {"tt": 4}),):
+                ref = search(tree, algorithm, engine="python", levels=True, **params)
+                got = execute(form, resolve(algorithm, params))
+                _same(got, ref, (state, depth, algorithm, params))

@@ -39,7 +39,8 @@ def test_probing_sequential_k20_examines_star1s_leaves_on_every_committed_tree()
 
 def test_deepening_readme_claims_come_from_the_committed_results():
     """experiments/hauk2004-deepening/README.md: the table's gain in plies, pig's three plies for
-    every algorithm (its model's key), tt_chance's effect in backgammon, Star1's depths equal expectimax's."""
+    every algorithm (its model's key), tt_chance's effect in backgammon, Star1's depths equal
+    expectimax's."""
     from starbench.analysis import load_results
 
     text = (ROOT / "experiments" / "hauk2004-deepening" / "README.md").read_text()

@@ -1,6 +1,6 @@
 """The game-model contract (``starbench.games.models``) as the compiled kernel calls it: one
 generic function per contract function (``call_player(model, p, s)``, ...) that numba resolves,
-when it compiles the kernel, to the model family's own function (``FAMILIES``), inlined.
+when it compiles the kernel, to the model family's own function (``games.models.MODELS``).
 
 A ``GameModel`` reaches numba as a value of type ``ModelType(family)``: a type that carries only
 the family's name and holds no data.  So the kernel is compiled once per family (pig for every
@@ -10,7 +10,7 @@ pointers, 49 M against 11 M nodes/s), and, the type being a plain name, numba ca
 family's kernel on disk like the kernel of random trees (``ground.caches`` keys that cache by
 these sources, so an edited model is compiled again, never loaded stale).
 
-A new model needs nothing here: its family's functions in ``FAMILIES`` are found by name.
+A new model needs nothing here: its family's functions in ``MODELS`` are found by name.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from numba import types
 from numba.extending import NativeValue, overload, register_model, typeof_impl, unbox
 from numba.extending import models as datamodels
 
-from starbench.games.models import CONTRACT, FAMILIES, GameModel
+from starbench.games.models import CONTRACT, MODELS, GameModel
 
 
 class ModelType(types.Type):
@@ -49,7 +49,7 @@ def _family_function(model: Any, name: str) -> Any:
     """The contract function ``name`` of the family ``model`` types (or None: not a model)."""
     if not isinstance(model, ModelType):
         return None
-    return FAMILIES[model.family][CONTRACT.index(name)]
+    return MODELS[model.family].functions[CONTRACT.index(name)]
 
 
 # One generic function per contract function (the model first, then the contract's arguments).

@@ -402,7 +402,7 @@ def warm_up(forms: Any = None, model: Any = None) -> float:
         if family is None:
             ct = CompiledTree.from_regular(_TINY, 0, 0)
         elif model is not None and model.family == family:
-            ct = ModelTree(model, model.initial(), 0, "zero", (-1.0, 1.0))
+            ct = ModelTree(model, model.initial(), 0, model.heuristics[0], (-1.0, 1.0))
         else:
             raise ValueError(f"warm_up: the game family {family} needs its model")
         _WARMED.add((table, family))

@@ -60,8 +60,9 @@ class GameModel:
     contract's functions (see the module docstring)."""
 
     game: str
-    #: the model's family, by which the contract's functions are found (``FAMILIES``): one per
-    #: rules' module (pig for every rule setting), so a compiled search serves a family
+    #: the model's family, by which the compiled kernel finds the contract's functions: its
+    #: game's OpenSpiel short name in ``MODELS`` (pig for every rule setting, whose rules are
+    #: in ``params``), so one compiled kernel serves a family
     family: str
     params: Any
     size: int
@@ -251,7 +252,7 @@ def pig_model_of(winscore: int, diceoutcomes: int, horizon: int, name: str = "")
     heuristics = ("zero", "score_difference", "score_share")
     name = name or f"pig(diceoutcomes={diceoutcomes},horizon={horizon},winscore={winscore})"
     return GameModel(
-        name, "pig", p, PIG_SIZE, *FAMILIES["pig"], from_state, heuristics, frame, initial
+        name, "pig", p, PIG_SIZE, *MODELS["pig"].functions, from_state, heuristics, frame, initial
     )
 
 
@@ -480,22 +481,29 @@ def einstein_model(game: Any) -> GameModel:
         return (720 if s[E_TURNS] < 1 else 6), 2 * depth + 3
 
     heuristics = ("zero", "einstein_progress")
-    functions = FAMILIES["einstein"]
+    family = "einstein_wurfelt_nicht"
+    functions = MODELS[family].functions
     return GameModel(
-        str(game), "einstein", p, EINSTEIN_SIZE, *functions, from_state, heuristics, frame, initial
+        str(game), family, p, EINSTEIN_SIZE, *functions, from_state, heuristics, frame, initial
     )
 
 
-#: The contract's functions (``CONTRACT`` order) by model family (``GameModel.family``).
-FAMILIES: dict[str, tuple[Any, ...]] = {
-    "pig": _contract("pig"),
-    "einstein": _contract("einstein"),
-}
+@dataclass(frozen=True)
+class ModelKind:
+    """A game's native model in the registry: the contract's compiled functions (``CONTRACT``
+    order), and ``make(game)``: the ``GameModel`` of a loaded game of it (its parameters read
+    from the game; ``InputError`` for rules the model does not play)."""
 
-#: Models by OpenSpiel short name: the game's loaded pyspiel game -> its model.
-MODELS: dict[str, Callable[[Any], GameModel]] = {
-    "pig": pig_model,
-    "einstein_wurfelt_nicht": einstein_model,
+    functions: tuple[Any, ...]
+    make: Callable[[Any], GameModel]
+
+
+#: The games with a native model, by OpenSpiel short name (also the model's ``family``: the
+#: compiled kernel finds the family's functions here).  A new game is one module with its
+#: functions and its ``make``, plus one line here.
+MODELS: dict[str, ModelKind] = {
+    "pig": ModelKind(_contract("pig"), pig_model),
+    "einstein_wurfelt_nicht": ModelKind(_contract("einstein"), einstein_model),
 }
 
 
@@ -514,10 +522,10 @@ def model_of(game: Any) -> GameModel | None:
     """The model of a loaded OpenSpiel game, or None where it has none (the Python engine
     searches it); a game a model refuses (pig's piglet) is None too.  Made once per game
     string (a model is pure: its functions and parameters)."""
-    make = MODELS.get(game.get_type().short_name)
-    if make is None:
+    kind = MODELS.get(game.get_type().short_name)
+    if kind is None:
         return None
-    return _made(make, _ByName(game))
+    return _made(kind.make, _ByName(game))
 
 
 class _ByName:
