@@ -109,8 +109,8 @@ def _registry_restored():
 
 def pytest_sessionstart(session):
     """Under pytest-xdist, the controller compiles the kernel's two specializations (without a
-    table, with one) and those of the two game model families (without a table) once, two
-    processes at a time, into numba's cache before the workers start, so that no worker
+    table, with one) and those of the two game model families (each with and without a table)
+    once, two processes at a time, into numba's cache before the workers start, so that no worker
     compiles them again (each compile is 10-25 s CPU)."""
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
@@ -121,13 +121,15 @@ def pytest_sessionstart(session):
     procs = [subprocess.Popen([sys.executable, "-c", code, f]) for f in ("f", "t")]
     for p in procs:
         p.wait()
-    # then the game model families' kernels the game tests use (without a table), likewise
+    # then the game model families' kernels the game tests use (with and without a table),
+    # likewise: pig's two, then Einstein's two
     code = (
         "import sys; from starbench.compiled import engine; from starbench.games import models; "
         "m = models.pig_model_of(100, 6, 1000) if sys.argv[1] == 'pig' "
         "else models.einstein_model('einstein_wurfelt_nicht'); "
-        "engine.warm_up({(False, m.family)}, m)"
+        "engine.warm_up({(sys.argv[2] == 't', m.family)}, m)"
     )
-    procs = [subprocess.Popen([sys.executable, "-c", code, f]) for f in ("pig", "einstein")]
-    for p in procs:
-        p.wait()
+    for family in ("pig", "einstein"):
+        procs = [subprocess.Popen([sys.executable, "-c", code, family, f]) for f in ("f", "t")]
+        for p in procs:
+            p.wait()
