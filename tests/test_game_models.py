@@ -475,3 +475,21 @@ def test_a_toy_native_game_is_one_module_plus_one_registry_line(monkeypatch):
                 ref = search(tree, algorithm, engine="python", levels=True, **params)
                 got = execute(form, resolve(algorithm, params))
                 _same(got, ref, (state, depth, algorithm, params))
+
+
+def test_solve_says_a_first_compile_of_a_game_s_kernel(monkeypatch, capsys):
+    """``solve --game pig`` on a machine whose numba cache lacks pig's kernel says, in one line
+    before the search, that it compiles it (the compile itself skipped here)."""
+    from starbench.commands import cli
+    from starbench.compiled import engine as compiled_engine
+
+    monkeypatch.setattr(compiled_engine, "cached_on_disk", lambda family=None: family is None)
+    monkeypatch.setattr(compiled_engine, "is_warm", lambda forms=None: False)
+    monkeypatch.setattr(compiled_engine, "warm_up", lambda forms=None, model=None: 0.0)
+    assert cli.main(["solve", "--game", "pig(winscore=10)", "--depth", "2"]) == 0
+    err = capsys.readouterr().err
+    line = (
+        f"starbench: compiling the search kernel (once per machine, about "
+        f"{compiled_engine.GAME_COMPILE_SECONDS} s)"
+    )
+    assert err.count(line) == 1, err

@@ -64,6 +64,7 @@ def solve(
         choose,
         compiled_tree,
         execute,
+        prepare,
         python_engine_notes,
     )
 
@@ -104,6 +105,9 @@ def solve(
             before()
         if choice.engine == "compiled" and kernel_tree is None:
             kernel_tree = compiled_tree(tree)
+            on_kernel = [s for s, c in zip(specs_, choices, strict=True) if c.engine == "compiled"]
+            model = getattr(kernel_tree, "model", None)  # a game's (its family's kernel)
+            prepare(_compile_note(log), specs=on_kernel, model=model)
         outcome = execute(
             spec,
             tree,
@@ -243,3 +247,14 @@ def table(
             cells = (*cells[:-1], str(order_evals[i]), cells[-1])
         lines.append(cells)
     return text_table(lines)
+
+
+def _compile_note(log: Any) -> Any:
+    """``prepare``'s ``before``: one line on ``log`` when the kernel this search needs is not in
+    numba's cache (a first search on a machine compiles it: a game model family's, or a tree's)."""
+
+    def before(compiling: bool, seconds: float) -> None:
+        if compiling and log is not None:
+            log(f"starbench: compiling the search kernel (once per machine, about {seconds:.0f} s)")
+
+    return before
