@@ -265,14 +265,9 @@ def execute(
         warm_up({form}, model)
     tree, arrays = ct.bundles if table is None else ct.table_bundles
     out = (stats, root_vals, by_level)
-    if game is None:
-        t0, c0 = time.perf_counter(), time.process_time()
-        status, value, best, bad = entry(opts, tree, arrays, probing, table, out, None, None)
-        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    else:
-        t0, c0 = time.perf_counter(), time.process_time()
-        status, value, best, bad = entry(opts, tree, arrays, probing, table, out, game, model)
-        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
+    status, value, best, bad = entry(opts, tree, arrays, probing, table, out, game, model)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     if game is not None and status != BUDGET:
         ct.saw(game[-1])
     st = SearchStats.of(stats.tolist())

@@ -442,8 +442,8 @@ ArrayTree = namedtuple("ArrayTree", "kind first nchild prob value key")
 Probe = namedtuple("Probe", "k sequential research skip_full")
 Table = namedtuple("Table", "key depth lo hi move")
 #: A game searched over its model (``games.models``; None for a random or explicit tree): its
-#: parameters, the root player, the heuristic's code,
-#: the states (row = depth, column = child: frame d's state is ``states[d, f_idx[d]]``, the root
+#: parameters, the root player, the heuristic's code, the decision plies searched, the states
+#: (row = depth, column = child: frame d's state is ``states[d, f_idx[d]]``, the root
 #: ``states[0, 0]``) and ``flat`` (the first leaf value, and 1 while every leaf equals it, 2 once
 #: one differs: ``GameTree.flat_value``).
 Game = namedtuple("Game", "params player code depth states flat")

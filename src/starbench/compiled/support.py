@@ -49,14 +49,14 @@ def unsupported(
         from starbench.games.spec import GameSpec
 
         if isinstance(tree, GameTree | GameSpec):
-            return _game_unsupported(name, tree, params or {})
+            return _game_unsupported(tree)
         return f"trees of type {type(tree).__name__}"
     if spec.pool and spec.size > spec.full_pass_limit:
         return "pool trees over tree.full_pass_limit nodes (it unfolds them into arrays)"
     return None
 
 
-def _game_unsupported(name: str, tree: Any, params: dict[str, Any]) -> str | None:
+def _game_unsupported(tree: Any) -> str | None:
     """Why the compiled engine cannot search this game request, or None: it searches a game
     with a model (``games.models``: pig, Einstein würfelt nicht) with any kernel algorithm and
     table, to a fixed depth or by iterative deepening, with a heuristic the model computes

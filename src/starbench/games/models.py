@@ -30,10 +30,10 @@ pure functions of ``(p, s)``.  Models by game (``MODELS``): OpenSpiel's ``pig`` 
 Einstein würfelt nicht (its two set-up draws, the die, captures of either colour, both ways to
 win), with ``einstein_progress`` computed from the board.
 
-The compiled search over models comes after this contract (the kernel over a model as the
-environment, as mctx hands its search an environment function and pgx steps a game over
-arrays); the contract is tested now against OpenSpiel itself, move by move, outcome by outcome
-(``tests/test_game_models.py``).
+The compiled kernel searches a model as its environment (``compiled.models``, as mctx hands
+its search an environment function and pgx steps a game over arrays); the contract is tested
+against OpenSpiel itself, move by move, outcome by outcome, and the kernel over it against the
+Python engine (``tests/test_game_models.py``).
 """
 
 from __future__ import annotations
