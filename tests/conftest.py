@@ -108,10 +108,10 @@ def _registry_restored():
 
 
 def pytest_sessionstart(session):
-    """Under pytest-xdist, the controller compiles the kernel's two specializations (without a
-    table, with one) and those of the two game model families (each with and without a table)
-    once, two processes at a time, into numba's cache before the workers start, so that no worker
-    compiles them again (each compile is 10-25 s CPU)."""
+    """Under pytest-xdist, the controller compiles the kernel's two specializations for trees
+    (without a table, with one) and those of the two game model families (one each, serving
+    searches with and without a table) once, two processes at a time, into numba's cache before
+    the workers start, so that no worker compiles them again (each compile is 10-35 s CPU)."""
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return  # a worker, or one process: the first compiled test compiles what it needs
@@ -121,15 +121,13 @@ def pytest_sessionstart(session):
     procs = [subprocess.Popen([sys.executable, "-c", code, f]) for f in ("f", "t")]
     for p in procs:
         p.wait()
-    # then the game model families' kernels the game tests use (with and without a table),
-    # likewise: pig's two, then Einstein's two
+    # then the game model families' kernels the game tests use: pig's and Einstein's
     code = (
         "import sys; from starbench.compiled import engine; from starbench.games import models; "
         "m = models.pig_model_of(100, 6, 1000) if sys.argv[1] == 'pig' "
         "else models.einstein_model('einstein_wurfelt_nicht'); "
-        "engine.warm_up({(sys.argv[2] == 't', m.family)}, m)"
+        "engine.warm_up({(True, m.family)}, m)"
     )
-    for family in ("pig", "einstein"):
-        procs = [subprocess.Popen([sys.executable, "-c", code, family, f]) for f in ("f", "t")]
-        for p in procs:
-            p.wait()
+    procs = [subprocess.Popen([sys.executable, "-c", code, f]) for f in ("pig", "einstein")]
+    for p in procs:
+        p.wait()

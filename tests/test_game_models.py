@@ -310,7 +310,7 @@ def test_a_game_cell_says_its_model_s_compile_and_warms_its_family(tmp_path, mon
         progress=False,
     )
     run_cell(s, tmp_path / "cell", out=lambda _: None, warn=said.append)
-    assert warmed[0] == {(False, "pig")}  # before the work (then each search asks again)
+    assert warmed[0] == {(True, "pig")}  # before the work (then each search asks again)
     assert [line for line in said if "compiling the search kernel" in line] == [
         f"starbench: compiling the search kernel (once per machine, about "
         f"{compiled_engine.GAME_COMPILE_SECONDS} s)"

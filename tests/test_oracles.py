@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,9 @@ from starbench.oracles import base, oracle_for  # noqa: E402
 from starbench.oracles import pig as pig_oracle  # noqa: E402
 
 EXE = str(Path(sys.executable).parent / "starbench")
+#: The session's numba cache (``import starbench`` set it), for the commands run with a bare
+#: environment: they load what the session compiled rather than compile it again.
+_NUMBA_CACHE = {k: v for k, v in os.environ.items() if k == "NUMBA_CACHE_DIR"}
 
 
 def _decision_states(game: str, n: int, seed: int = 0) -> list:
@@ -179,6 +183,7 @@ def test_the_cache_is_loaded_not_recomputed(tmp_path, monkeypatch):
 
 def test_oracle_command(tmp_path):
     env = {"STARBENCH_ORACLE_CACHE": str(tmp_path), "PATH": str(Path(sys.executable).parent)}
+    env.update(_NUMBA_CACHE)  # the session's compiled code, not a second compile elsewhere
     p = subprocess.run(
         [EXE, "oracle", "pig(winscore=10)", "--json"], capture_output=True, text=True, env=env
     )
@@ -451,6 +456,7 @@ def test_an_oracle_states_its_memory_and_is_refused_over_the_limit(tmp_path):
     """``oracle`` and ``match`` (--oracle-memory-limit) and ``run`` (oracle_memory_limit): one
     line before anything is allocated; under the limit, one line states the memory."""
     env = {"STARBENCH_ORACLE_CACHE": str(tmp_path), "PATH": str(Path(sys.executable).parent)}
+    env.update(_NUMBA_CACHE)  # the session's compiled code, not a second compile elsewhere
 
     def cli(*args):
         return subprocess.run([EXE, *args], capture_output=True, text=True, env=env, cwd=tmp_path)

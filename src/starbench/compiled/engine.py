@@ -236,10 +236,11 @@ def execute(
     algo, probing, tt, chance, settings = _kernel_form(spec)
     if not chance and ct.has_chance:
         raise InputError(f"{spec.name} does not apply to trees with chance nodes")
+    game = ct.game_bundle()
     if tt.bits:
         table = tuple(table if table is not None else _table(tt.bits))
-    else:
-        table = None
+    else:  # a game's kernel takes a table always (one specialization per family: kernel.Options)
+        table = None if game is None else _NO_TABLE
     stats, root_vals = np.zeros(N_STATS, np.int64), np.zeros(ct.max_arity or 1)
     by_level = np.zeros((4, ct.max_depth + 2), np.int64)  # levels 0 .. max_depth + 1
     opts = (  # an ``Options``, as the plain tuple ``entry`` takes
@@ -257,8 +258,8 @@ def execute(
         tt.deeper,
         per_level,
         keep_table,
+        bool(tt.bits),
     )
-    game = ct.game_bundle()
     model = None if game is None else ct.model  # apart from the game's tuple (kernel.entry)
     form = (table is not None, None if model is None else model.family)
     if form not in _WARMED:  # its first use here: compiled outside the timing
@@ -337,22 +338,26 @@ def _kernel_form(spec: AlgorithmSpec) -> tuple[int, Any, Any, bool, dict[str, An
 
 #: A kernel specialization: (with a table, the game model's family or None for a tree).  Numba
 #: compiles one machine-code kernel per specialization, each the first time it is used
-#: (``kernel.py``); a bare bool is a tree's (with a table or not).
+#: (``kernel.py``); a bare bool is a tree's (with a table or not).  A game family has one,
+#: (True, family), serving searches with and without a table (``kernel.Options``).
 Form = tuple[bool, str | None]
 
 _WARMED: set[Form] = set()
 
 
 def _forms(forms: Any) -> set[Form]:
-    """``forms`` as (table, family) pairs (default: a tree without a table)."""
-    return {f if isinstance(f, tuple) else (bool(f), None) for f in (forms or {False})}
+    """``forms`` as (table, family) pairs (default: a tree without a table; a family's one
+    specialization whatever table it is asked with)."""
+    pairs = {f if isinstance(f, tuple) else (bool(f), None) for f in (forms or {False})}
+    return {(True, family) if family is not None else (t, None) for t, family in pairs}
 
 
 def forms_for(specs: Any, model: Any = None) -> set[Form]:
     """The specializations that searches with ``specs`` use (over ``model``, a game's
-    ``GameModel``, or a tree)."""
-    family = None if model is None else model.family
-    return {(bool(_kernel_form(spec)[2].bits), family) for spec in specs}
+    ``GameModel``: its family's one; or a tree's, with or without a table)."""
+    if model is not None:
+        return {(True, model.family)}
+    return {(bool(_kernel_form(spec)[2].bits), None) for spec in specs}
 
 
 #: About how long the kernel's first compile takes, in seconds (a fresh numba cache, on the
@@ -416,6 +421,7 @@ def warm_up(forms: Any = None, model: Any = None) -> float:
             False,
             True,
             False,
+            table,
         )
         _one_search(ct, opts, table)
     return time.perf_counter() - t0
@@ -455,6 +461,11 @@ def _table(bits: int) -> Table:
         np.empty(size),
         np.empty(size, np.int64),
     )
+
+
+#: The placeholder table a game's search without one takes (``Options.tabled`` False: the kernel
+#: never reads or writes it).
+_NO_TABLE = tuple(_table(0))
 
 
 class _Budget(BudgetExceeded):

@@ -424,14 +424,18 @@ def by_hint(h, m):
 #: (``LazyTree``, a generated tree searched lazily, and ``ArrayTree``, a tree in arrays: the one
 #: not searched is a one-element placeholder), how it probes (``Probe``; k = 0: no probe phase),
 #: the transposition table (``Table``, or None) and the outputs (``Out``).  A table given as None
-#: is a specialization of its own: numba prunes every step that needs it, so a search without a
-#: table compiles no table code.  The tree and the probe are run-time values, not
-#: specializations: pruning them too saved about a tenth of a compile each while multiplying
-#: the kernels to compile by four (measured: 8 specializations took 104 s CPU in all).
+#: is a specialization of its own: numba prunes every step that needs it, so a tree's search
+#: without a table compiles no table code.  A game model's kernel always gets a table
+#: (``Options.tabled`` False: a one-slot placeholder the search never reads), so one
+#: specialization per family serves searches with and without one: a game's kernel compiles in
+#: about twice a tree's time, and the run-time test costs nothing measurable next to a game's
+#: own steps.  The tree and the probe are run-time values, not specializations: pruning them too
+#: saved about a tenth of a compile each while multiplying the kernels to compile by four
+#: (measured: 8 specializations took 104 s CPU in all).
 Options = namedtuple(
     "Options",
     "algo L U budget lazy levels max_arity max_depth tt_chance probe_by_table decision_only "
-    "tt_deeper per_level keep_table",
+    "tt_deeper per_level keep_table tabled",
 )
 LazyTree = namedtuple(
     "LazyTree",
@@ -497,6 +501,9 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
     tt_decision_only = opts.decision_only
     tt_deeper = opts.tt_deeper  # an entry searched deeper answers too (tt_depth=deeper)
     per_level = opts.per_level  # count per level (``out.by_level``)
+    # search with ``table`` (a game's kernel always gets one, a one-slot placeholder when the
+    # request has none, so that one specialization per family serves both: ``Options``)
+    tabled = opts.tabled
     # Every array the steps use is a *borrowed* view (``borrow``): numba updates no reference
     # count when a step uses it.  The arguments are owned by the caller; the stack's arrays are
     # rows of a few owner arrays (one per element type and shape), kept alive to the end (``keep``).
@@ -710,7 +717,7 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
         if ckind == LEAF:
             return leaf(d, cid, cps, cidx, inprobe)
         f_tt[e] = 0
-        if table is not None and not (tt_decision_only and ckind == CHANCE):
+        if table is not None and tabled and not (tt_decision_only and ckind == CHANCE):
             # ``Search._tt_search`` (NORMAL) and ``Star2._outcome`` (RESUME)
             if game is not None:
                 ckey = game_key(d, cidx)
@@ -950,7 +957,7 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
             lo[d, j] = L
             hi[d, j] = U
             st_has[d, j] = 0
-        if table is not None and tt_chance:  # ``Star1._initial_bounds``: table bounds per outcome
+        if table is not None and tabled and tt_chance:  # ``Star1._initial_bounds``: per outcome
             cdepth = tt_depth(f_level[d] + 1, f_ps[d])
             for j in range(n):
                 if c_kind[d, j] == LEAF:
@@ -1220,7 +1227,7 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
     f_beta[0] = np.inf
     f_pc[0] = ENTER
     f_mode[0] = NORMAL
-    if table is not None:
+    if table is not None and tabled:
         if not opts.keep_table:  # kept: iterative deepening's next iteration (search/deepening)
             for s in range(len(t_depth)):
                 t_depth[s] = -1  # an empty table
@@ -1304,13 +1311,12 @@ def entry(opts, tree, arrays, probe, table, out, game, model):
     numba's dispatcher types a plain tuple in C but a namedtuple in Python (measured here: a
     3-node search took 8.9 us per call with namedtuples, 2.4 us with plain tuples), so the
     engine calls this.  ``table``, ``game`` and ``model`` may be None (each a specialization of
-    its own); the model comes apart from the game's tuple, whose arrays numba then types in C
-    (a tuple holding the model was typed in Python: about 90 us a call)."""
+    its own; a game comes with a table, maybe a placeholder: ``Options``); the model comes apart
+    from the game's tuple, whose arrays numba then types in C (a tuple holding the model was
+    typed in Python: about 90 us a call)."""
     o, t, a, p, u = Options(*opts), LazyTree(*tree), ArrayTree(*arrays), Probe(*probe), Out(*out)
     if game is None:
         if table is None:
             return search_kernel(o, t, a, p, None, u, None, None)
         return search_kernel(o, t, a, p, Table(*table), u, None, None)
-    if table is None:
-        return search_kernel(o, t, a, p, None, u, Game(*game), model)
     return search_kernel(o, t, a, p, Table(*table), u, Game(*game), model)
