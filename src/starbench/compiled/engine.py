@@ -287,10 +287,9 @@ def execute(
     best_move = None if best < 0 else int(best)
     tied = root_values = None
     if algo == EXHAUSTIVE and best_move is not None:  # as arith.agree, for every root move
-        values = root_vals[: ct.root_arity()]
-        close = np.abs(values - value) <= tolerance(ct.L, ct.U)
-        tied = tuple(int(m) for m in np.flatnonzero(close))
-        root_values = tuple(float(v) for v in values)
+        root_values = tuple(root_vals[: ct.root_arity()].tolist())
+        tol = tolerance(ct.L, ct.U)
+        tied = tuple(m for m, v in enumerate(root_values) if abs(v - value) <= tol)
     return SearchResult(
         spec.name,
         dict(settings),

@@ -11,9 +11,8 @@ root (chance nodes are free; at the horizon any node is a leaf), a leaf worth th
 return where the game is over, else the named heuristic from the root player's point of view;
 table entries keyed by the model's ``key`` at the plies left.  The kernel counts as the Python
 engine counts (``search.stats``), so values, best moves and every counter, per level too, equal
-the Python engine's on the same position (``tests/test_game_models.py``), where the two use the
-same table keys (``compiled.support``: game searches with a table stay on the Python engine,
-whose keys are the game's text digests, until they share the model's key).
+the Python engine's on the same position (``tests/test_game_models.py``), with and without a
+table: both engines key a game with a model by the model's ``key`` (``games.models.model_key``).
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from starbench.compiled.kernel import NO_ARRAYS, NO_LAZY
-from starbench.games.models import GameModel, model_of
+from starbench.games.models import GameModel
 
 
 @dataclass(frozen=True)
@@ -49,17 +48,16 @@ class ModelTree:
     @classmethod
     def of(cls, tree: Any) -> ModelTree | None:
         """The model form of a ``GameTree``, or None where the compiled engine cannot search it
-        (no model of its game, a heuristic the model does not compute, no horizon, exact)."""
+        (``GameTree.model_root``: no model of its game, a heuristic the model does not compute,
+        no horizon, exact)."""
         cached = tree.__dict__.get("_model_form")
         if cached is not None and cached[0] is tree.root:  # made once per root
             return cached[1]
-        state, depth = tree.root
+        made = tree.model_root()
         form = None
-        if depth is not None and not getattr(tree, "exact", False) and hasattr(state, "get_game"):
-            model = model_of(state.get_game())
-            if model is not None and getattr(tree, "heuristic_name", None) in model.heuristics:
-                state = model.from_state(state)
-                form = cls(model, state, depth, tree.heuristic_name, tree.bounds, tree)
+        if made is not None:
+            model, state = made
+            form = cls(model, state, tree.root[1], tree.heuristic_name, tree.bounds, tree)
         tree.__dict__["_model_form"] = (tree.root, form)
         return form
 
@@ -100,6 +98,7 @@ class ModelTree:
         m, s = self.model, np.asarray(self.state, np.int64)
         return int(m.n_moves(m.params, s))
 
+    @functools.cached_property
     def root_player(self) -> int:
         """The root player: the player to move at a decision root, player 0 at a chance root
         (as ``games.spec`` makes a game's tree)."""
@@ -109,11 +108,12 @@ class ModelTree:
         """The kernel's ``Game`` bundle, as the plain tuple ``kernel.entry`` takes (a fresh
         state stack and leaf record per search)."""
         m = self.model
-        states = np.zeros((self.max_depth + 2, self.max_arity, m.size), np.int64)
-        states[0, 0] = np.asarray(self.state, np.int64)
+        # a child's state is written before it is read: no need to clear the stack
+        states = np.empty((self.max_depth + 2, self.max_arity, m.size), np.int64)
+        states[0, 0] = self.state
         return (
             m.params,
-            self.root_player(),
+            self.root_player,
             m.heuristic_code(self.heuristic),
             int(self.depth),
             states,

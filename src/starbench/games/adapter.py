@@ -106,6 +106,26 @@ class GameTree:
     def bounds(self) -> tuple[Number, Number]:
         return (self.L, self.U)
 
+    def model_root(self) -> tuple[Any, Any] | None:
+        """(the game's native model, the root as the model's state), or None where the compiled
+        engine cannot search this tree: no model of its game (``games.models``), a heuristic
+        the model does not compute, no horizon, or exact mode.  Made once per root (a shallow
+        view has its own); a game source makes it with the tree (``openspiel_tree``), so a
+        search does not read the position again."""
+        made = self.__dict__.get("_model_root")
+        if made is not None and made[0] is self.root:
+            return made[1]
+        state, depth = self.root
+        form = None
+        if depth is not None and not self.exact and hasattr(state, "get_game"):
+            from starbench.games.models import model_of
+
+            model = model_of(state.get_game())
+            if model is not None and self.heuristic_name in model.heuristics:
+                form = (model, model.from_state(state))
+        self._model_root = (self.root, form)
+        return form
+
     def kind(self, node: tuple[GameState, int | None]) -> Kind:
         state, left = node
         if left is not None and left <= 0:

@@ -187,6 +187,7 @@ def openspiel_tree(state: Any, depth: int, heuristic: str | None, exact: bool) -
         draw_key=openspiel_key(short)[0],
     )
     tree.heuristic_name = h.name
+    tree.model_root()  # the position as its model's state, made with the tree (not per search)
     return tree
 
 
