@@ -56,7 +56,7 @@ from starbench.games.models import (
     pig_probability,
     pig_returns,
 )
-from starbench.games.source import game_source
+from starbench.games.source import game_source, random_history
 from starbench.ground.files import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,21 +91,7 @@ def floor_expectimax(p, s, left, root, code, stack, lv, count):  # noqa: ANN001,
 
 def positions(game: Any, rng: Any, n: int, least: int) -> list[str | None]:
     """``n`` positions of random playouts (``least`` or more actions, never terminal)."""
-    out: list[str | None] = []
-    while len(out) < n:
-        state = game.new_initial_state()
-        for _ in range(rng.integers(least, least + 25)):
-            actions = (
-                [a for a, _ in state.chance_outcomes()]
-                if state.is_chance_node()
-                else state.legal_actions()
-            )
-            child = state.child(actions[rng.integers(len(actions))])
-            if child.is_terminal():
-                break
-            state = child
-        out.append(",".join(map(str, state.history())) or None)
-    return out
+    return [random_history(game, rng, least, least + 25) for _ in range(n)]
 
 
 def cpu(fn: Any) -> tuple[float, Any]:

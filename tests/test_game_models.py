@@ -20,7 +20,7 @@ from starbench.engines import search  # noqa: E402
 from starbench.errors import InputError  # noqa: E402
 from starbench.games.heuristics import HEURISTICS  # noqa: E402
 from starbench.games.models import CHANCE, TERMINAL, model_of  # noqa: E402
-from starbench.games.source import game_source  # noqa: E402
+from starbench.games.source import game_source, random_history  # noqa: E402
 
 PIGS = ("pig", "pig(winscore=10)", "pig(winscore=20,diceoutcomes=4)", "pig(winscore=50,horizon=9)")
 
@@ -189,18 +189,7 @@ KERNEL_REQUESTS = (
 def _position(game, rng, least):
     """A random reachable position: ``least`` or more random actions from the start (up to
     30), never a terminal; its action history as ``--position`` takes it."""
-    state = game.new_initial_state()
-    for _ in range(rng.integers(least, 31)):
-        actions = (
-            [a for a, _ in state.chance_outcomes()]
-            if state.is_chance_node()
-            else state.legal_actions()
-        )
-        child = state.child(actions[rng.integers(len(actions))])
-        if child.is_terminal():
-            break
-        state = child
-    return ",".join(map(str, state.history())) or None
+    return random_history(game, rng, least, 31)
 
 
 def _same(got, ref, said):  # noqa: ANN001, ANN202
@@ -270,7 +259,6 @@ def test_the_engines_serve_a_game_over_its_model_and_stop_at_a_budget_alike():
         assert choose("auto", name, tree=src.tree, auto=Auto(min_nodes=10**9)).engine == "compiled"
     with pytest.raises(InputError, match="engine: compiled cannot serve games without a model"):
         choose("compiled", "expectimax", tree=game_source("tic_tac_toe", 2).tree)
-    assert choose("auto", "star2", tree=src.tree, params={"tt": 8}).engine == "compiled"
     assert choose("auto", "star2", tree=src.tree, time_budget=1.0).engine == "python"
     for name in ("expectimax", "star2"):
         spec = resolve(name)
@@ -483,9 +471,15 @@ def test_solve_says_a_first_compile_of_a_game_s_kernel(monkeypatch, capsys):
     from starbench.commands import cli
     from starbench.compiled import engine as compiled_engine
 
+    warmed: set = set()  # this test's record of what is loaded (the compile itself skipped)
+    monkeypatch.setattr(compiled_engine, "_WARMED", warmed)
     monkeypatch.setattr(compiled_engine, "cached_on_disk", lambda family=None: family is None)
     monkeypatch.setattr(compiled_engine, "is_warm", lambda forms=None: False)
-    monkeypatch.setattr(compiled_engine, "warm_up", lambda forms=None, model=None: 0.0)
+    monkeypatch.setattr(
+        compiled_engine,
+        "warm_up",
+        lambda forms=None, model=None: warmed.update(compiled_engine._forms(forms)) or 0.0,
+    )
     assert cli.main(["solve", "--game", "pig(winscore=10)", "--depth", "2"]) == 0
     err = capsys.readouterr().err
     line = (
@@ -493,3 +487,23 @@ def test_solve_says_a_first_compile_of_a_game_s_kernel(monkeypatch, capsys):
         f"{compiled_engine.GAME_COMPILE_SECONDS} s)"
     )
     assert err.count(line) == 1, err
+
+
+def test_a_first_search_says_its_compile_once(monkeypatch, capsys):
+    """``starbench.search``'s first use of a kernel that numba's cache lacks says, in one line
+    on stderr, that it compiles it (here the cache is said to lack it and the kernel is loaded);
+    a second search says nothing."""
+    from starbench.compiled import engine as compiled_engine
+
+    monkeypatch.setattr(compiled_engine, "_WARMED", set())
+    monkeypatch.setattr(compiled_engine, "cached_on_disk", lambda family=None: False)
+    src = game_source("pig(winscore=10)", 2)
+    first = search(src.tree, "star2", engine="compiled")
+    err = capsys.readouterr().err
+    line = (
+        f"starbench: compiling the search kernel (once per machine, about "
+        f"{compiled_engine.GAME_COMPILE_SECONDS} s)"
+    )
+    assert err.splitlines() == [line]
+    again = search(game_source("pig(winscore=10)", 2).tree, "star2", engine="compiled")
+    assert capsys.readouterr().err == "" and again.value == first.value

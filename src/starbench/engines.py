@@ -92,7 +92,6 @@ def choose(
     time_budget: float | None = None,
     tree: Any = None,
     key: str = "engine",
-    params: dict[str, Any] | None = None,
     auto: Auto = Auto(),  # noqa: B008 - frozen
 ) -> Choice:
     """The engine for one search.  ``requested`` is ``auto``, ``compiled`` or ``python``;
@@ -104,9 +103,7 @@ def choose(
         raise InputError(f"{key}: must be one of {', '.join(ENGINES)}, got {requested!r}")
     if requested == "python":
         return Choice("python", "requested")
-    why = unsupported(
-        name, exact=exact, debug=debug, time_budget=time_budget, tree=tree, params=params
-    )
+    why = unsupported(name, exact=exact, debug=debug, time_budget=time_budget, tree=tree)
     if requested == "compiled":
         if why is not None:
             flag = key.startswith("-")  # a command-line flag, or a config key
@@ -365,7 +362,6 @@ def search(
         debug=debug,
         time_budget=time_budget,
         tree=tree,
-        params=spec.own,
     )
     return execute(
         spec,

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from starbench.compiled.support import compiling_line
 from starbench.errors import InputError
 from starbench.ground.textable import text_table
 from starbench.search import ALGORITHMS, SearchResult, parse_spec
@@ -86,7 +87,6 @@ def solve(
             tree=tree,
             auto=Auto(min_nodes=AUTO_SOLVE_NODES),
             key="--engine",
-            params=spec.own,
         )
         for spec in specs_
     ]
@@ -255,6 +255,6 @@ def _compile_note(log: Any) -> Any:
 
     def before(compiling: bool, seconds: float) -> None:
         if compiling and log is not None:
-            log(f"starbench: compiling the search kernel (once per machine, about {seconds:.0f} s)")
+            log(compiling_line(seconds))
 
     return before

@@ -9,6 +9,7 @@ debug mode, time budgets, games, algorithms registered by plugins) runs on the P
 from __future__ import annotations
 
 import functools
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +28,7 @@ from starbench.compiled.kernel import (
     Table,
 )
 from starbench.compiled.models import ModelTree
-from starbench.compiled.support import kernel_algo
+from starbench.compiled.support import compiling_line, kernel_algo
 from starbench.errors import BudgetExceeded, EvaluationError, InputError
 from starbench.search.arith import tolerance
 from starbench.search.registry import AlgorithmSpec, resolve
@@ -262,8 +263,8 @@ def execute(
     )
     model = None if game is None else ct.model  # apart from the game's tuple (kernel.entry)
     form = (table is not None, None if model is None else model.family)
-    if form not in _WARMED:  # its first use here: compiled outside the timing
-        warm_up({form}, model)
+    if form not in _WARMED:  # its first use here: compiled outside the timing, and said
+        _first_use(form, model)
     tree, arrays = ct.bundles if table is None else ct.table_bundles
     out = (stats, root_vals, by_level)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -361,9 +362,22 @@ def forms_for(specs: Any, model: Any = None) -> set[Form]:
 
 #: About how long the kernel's first compile takes, in seconds (a fresh numba cache, on the
 #: development machine: ``scripts/engine_speed.py``'s cold compile, ``results/bench/engine.md``),
-#: and a game model family's (measured here: 21-24 s CPU per specialization for pig).
+#: and a game model family's (its one specialization, with the table code: measured here 44-46 s
+#: of CPU for pig and Einstein).
 COMPILE_SECONDS = 12
-GAME_COMPILE_SECONDS = 25
+GAME_COMPILE_SECONDS = 45
+
+
+def _first_use(form: Form, model: Any) -> None:
+    """A specialization's first use in this process (outside any timing): loaded from numba's
+    cache, or compiled with one line on stderr (``compiling_line``) where the cache lacks it,
+    so that no search, ``starbench.search`` included, compiles for most of a minute unsaid
+    (``run`` and ``solve`` say it before their work, through ``engines.prepare``)."""
+    family = form[1]
+    if not cached_on_disk(family):
+        seconds = COMPILE_SECONDS if family is None else GAME_COMPILE_SECONDS
+        print(compiling_line(seconds), file=sys.stderr, flush=True)
+    warm_up({form}, model)
 
 
 def cached_on_disk(family: str | None = None) -> bool:

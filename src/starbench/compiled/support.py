@@ -30,7 +30,6 @@ def unsupported(
     debug: bool = False,
     time_budget: float | None = None,
     tree: Any = None,
-    params: dict[str, Any] | None = None,
 ) -> str | None:
     """Why the compiled engine cannot serve this request, or None if it can."""
     if exact:
@@ -79,6 +78,12 @@ def spec_model(spec: Any) -> Any:
     if kind_of(spec.game) is not OPENSPIEL:
         return None
     return model_of(load_openspiel(spec.game.removeprefix(OPENSPIEL_PREFIX), "tree.game"))
+
+
+def compiling_line(seconds: float) -> str:
+    """The one line said when a search's kernel is compiled, the first time on a machine
+    (``run``, ``solve``, and any first search, ``starbench.search`` included)."""
+    return f"starbench: compiling the search kernel (once per machine, about {seconds:.0f} s)"
 
 
 #: What the compiled engine says of a game it has no model of.

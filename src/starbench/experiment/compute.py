@@ -58,7 +58,6 @@ def engine_choice(
             time_budget=settings.time_budget,
             tree=settings.tree,
             key="engine",
-            params=dict(algorithm.params),
             auto=Auto(
                 cell_nodes=cell_nodes(settings),
                 kept=None if held is None else held.get(algorithm.key),

@@ -295,7 +295,6 @@ class RunSettings:
                     debug=self.debug,
                     time_budget=self.time_budget,
                     tree=spec,
-                    params=dict(a.params),
                 )
             except InputError as e:
                 where = f"(algorithms[{i}]: {a.name})"

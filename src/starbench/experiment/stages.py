@@ -372,14 +372,12 @@ def announce(
         # in this process, before any worker starts and before the progress line's clock: a
         # compile (the first on a machine) is said whatever the settings, and the workers then
         # load the kernel from numba's cache
+        from starbench.compiled.support import compiling_line
         from starbench.engines import game_model, prepare
 
         def before(compiling: bool, seconds: float) -> None:
             if compiling:
-                warn(
-                    f"starbench: compiling the search kernel (once per machine, about "
-                    f"{seconds:.0f} s)"
-                )
+                warn(compiling_line(seconds))
             elif settings.progress:
                 warn("starbench: loading the compiled kernel (compiled once, then cached)")
 

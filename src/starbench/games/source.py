@@ -360,6 +360,26 @@ def openspiel_playout(game: str, seed: int, instance: int, drawn_dice: bool) -> 
     )
 
 
+def random_history(game: Any, rng: Any, low: int, high: int) -> str | None:
+    """A random reachable position of a loaded OpenSpiel game, for tests and benchmarks: from
+    the start, ``rng.integers(low, high)`` actions, each uniform over the legal moves or the
+    chance outcomes (not by their probabilities), stopping before an action that would end the
+    game; its action history as ``tree.position`` takes it (None: the start).  Unlike
+    ``openspiel_playout`` it never gives up: a short game or a horizon only shortens it."""
+    state = game.new_initial_state()
+    for _ in range(rng.integers(low, high)):
+        actions = (
+            [a for a, _ in state.chance_outcomes()]
+            if state.is_chance_node()
+            else state.legal_actions()
+        )
+        child = state.child(actions[rng.integers(len(actions))])
+        if child.is_terminal():
+            break
+        state = child
+    return ",".join(map(str, state.history())) or None
+
+
 def backgammon_playout(
     game: str, seed: int, instance: int, drawn_dice: bool
 ) -> tuple[str, str | None]:
