@@ -285,7 +285,9 @@ def test_a_game_cell_says_its_model_s_compile_and_warms_its_family(tmp_path, mon
     from starbench.games.spec import GameSpec
 
     warmed: list = []
-    monkeypatch.setattr(compiled_engine, "cached_on_disk", lambda family=None: family is None)
+    monkeypatch.setattr(
+        compiled_engine, "cached_on_disk", lambda family=None, table=None: family is None
+    )
     monkeypatch.setattr(compiled_engine, "is_warm", lambda forms=None: False)
     monkeypatch.setattr(
         compiled_engine, "warm_up", lambda forms=None, model=None: warmed.append(forms) or 0.0
@@ -473,7 +475,9 @@ def test_solve_says_a_first_compile_of_a_game_s_kernel(monkeypatch, capsys):
 
     warmed: set = set()  # this test's record of what is loaded (the compile itself skipped)
     monkeypatch.setattr(compiled_engine, "_WARMED", warmed)
-    monkeypatch.setattr(compiled_engine, "cached_on_disk", lambda family=None: family is None)
+    monkeypatch.setattr(
+        compiled_engine, "cached_on_disk", lambda family=None, table=None: family is None
+    )
     monkeypatch.setattr(compiled_engine, "is_warm", lambda forms=None: False)
     monkeypatch.setattr(
         compiled_engine,
@@ -496,7 +500,7 @@ def test_a_first_search_says_its_compile_once(monkeypatch, capsys):
     from starbench.compiled import engine as compiled_engine
 
     monkeypatch.setattr(compiled_engine, "_WARMED", set())
-    monkeypatch.setattr(compiled_engine, "cached_on_disk", lambda family=None: False)
+    monkeypatch.setattr(compiled_engine, "cached_on_disk", lambda family=None, table=None: False)
     src = game_source("pig(winscore=10)", 2)
     first = search(src.tree, "star2", engine="compiled")
     err = capsys.readouterr().err

@@ -877,7 +877,7 @@ def test_a_compile_of_the_kernel_is_said_whatever_the_settings(tmp_path, monkeyp
     compile itself is skipped here: the cache is said to be empty, the warm-up does nothing)."""
     from starbench.compiled import engine as compiled_engine
 
-    monkeypatch.setattr(compiled_engine, "cached_on_disk", lambda family=None: False)
+    monkeypatch.setattr(compiled_engine, "cached_on_disk", lambda family=None, table=None: False)
     monkeypatch.setattr(compiled_engine, "is_warm", lambda forms=None: False)
     monkeypatch.setattr(compiled_engine, "warm_up", lambda forms=None, model=None: 0.0)
     said: list[str] = []

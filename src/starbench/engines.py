@@ -158,7 +158,8 @@ def prepare(before: Any = None, after: Any = None, specs: Any = None, model: Any
     if before is not None:
         family = None if model is None else model.family
         seconds = engine.COMPILE_SECONDS if family is None else engine.GAME_COMPILE_SECONDS
-        before(not engine.cached_on_disk(family), seconds)
+        on_disk = all(engine.cached_on_disk(f, t) for t, f in forms or {(False, None)})
+        before(not on_disk, seconds)
     seconds = engine.warm_up(forms, model)
     if after is not None:
         after(seconds)

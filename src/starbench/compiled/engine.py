@@ -373,27 +373,30 @@ def _first_use(form: Form, model: Any) -> None:
     cache, or compiled with one line on stderr (``compiling_line``) where the cache lacks it,
     so that no search, ``starbench.search`` included, compiles for most of a minute unsaid
     (``run`` and ``solve`` say it before their work, through ``engines.prepare``)."""
-    family = form[1]
-    if not cached_on_disk(family):
+    table, family = form
+    if not cached_on_disk(family, table):
         seconds = COMPILE_SECONDS if family is None else GAME_COMPILE_SECONDS
         print(compiling_line(seconds), file=sys.stderr, flush=True)
     warm_up({form}, model)
 
 
-def cached_on_disk(family: str | None = None) -> bool:
+def cached_on_disk(family: str | None = None, table: bool | None = None) -> bool:
     """Does numba's cache hold the kernel compiled from this source (so that a first search
     loads it in about a second rather than compiling it)?  numba's own index of the kernel's
-    entry, read as numba reads it (stale or missing: empty); with ``family``, a
-    specialization over that game model family."""
+    entry, read as numba reads it (stale or missing: empty): a specialization over the game
+    model ``family`` (None: a tree's), with a table or without one (None: either)."""
     from starbench.compiled.kernel import entry
 
     try:
         index = entry._cache._cache_file._load_index()  # noqa: SLF001 - numba's cache
     except Exception:  # noqa: BLE001 - an unreadable cache is one numba compiles again
         return False
-    if family is None:
-        return bool(index)
-    return any(f"GameModel({family})" in str(key) for key in index)
+    model = "none" if family is None else f"GameModel({family})"
+    for key in index:  # (argument types, target, ...): entry's table is 5th, its model 8th
+        args = [str(a) for a in key[0]]
+        if args[7] == model and (table is None or (args[4] != "none") == table):
+            return True
+    return False
 
 
 def is_warm(forms: Any = None) -> bool:
