@@ -279,9 +279,10 @@ def einstein_player(p, s):  # noqa: ANN001, ANN201
 
 
 @njit(cache=True)
-def _einstein_cubes(s, out):  # noqa: ANN001, ANN202
-    """The cells of the cubes the die lets the player to move move, in board order: the
-    cube of the die's value, else the nearest values below and above it."""
+def _einstein_cubes(s):  # noqa: ANN001, ANN202
+    """(how many, the first cell, the second cell or -1) of the cubes the die lets the player
+    to move move, in board order: the cube of the die's value, else the nearest values below
+    and above it (no array: a model allocates nothing per node)."""
     sign = 1 if s[E_TO_MOVE] == 0 else -1
     die = s[E_DIE]
     low, low_at, high, high_at = 0, -1, 7, -1
@@ -290,53 +291,51 @@ def _einstein_cubes(s, out):  # noqa: ANN001, ANN202
         if v <= 0:
             continue
         if v == die:
-            out[0] = cell
-            return 1
+            return 1, cell, -1
         if low < v < die:
             low, low_at = v, cell
         elif die < v < high:
             high, high_at = v, cell
-    n = 0
     if low_at >= 0 and high_at >= 0:
-        out[0], out[1] = min(low_at, high_at), max(low_at, high_at)
-        return 2
-    for at in (low_at, high_at):
-        if at >= 0:
-            out[n] = at
-            n += 1
-    return n
+        return 2, min(low_at, high_at), max(low_at, high_at)
+    if low_at >= 0:
+        return 1, low_at, -1
+    if high_at >= 0:
+        return 1, high_at, -1
+    return 0, -1, -1
 
 
 @njit(cache=True)
-def _einstein_moves(s, out):  # noqa: ANN001, ANN202
-    """The legal moves (OpenSpiel action ids, in its order) into ``out``; their number."""
-    cells = np.empty(2, np.int64)
-    n = 0
+def _einstein_move_at(s, i):  # noqa: ANN001, ANN202
+    """(the legal moves counted, the i-th one's OpenSpiel action id or -1), the moves in
+    OpenSpiel's order; ``i`` = -1 counts them all."""
+    n, first, second = _einstein_cubes(s)
     player = s[E_TO_MOVE]
-    for j in range(_einstein_cubes(s, cells)):
-        r, c = cells[j] // 5, cells[j] % 5
+    k = 0
+    for j in range(n):
+        cell = first if j == 0 else second
+        r, c = cell // 5, cell % 5
         for o in range(3):
             d = player * 3 + o
             r2, c2 = r + _E_DR[d], c + _E_DC[d]
             if 0 <= r2 < 5 and 0 <= c2 < 5:
-                cap = 1 if s[r2 * 5 + c2] != 0 else 0
-                out[n] = ((r * 5 + c) * 6 + d) * 2 + cap
-                n += 1
-    return n
+                if k == i:
+                    cap = 1 if s[r2 * 5 + c2] != 0 else 0
+                    return k, ((r * 5 + c) * 6 + d) * 2 + cap
+                k += 1
+    return k, -1
 
 
 @njit(cache=True)
 def einstein_n_moves(p, s):  # noqa: ANN001, ANN201
     if einstein_terminal(p, s) or s[E_TO_MOVE] == CHANCE:
         return 0
-    return _einstein_moves(s, np.empty(6, np.int64))
+    return _einstein_move_at(s, -1)[0]
 
 
 @njit(cache=True)
 def einstein_move(p, s, i):  # noqa: ANN001, ANN201
-    out = np.empty(6, np.int64)
-    _einstein_moves(s, out)
-    return out[i]
+    return _einstein_move_at(s, i)[1]
 
 
 @njit(cache=True)
@@ -367,14 +366,18 @@ def einstein_apply(p, s, action, out):  # noqa: ANN001, ANN201
     if s[E_TO_MOVE] == CHANCE:
         if s[E_TURNS] <= 0:  # a set-up draw: permutation ``action`` of 1..6, lexicographic
             side = s[E_TURNS] + 1  # -1: black's, 0: white's
-            left = np.arange(1, 7)
-            rank, fact = action, 120
+            rank, fact, used = action, 120, 0  # used: a bit per value placed
             for k in range(6):
                 q = rank // fact
                 rank -= q * fact
-                v = left[q]
-                for m in range(q, 5 - k):
-                    left[m] = left[m + 1]
+                v = 0  # the q-th value of 1..6 not placed yet
+                for cand in range(1, 7):
+                    if not (used >> cand) & 1:
+                        if q == 0:
+                            v = cand
+                            break
+                        q -= 1
+                used |= 1 << v
                 out[_E_SETUP[side, k]] = v if side == 0 else -v
                 if k < 5:
                     fact //= 5 - k
