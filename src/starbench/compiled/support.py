@@ -63,7 +63,7 @@ def _game_unsupported(tree: Any) -> str | None:
     from starbench.games.adapter import GameTree
 
     if isinstance(tree, GameTree):
-        ok = tree.model_root() is not None
+        ok = tree.native_model() is not None
     else:  # a GameSpec: its game's model, and the heuristic the model computes
         model = spec_model(tree)
         ok = model is not None and tree.heuristic_name() in model.heuristics

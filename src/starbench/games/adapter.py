@@ -106,23 +106,34 @@ class GameTree:
     def bounds(self) -> tuple[Number, Number]:
         return (self.L, self.U)
 
-    def model_root(self) -> tuple[Any, Any] | None:
-        """(the game's native model, the root as the model's state), or None where the compiled
-        engine cannot search this tree: no model of its game (``games.models``), a heuristic
-        the model does not compute, no horizon, or exact mode.  Made once per root (a shallow
-        view has its own); a game source makes it with the tree (``openspiel_tree``), so a
-        search does not read the position again."""
-        made = self.__dict__.get("_model_root")
+    def native_model(self) -> Any:
+        """The game's native model (``games.models``) where the compiled engine can search this
+        tree with it, else None: no model of its game, a heuristic the model does not compute,
+        no horizon, or exact mode.  Asks nothing compiled (choosing an engine calls it)."""
+        made = self.__dict__.get("_native_model")
         if made is not None and made[0] is self.root:
             return made[1]
         state, depth = self.root
-        form = None
+        model = None
         if depth is not None and not self.exact and hasattr(state, "get_game"):
             from starbench.games.models import model_of
 
             model = model_of(state.get_game())
-            if model is not None and self.heuristic_name in model.heuristics:
-                form = (model, model.from_state(state))
+            if model is not None and self.heuristic_name not in model.heuristics:
+                model = None
+        self._native_model = (self.root, model)
+        return model
+
+    def model_root(self) -> tuple[Any, Any] | None:
+        """(``native_model()``, the root as the model's state), or None where there is no
+        native model; made once per root (a shallow view has its own) the first time a search
+        needs it (reading the position runs compiled code, which a process searching on the
+        Python engine only never loads)."""
+        made = self.__dict__.get("_model_root")
+        if made is not None and made[0] is self.root:
+            return made[1]
+        model = self.native_model()
+        form = None if model is None else (model, model.from_state(self.root[0]))
         self._model_root = (self.root, form)
         return form
 

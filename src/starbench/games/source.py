@@ -187,7 +187,7 @@ def openspiel_tree(state: Any, depth: int, heuristic: str | None, exact: bool) -
         draw_key=openspiel_key(short)[0],
     )
     tree.heuristic_name = h.name
-    tree.model_root()  # the position as its model's state, made with the tree (not per search)
+    tree.native_model()  # made with the tree (no compiled code runs: the position is read later)
     return tree
 
 
