@@ -38,6 +38,10 @@ from typing import Any
 
 import numpy as np
 import pyspiel
+
+import starbench  # noqa: F401 - before numba: it points numba's cache at starbench's folder
+
+# isort: split
 from numba import njit
 
 from starbench import search

@@ -24,6 +24,11 @@ if "STARBENCH_ORACLE_CACHE" not in os.environ:
 
     os.environ["STARBENCH_ORACLE_CACHE"] = tempfile.mkdtemp(prefix="starbench-oracles-")
 
+# numba's cache is starbench's folder (starbench.ground.caches) even where a test module imports
+# numba before starbench: numba reads NUMBA_CACHE_DIR once, when it is first imported, and without
+# it writes its cache beside the sources (src/starbench/**/__pycache__)
+import starbench  # noqa: E402, F401
+
 #: Every profile: no per-example deadline, and slow or large examples are fine.
 _SLOW_OK = {
     "deadline": None,
