@@ -156,8 +156,7 @@ def prepare(before: Any = None, after: Any = None, specs: Any = None, model: Any
     if engine.is_warm(forms):
         return 0.0
     if before is not None:
-        family = None if model is None else model.family
-        seconds = engine.COMPILE_SECONDS if family is None else engine.GAME_COMPILE_SECONDS
+        seconds = engine.compile_seconds(None if model is None else model.family)
         on_disk = all(engine.cached_on_disk(f, t) for t, f in forms or {(False, None)})
         before(not on_disk, seconds)
     seconds = engine.warm_up(forms, model)

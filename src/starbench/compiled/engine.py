@@ -368,6 +368,12 @@ COMPILE_SECONDS = 12
 GAME_COMPILE_SECONDS = 45
 
 
+def compile_seconds(family: str | None) -> int:
+    """About how long a first compile of a tree's kernel (``family`` None) or of a game model
+    family's takes, in seconds."""
+    return COMPILE_SECONDS if family is None else GAME_COMPILE_SECONDS
+
+
 def _first_use(form: Form, model: Any) -> None:
     """A specialization's first use in this process (outside any timing): loaded from numba's
     cache, or compiled with one line on stderr (``compiling_line``) where the cache lacks it,
@@ -375,8 +381,7 @@ def _first_use(form: Form, model: Any) -> None:
     (``run`` and ``solve`` say it before their work, through ``engines.prepare``)."""
     table, family = form
     if not cached_on_disk(family, table):
-        seconds = COMPILE_SECONDS if family is None else GAME_COMPILE_SECONDS
-        print(compiling_line(seconds), file=sys.stderr, flush=True)
+        print(compiling_line(compile_seconds(family)), file=sys.stderr, flush=True)
     warm_up({form}, model)
 
 
