@@ -5,7 +5,6 @@ with its time limit, asking every failing tree twice) instead of a traceback or 
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -14,9 +13,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from environment import with_path
+
 EXE = str(Path(sys.executable).parent / "starbench")
 PLUGINS = Path(__file__).parent / "plugins"
-ENV = {**os.environ, "PYTHONPATH": str(PLUGINS), "STARBENCH_PROGRESS": "0"}
+ENV = with_path(PLUGINS, STARBENCH_PROGRESS="0")
 TREE = '{"bounds": [0, 4], "root": {"max": [1, {"chance": [[0.5, 2], [0.5, 4]]}, 0]}}'
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from environment import with_path
 from starbench.commands import cli
 from starbench.experiment.settings import cell_name
 from starbench.record.columns import nondeterministic
@@ -815,10 +816,9 @@ def test_n_jobs_is_capped_at_the_usable_cpus(tmp_path, capsys):
 def test_a_plugin_that_raises_is_named_in_one_line(tmp_path):
     """A plugin class whose constructor raises, and a plugin module that raises while it is
     imported: one line naming the plugin (and the algorithm), exit 2."""
-    import os
 
     plugins = Path(__file__).parent / "plugins"
-    env = {**os.environ, "PYTHONPATH": str(plugins)}
+    env = with_path(plugins)
     common = ["trees=2", "progress=false", "engine=python"]
     p = subprocess.run(
         [EXE, "run", "plugins=[raising_plugins]", "algorithms=[expectimax,fragile]", *common,

@@ -21,9 +21,11 @@ from starbench.oracles import base, oracle_for  # noqa: E402
 from starbench.oracles import pig as pig_oracle  # noqa: E402
 
 EXE = str(Path(sys.executable).parent / "starbench")
-#: The session's numba cache (``import starbench`` set it), for the commands run with a bare
-#: environment: they load what the session compiled rather than compile it again.
-_NUMBA_CACHE = {k: v for k, v in os.environ.items() if k == "NUMBA_CACHE_DIR"}
+#: The session's numba cache (``import starbench`` set it) and source path (``PYTHONPATH``, where
+#: a session runs a checkout's source without installing it, as ``scripts/time_tests.py`` does),
+#: for the commands run with a bare environment: they run the code under test and load what the
+#: session compiled (numba's cache is per source file) rather than compile it again.
+_SESSION = {k: v for k, v in os.environ.items() if k in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
 
 
 def _decision_states(game: str, n: int, seed: int = 0) -> list:
@@ -183,7 +185,7 @@ def test_the_cache_is_loaded_not_recomputed(tmp_path, monkeypatch):
 
 def test_oracle_command(tmp_path):
     env = {"STARBENCH_ORACLE_CACHE": str(tmp_path), "PATH": str(Path(sys.executable).parent)}
-    env.update(_NUMBA_CACHE)  # the session's compiled code, not a second compile elsewhere
+    env.update(_SESSION)  # the session's code and compiled code, not a second compile
     p = subprocess.run(
         [EXE, "oracle", "pig(winscore=10)", "--json"], capture_output=True, text=True, env=env
     )
@@ -456,7 +458,7 @@ def test_an_oracle_states_its_memory_and_is_refused_over_the_limit(tmp_path):
     """``oracle`` and ``match`` (--oracle-memory-limit) and ``run`` (oracle_memory_limit): one
     line before anything is allocated; under the limit, one line states the memory."""
     env = {"STARBENCH_ORACLE_CACHE": str(tmp_path), "PATH": str(Path(sys.executable).parent)}
-    env.update(_NUMBA_CACHE)  # the session's compiled code, not a second compile elsewhere
+    env.update(_SESSION)  # the session's code and compiled code, not a second compile
 
     def cli(*args):
         return subprocess.run([EXE, *args], capture_output=True, text=True, env=env, cwd=tmp_path)
@@ -471,10 +473,14 @@ def test_an_oracle_states_its_memory_and_is_refused_over_the_limit(tmp_path):
     p = cli("match", "pig(winscore=40)", "--player", "oracle", "--player", "random",
             "--oracle-memory-limit", "1000", "--out", "m")  # fmt: skip
     assert p.returncode == 2 and "of 1000 bytes" in p.stderr and "Traceback" not in p.stderr
+    # refused before the game's kernel is compiled (an empty numba cache: nothing to load)
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "empty-cache")
     p = cli("run", "tree=game", "tree.game='pig(winscore=40)'", "oracle_memory_limit=1000",
             "tree.depth=1", "trees=1", "algorithms=[expectimax]", "progress=false",
             "hydra.run.dir=c")  # fmt: skip
     assert p.returncode == 2 and "of 1000 bytes" in p.stderr.splitlines()[-1], p.stderr
+    assert "compiling" not in p.stderr and not list((tmp_path / "empty-cache").rglob("*.nbc"))
+    env.update(_SESSION)
     p = cli("oracle", "pig(winscore=15)")
     assert p.returncode == 0 and "starbench: solving pig(" in p.stderr and "MiB" not in p.stdout
     assert "KiB of memory)" in p.stderr

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from environment import with_path
 from starbench.commands import cli
 from starbench.experiment.runner import run_cell
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
@@ -330,7 +331,7 @@ def test_a_saved_mismatch_is_printed_again_on_rerun(tmp_path):
         "progress=false",
         f"hydra.run.dir={tmp_path}",
     ]
-    env = {**os.environ, "PYTHONPATH": str(TESTS / "plugins")}
+    env = with_path(TESTS / "plugins")
     first = subprocess.run([EXE, "run", *args], capture_output=True, text=True, env=env)
     assert first.returncode == 1 and first.stderr.count("MISMATCH instance") == 2
     again = subprocess.run([EXE, "run", *args], capture_output=True, text=True, env=env)

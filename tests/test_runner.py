@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
+from environment import with_path
 from starbench.commands import cli
 from starbench.commands import run as run_mod
 from starbench.errors import InputError
@@ -413,7 +414,7 @@ def test_mismatch_from_a_broken_algorithm_is_caught_and_exits_1(tmp_path):
         "plugins=[broken_plugin]",
         "trees=3",
         f"hydra.run.dir={tmp_path}",
-        env={"PYTHONPATH": str(TESTS / "plugins")},
+        env=with_path(TESTS / "plugins"),
     )
     assert p.returncode == 1, p.stderr
     assert p.stderr.count("MISMATCH") == 3

@@ -11,7 +11,6 @@ algorithm's first mismatch, once.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from environment import with_path
 from starbench.external import shrink
 from starbench.trees import RegularTreeSpec
 from starbench.trees.explicit import load_tree, tree_to_json
@@ -27,7 +27,7 @@ from starbench.trees.regular import RegularTree
 
 PLUGINS = Path(__file__).parent / "plugins"
 EXE = str(Path(sys.executable).parent / "starbench")
-ENV = {**os.environ, "PYTHONPATH": str(PLUGINS)}
+ENV = with_path(PLUGINS)
 #: Small integer values (resolution 10) and unequal probabilities: where off-by-one bugs show.
 SPEC = RegularTreeSpec(branching=3, chance_arity=3, depth=2, resolution=10, distribution="random")
 WRONG = ["skip-last-outcome", "star1-off-by-one", "star2-wrong-probe"]

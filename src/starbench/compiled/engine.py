@@ -99,7 +99,7 @@ class CompiledTree:
 
     @functools.cached_property
     def bundles(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-        """The tree's two bundles as the plain tuples ``kernel.entry`` takes, made once."""
+        """The tree's two bundles as the plain tuples ``kernel.enter`` takes, made once."""
         return tuple(self.tree), tuple(self.arrays)
 
     @functools.cached_property
@@ -230,7 +230,7 @@ def execute(
     count nodes, leaves, cut-offs and probes per level (the result's ``by_level``; None
     without); ``table``: the kernel's table to search with (a new one of the request's size
     when None), kept as it is with ``keep_table`` (iterative deepening, ``iteration_maker``)."""
-    from starbench.compiled.kernel import entry
+    from starbench.compiled.kernel import enter
 
     if not isinstance(spec, AlgorithmSpec):
         spec = resolve(spec, params)
@@ -244,7 +244,7 @@ def execute(
         table = None if game is None else _NO_TABLE
     stats, root_vals = np.zeros(N_STATS, np.int64), np.zeros(ct.max_arity or 1)
     by_level = np.zeros((4, ct.max_depth + 2), np.int64)  # levels 0 .. max_depth + 1
-    opts = (  # an ``Options``, as the plain tuple ``entry`` takes
+    opts = (  # an ``Options``, as the plain tuple ``kernel.enter`` takes
         algo,
         ct.L,
         ct.U,
@@ -261,14 +261,14 @@ def execute(
         keep_table,
         bool(tt.bits),
     )
-    model = None if game is None else ct.model  # apart from the game's tuple (kernel.entry)
+    model = None if game is None else ct.model  # apart from the game's tuple (kernel.entry_game)
     form = (table is not None, None if model is None else model.family)
     if form not in _WARMED:  # its first use here: compiled outside the timing, and said
         _first_use(form, model)
     tree, arrays = ct.bundles if table is None else ct.table_bundles
     out = (stats, root_vals, by_level)
     t0, c0 = time.perf_counter(), time.process_time()
-    status, value, best, bad = entry(opts, tree, arrays, probing, table, out, game, model)
+    status, value, best, bad = enter(opts, tree, arrays, probing, table, out, game, model)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     if game is not None and status != BUDGET:
         ct.saw(game[-1])
@@ -330,7 +330,7 @@ def _kernel_form(spec: AlgorithmSpec) -> tuple[int, Any, Any, bool, dict[str, An
         probing = _NO_PROBE  # k = 0 (Star1, and the algorithms without probes): no probe phase
         if algo == PROBING and probe.k > 0:
             probing = Probe(int(probe.k), probe.sequential, probe.research, probe.skip_full)
-        # the probe bundle as the plain tuple ``kernel.entry`` takes
+        # the probe bundle as the plain tuple ``kernel.enter`` takes
         form = (int(algo), tuple(probing), spec.table, spec.info.chance, spec.settings)
         object.__setattr__(spec, "_kernel", form)  # a cache on the frozen request itself
     return form
@@ -362,10 +362,10 @@ def forms_for(specs: Any, model: Any = None) -> set[Form]:
 
 #: About how long the kernel's first compile takes, in seconds (a fresh numba cache, on the
 #: development machine: ``scripts/engine_speed.py``'s cold compile, ``results/bench/engine.md``),
-#: and a game model family's (its one specialization, with the table code: measured here 44-46 s
-#: of CPU for pig and Einstein).
+#: and a game model family's (its one specialization, with the table code, through
+#: ``kernel.entry_game``: measured here 21 s of CPU for pig, 20 s for Einstein).
 COMPILE_SECONDS = 12
-GAME_COMPILE_SECONDS = 45
+GAME_COMPILE_SECONDS = 20
 
 
 def compile_seconds(family: str | None) -> int:
@@ -390,18 +390,21 @@ def cached_on_disk(family: str | None = None, table: bool | None = None) -> bool
     loads it in about a second rather than compiling it)?  numba's own index of the kernel's
     entry, read as numba reads it (stale or missing: empty): a specialization over the game
     model ``family`` (None: a tree's), with a table or without one (None: either)."""
-    from starbench.compiled.kernel import entry
+    from starbench.compiled.kernel import entry_of
 
+    if family is not None:  # a game family's one entry, its model the 8th argument
+        return f"GameModel({family})" in {k[0][7] for k in _index(entry_of(True, True))}
+    return any(_index(entry_of(t, False)) for t in ((False, True) if table is None else (table,)))
+
+
+def _index(entry: Any) -> list[Any]:
+    """The keys (argument types, target, ...) of numba's cache index of a kernel entry, read as
+    numba reads it (stale, missing or unreadable: empty)."""
     try:
-        index = entry._cache._cache_file._load_index()  # noqa: SLF001 - numba's cache
+        keys = entry._cache._cache_file._load_index()  # noqa: SLF001 - numba's cache
+        return [(tuple(str(a) for a in k[0]), *k[1:]) for k in keys]
     except Exception:  # noqa: BLE001 - an unreadable cache is one numba compiles again
-        return False
-    model = "none" if family is None else f"GameModel({family})"
-    for key in index:  # (argument types, target, ...): entry's table is 5th, its model 8th
-        args = [str(a) for a in key[0]]
-        if args[7] == model and (table is None or (args[4] != "none") == table):
-            return True
-    return False
+        return []
 
 
 def is_warm(forms: Any = None) -> bool:
@@ -450,9 +453,9 @@ def warm_up(forms: Any = None, model: Any = None) -> float:
 
 def _one_search(ct: Any, opts: Options, table: bool) -> None:
     """``warm_up``'s one search of ``ct`` (with a one-slot table, or without one)."""
-    from starbench.compiled.kernel import entry
+    from starbench.compiled.kernel import enter
 
-    entry(
+    enter(
         tuple(opts),
         *ct.bundles,
         tuple(Probe(1, False, False, False)),

@@ -1306,17 +1306,49 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
 
 
 @njit(cache=True)
-def entry(opts, tree, arrays, probe, table, out, game, model):
-    """``search_kernel`` called with each bundle as a plain tuple of its fields, rebuilt here:
-    numba's dispatcher types a plain tuple in C but a namedtuple in Python (measured here: a
-    3-node search took 8.9 us per call with namedtuples, 2.4 us with plain tuples), so the
-    engine calls this.  ``table``, ``game`` and ``model`` may be None (each a specialization of
-    its own; a game comes with a table, maybe a placeholder: ``Options``); the model comes apart
-    from the game's tuple, whose arrays numba then types in C (a tuple holding the model was
-    typed in Python: about 90 us a call)."""
+def entry_tree(opts, tree, arrays, probe, out):
+    """``search_kernel`` over a tree without a table, called with each bundle as a plain tuple
+    of its fields, rebuilt here: numba's dispatcher types a plain tuple in C but a namedtuple in
+    Python (measured here: a 3-node search took 8.9 us per call with namedtuples, 2.4 us with
+    plain tuples), so the engine calls this (through ``enter``)."""
     o, t, a, p, u = Options(*opts), LazyTree(*tree), ArrayTree(*arrays), Probe(*probe), Out(*out)
-    if game is None:
-        if table is None:
-            return search_kernel(o, t, a, p, None, u, None, None)
-        return search_kernel(o, t, a, p, Table(*table), u, None, None)
+    return search_kernel(o, t, a, p, None, u, None, None)
+
+
+@njit(cache=True)
+def entry_table(opts, tree, arrays, probe, table, out):
+    """``entry_tree`` with a table."""
+    o, t, a, p, u = Options(*opts), LazyTree(*tree), ArrayTree(*arrays), Probe(*probe), Out(*out)
+    return search_kernel(o, t, a, p, Table(*table), u, None, None)
+
+
+@njit(cache=True)
+def entry_game(opts, tree, arrays, probe, table, out, game, model):
+    """``entry_tree`` over a game's model: with a table always (maybe a placeholder:
+    ``Options``), the game's bundle, and the model apart from the game's tuple, whose arrays
+    numba then types in C (a tuple holding the model was typed in Python: about 90 us a
+    call)."""
+    o, t, a, p, u = Options(*opts), LazyTree(*tree), ArrayTree(*arrays), Probe(*probe), Out(*out)
     return search_kernel(o, t, a, p, Table(*table), u, Game(*game), model)
+
+
+#: The kernel's entries, by (with a table, over a game): one compiled function each, so that a
+#: specialization compiles only its own ``search_kernel`` (one entry holding the three, its
+#: branches on ``table is None`` and ``game is None`` were compiled whatever the argument types:
+#: a game family's first compile built all three kernels, 55 s CPU in place of about 20).
+ENTRIES = {(False, False): entry_tree, (True, False): entry_table, (True, True): entry_game}
+
+
+def entry_of(table: bool, game: bool):  # noqa: ANN201 - a numba dispatcher
+    """The compiled entry of a specialization (``ENTRIES``)."""
+    return ENTRIES[(table, game)]
+
+
+def enter(opts, tree, arrays, probe, table, out, game, model):  # noqa: ANN001, ANN201
+    """Search with the entry the arguments call for (``table``, ``game`` and ``model`` None
+    where absent; a game comes with a table): (status, value, best move or -1, bad node)."""
+    if game is not None:
+        return entry_game(opts, tree, arrays, probe, table, out, game, model)
+    if table is not None:
+        return entry_table(opts, tree, arrays, probe, table, out)
+    return entry_tree(opts, tree, arrays, probe, out)

@@ -105,7 +105,7 @@ class ModelTree:
         return max(int(self.model.player(self.model.params, np.asarray(self.state, np.int64))), 0)
 
     def game_bundle(self) -> tuple[Any, ...]:
-        """The kernel's ``Game`` bundle, as the plain tuple ``kernel.entry`` takes (a fresh
+        """The kernel's ``Game`` bundle, as the plain tuple ``kernel.entry_game`` takes (a fresh
         state stack and leaf record per search)."""
         m = self.model
         # a child's state is written before it is read: no need to clear the stack

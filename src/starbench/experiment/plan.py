@@ -327,14 +327,15 @@ def noise_no_op(settings: RunSettings) -> str | None:
     and ``noise_sd > 0`` whose trees are all searched in the very order ``noise_sd=0``
     (``perfect``) gives them (trees compared whole, node by node, up to ``NOISE_CHECK_NODES``
     nodes); None where the noise reorders a tree, or does not apply."""
-    import numpy as np
-
-    from starbench.compiled.engine import CompiledTree
     from starbench.trees.regular import RegularTreeSpec
 
     spec = settings.tree
     if not isinstance(spec, RegularTreeSpec) or spec.ordering != "noisy" or spec.noise_sd == 0:
         return None
+    import numpy as np
+
+    from starbench.compiled.engine import CompiledTree  # numba: imported only where needed
+
     zero = replace(spec, noise_sd=0.0)
     trees = settings.max_trees if settings.target_se is not None else settings.trees
     nodes = 0

@@ -27,6 +27,7 @@ from typing import Any
 from starbench.experiment import cellfolder
 from starbench.experiment.compute import FLAT, Held, Progress, compute_rows
 from starbench.experiment.settings import AlgorithmSpec, RunSettings
+from starbench.games.spec import GameSpec
 from starbench.ground.files import alive, atomic_write, file_digest
 from starbench.record.coverage import Request, grow, label_of_key, requested, worst_se
 from starbench.record.integrity import write_document
@@ -368,6 +369,12 @@ def announce(
     engines = sorted(set(chosen.values()))
     if settings.progress:
         warn(f"starbench: {todo} instances to compute ({', '.join(engines)} engine)")
+    if isinstance(settings.tree, GameSpec):
+        # the game's oracle, if it has one, before any compile: a request over the oracle's
+        # memory limit is refused in one line at once, not after a minute of compiling
+        from starbench.oracles.decisions import game_oracle
+
+        game_oracle(settings.tree.game, settings.oracle_memory_limit)
     if "compiled" in engines:
         # in this process, before any worker starts and before the progress line's clock: a
         # compile (the first on a machine) is said whatever the settings, and the workers then
