@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from starbench.compiled.codes import BAD_EVAL, BUDGET, EXHAUSTIVE, N_STATS, PROBING
+from starbench.compiled.contract import family_value
 from starbench.compiled.kernel import (
     NO_ARRAYS,
     NO_LAZY,
@@ -261,10 +262,11 @@ def execute(
         keep_table,
         bool(tt.bits),
     )
-    model = None if game is None else ct.model  # apart from the game's tuple (kernel.entry_game)
-    form = (table is not None, None if model is None else model.family)
+    form = (table is not None, None if game is None else ct.model.family)
     if form not in _WARMED:  # its first use here: compiled outside the timing, and said
-        _first_use(form, model)
+        _first_use(form, ct.model if game is not None else None)
+    # the model apart from the game's tuple (kernel.entry_game), as its family's typed value
+    model = None if game is None else family_value(form[1])
     tree, arrays = ct.bundles if table is None else ct.table_bundles
     out = (stats, root_vals, by_level)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -468,7 +470,7 @@ def _one_search(ct: Any, opts: Options, table: bool) -> None:
             )
         ),
         ct.game_bundle(),
-        getattr(ct, "model", None),
+        None if getattr(ct, "model", None) is None else family_value(ct.model.family),
     )
 
 

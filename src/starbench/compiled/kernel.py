@@ -488,8 +488,8 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
     ``opts`` an ``Options``; ``tree`` a ``LazyTree``, ``arrays`` an ``ArrayTree`` (``opts.lazy``
     says which one is searched); ``probe`` a ``Probe``; ``table`` a ``Table`` or None; ``out``
     an ``Out``; ``game`` a ``Game`` (a game's model is the tree: the other two bundles are
-    placeholders) or None, and ``model`` its ``GameModel`` (typed by its family:
-    ``compiled.contract``, whose calls reach the family's functions) or None.  Returns (status,
+    placeholders) or None, and ``model`` its family's value (``contract.family_value``, typed
+    by the family, whose calls reach the family's functions) or None.  Returns (status,
     value, best move or -1, bad node); fills ``out.stats`` (STAT_FIELDS order) and, for the
     exhaustive algorithm at a decision root, ``out.root_vals`` with every root child's value.
     """
