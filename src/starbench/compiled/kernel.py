@@ -31,6 +31,10 @@ kernel                 reference (``starbench.search``)
 ``tt_move``,           ``move`` and ``store`` (with ``base.Search._store``); the lookup and
 ``tt_store``           the answer are in ``push_child``, the store where a frame finishes
 ``by_hint``            ``base.DecisionState.move`` (the table's best move searched first)
+``exhaustive_game``    ``expectimax.Expectimax`` over a game's model without a table: the
+                       steps above (``expand_game``, ``expand``'s game part, ``count``,
+                       ``game_leaf``, ``expectimax``'s sum, ``run_moves``' exhaustive best)
+                       in one loop, no step requests
 =====================  ===================================================================
 
 The state machine.  The stack holds a frame per node of the current path (arrays ``f_*``
@@ -769,27 +773,31 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
         f_pc[e] = ENTER
         return OK, e, 0.0
 
+    def expand_game(d):
+        """``expand`` of a game's node: every child's state made (``g_states`` row d + 1)."""
+        s = g_states[d, f_idx[d]]
+        chance = f_kind[d] == CHANCE
+        n = call_n_outcomes(g_model, g_p, s) if chance else call_n_moves(g_model, g_p, s)
+        left = f_ps[d] if chance else f_ps[d] - 1  # chance nodes are free
+        for j in range(n):
+            out = g_states[d + 1, j]
+            if chance:
+                call_apply(g_model, g_p, s, call_outcome(g_model, g_p, s, j), out)
+                c_prob[d, j] = call_probability(g_model, g_p, s, j)
+            else:
+                call_apply(g_model, g_p, s, call_move(g_model, g_p, s, j), out)
+            c_idx[d, j] = j
+            c_ps[d, j] = left
+            c_kind[d, j] = game_kind(out, left)
+        return n
+
     def expand(d):
         """The children of frame ``d``'s node into row ``d`` (kinds, probabilities, and what names
         them: array indices, or lazy ids when the order needs them all first); returns n."""
         kind = f_kind[d]
         f_ck[d] = -1  # the children's kinds are in row d of c_kind
-        if game is not None:  # a game: every child's state made (g_states row d + 1)
-            s = g_states[d, f_idx[d]]
-            chance = kind == CHANCE
-            n = call_n_outcomes(g_model, g_p, s) if chance else call_n_moves(g_model, g_p, s)
-            left = f_ps[d] if chance else f_ps[d] - 1  # chance nodes are free
-            for j in range(n):
-                out = g_states[d + 1, j]
-                if chance:
-                    call_apply(g_model, g_p, s, call_outcome(g_model, g_p, s, j), out)
-                    c_prob[d, j] = call_probability(g_model, g_p, s, j)
-                else:
-                    call_apply(g_model, g_p, s, call_move(g_model, g_p, s, j), out)
-                c_idx[d, j] = j
-                c_ps[d, j] = left
-                c_kind[d, j] = game_kind(out, left)
-            return n
+        if game is not None:
+            return expand_game(d)
         if lazy:
             lv = f_level[d]
             if (kind == CHANCE and (dist_random or outcome != OUT_GENERATED)) or (
@@ -1206,6 +1214,63 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
             start_moves(d, kind, n)
         return OK, d, 0.0
 
+    def exhaustive_game():
+        """Expectimax (and minimax) over a game's model without a table, as the main loop's
+        steps run it (``expand_game``, ``count``, ``game_leaf``; ``expectimax`` at a chance node,
+        ``run_moves`` with the exhaustive window at a decision node), in one loop with no step
+        requests between a node and its children: the same nodes in the same order, the same
+        counters and the same sums (a game search spends most of its time in its frames' steps,
+        and this is the one algorithm whose steps never wait on a window).  The root is frame
+        0, entered; returns (status, value, the root's best move or -1)."""
+        d = 0
+        if count(stats, lv_inner, lv_leaves, per_level, 0, f_kind[0], False, budget):
+            return BUDGET, np.nan, -1
+        if f_kind[0] == LEAF:
+            v = game_leaf(g_states[0, 0])
+            if not (L <= v <= U):
+                return BAD_EVAL, v, -1
+            return OK, v, -1
+        f_n[0] = expand_game(0)
+        f_i[0] = 0
+        f_bm[0] = -1
+        f_x[0] = 0.0 if f_kind[0] == CHANCE else (-np.inf if f_kind[0] == MAX else np.inf)
+        while True:
+            i = f_i[d]
+            if i < f_n[d]:
+                ck = c_kind[d, i]
+                e = d + 1
+                if count(stats, lv_inner, lv_leaves, per_level, e, ck, False, budget):
+                    return BUDGET, np.nan, -1
+                if ck != LEAF:  # its frame: entered, expanded, then its children first
+                    f_kind[e] = ck
+                    f_idx[e] = c_idx[d, i]
+                    f_ps[e] = c_ps[d, i]
+                    f_n[e] = expand_game(e)
+                    f_i[e] = 0
+                    f_bm[e] = -1
+                    f_x[e] = 0.0 if ck == CHANCE else (-np.inf if ck == MAX else np.inf)
+                    d = e
+                    continue
+                v = game_leaf(g_states[e, c_idx[d, i]])
+                if not (L <= v <= U):
+                    return BAD_EVAL, v, -1
+            else:  # frame d done: its value goes to its parent
+                v = f_x[d]
+                if d == 0:
+                    return OK, v, f_bm[0]
+                d -= 1
+                i = f_i[d]
+            kind = f_kind[d]
+            if kind == CHANCE:
+                f_x[d] += c_prob[d, i] * v
+            else:
+                if d == 0:
+                    root_vals[i] = v
+                if (kind == MAX and v > f_x[d]) or (kind == MIN and v < f_x[d]):
+                    f_x[d] = v
+                    f_bm[d] = i
+            f_i[d] = i + 1
+
     # ------------------------------------------------------------------ the main loop
     for j in range(N_STATS):
         stats[j] = 0
@@ -1250,6 +1315,13 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
                 stats[S_TTP] += 1
     sp = 0
     ret = 0.0
+    fast = game is not None and algo == EXHAUSTIVE and not (table is not None and tabled)
+    fast_bm = -1
+    if fast:  # the whole search in one loop; the main loop then has nothing to run
+        status, ret, fast_bm = exhaustive_game()
+        if status != OK:
+            return status, ret, -1, -1
+        sp = -1
     while sp >= 0:
         pc = f_pc[sp]
         if pc == ENTER:
@@ -1289,7 +1361,9 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
             )
         sp = top
     root_bm = f_bm[0] if f_kind[0] == MAX or f_kind[0] == MIN else -1
-    if root_bm >= 0 and f_hint[0] > 0:
+    if fast:
+        root_bm = fast_bm
+    elif root_bm >= 0 and f_hint[0] > 0:
         root_bm = by_hint(f_hint[0], root_bm)  # the searched position's move
     keep(
         frame_int,
