@@ -236,8 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     search(src.tree, "star2")  # the kernels loaded (or compiled) before any timing
     search(game_source("einstein_wurfelt_nicht", 1, "0,0").tree, "star2")
     m = model_of(pyspiel.load_game(args.pig))
-    stack, counter = np.zeros((5, m.size), np.int64), np.zeros(1, np.int64)
-    floor_expectimax(m.params, m.initial(), 1, 0, 2, stack, 0, counter)
+    floor_expectimax(*floor_args(m, m.initial(), 1, 0, "score_share", np.zeros(1, np.int64)))
     before = load_average()
     rows = measure(args.pig, args.rounds, args.positions, args.seed, args.einstein)
     text = report(rows, args, before, load_average(), pinned)
