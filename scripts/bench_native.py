@@ -72,12 +72,13 @@ def floor_expectimax(win, faces, horizon, s0, s1, tt, cur, chance, turns, left, 
         diff = s0 - s1 if root == 0 else s1 - s0
         return 0.0 if code == 0 or code == 3 else (float(diff) if code == 1 else diff / win)
     if chance:  # a one passes the turn and loses the turn total; face f adds f
-        v = floor_expectimax(win, faces, horizon, s0, s1, 0, 1 - cur, False, turns, left, root,
-                             code, count)  # fmt: skip
+        q = 1.0 / faces  # summed as the model's probabilities are, in the same order
+        v = q * floor_expectimax(win, faces, horizon, s0, s1, 0, 1 - cur, False, turns, left,
+                                 root, code, count)  # fmt: skip
         for f in range(2, faces + 1):
-            v += floor_expectimax(win, faces, horizon, s0, s1, tt + f, cur, False, turns, left,
-                                  root, code, count)  # fmt: skip
-        return v / faces
+            v += q * floor_expectimax(win, faces, horizon, s0, s1, tt + f, cur, False, turns,
+                                      left, root, code, count)  # fmt: skip
+        return v
     # stop: bank the turn total, the turn passes
     if cur == 0:
         stop = floor_expectimax(win, faces, horizon, s0 + tt, s1, 0, 1, False, turns + 1,
