@@ -209,11 +209,6 @@ class CompiledTree:
     def saw(self, flat: Any) -> None:
         """What the leaves of a game searched were (a tree: nothing to tell)."""
 
-    def root_arity(self) -> int:
-        if self.lazy:
-            return int(self.tree.level_arity[0]) if self.tree.levels else 0
-        return int(self.arrays.nchild[0])
-
 
 def execute(
     ct: Any,
@@ -243,7 +238,10 @@ def execute(
         table = tuple(table if table is not None else _table(tt.bits))
     else:  # a game's kernel takes a table always (one specialization per family: kernel.Options)
         table = None if game is None else _NO_TABLE
-    stats, root_vals = np.zeros(N_STATS, np.int64), np.zeros(ct.max_arity or 1)
+    # the root moves' values: a prefix of this row, filled by the exhaustive algorithms (the
+    # values are never NaN, a bad evaluation stops the search), so its length is the root's
+    # arity without asking the tree (for a game, a compiled call)
+    stats, root_vals = np.zeros(N_STATS, np.int64), np.full(ct.max_arity or 1, np.nan)
     by_level = np.zeros((4, ct.max_depth + 2), np.int64)  # levels 0 .. max_depth + 1
     opts = (  # an ``Options``, as the plain tuple ``kernel.enter`` takes
         algo,
@@ -290,7 +288,7 @@ def execute(
     best_move = None if best < 0 else int(best)
     tied = root_values = None
     if algo == EXHAUSTIVE and best_move is not None:  # as arith.agree, for every root move
-        root_values = tuple(root_vals[: ct.root_arity()].tolist())
+        root_values = tuple(v for v in root_vals.tolist() if v == v)
         tol = tolerance(ct.L, ct.U)
         tied = tuple(m for m, v in enumerate(root_values) if abs(v - value) <= tol)
     return SearchResult(

@@ -94,14 +94,12 @@ class ModelTree:
 
     table_bundles = bundles
 
-    def root_arity(self) -> int:
-        m, s = self.model, np.asarray(self.state, np.int64)
-        return int(m.n_moves(m.params, s))
-
     @functools.cached_property
     def root_player(self) -> int:
-        """The root player: the player to move at a decision root, player 0 at a chance root
-        (as ``games.spec`` makes a game's tree)."""
+        """The root player: the ``GameTree``'s (the player to move at a decision root, player 0
+        at a chance root, as ``games.source`` makes a game's tree), else read from the state."""
+        if self.tree is not None:
+            return int(self.tree.root_player)
         return max(int(self.model.player(self.model.params, np.asarray(self.state, np.int64))), 0)
 
     def game_bundle(self) -> tuple[Any, ...]:
