@@ -2,8 +2,12 @@
 native expectimax and against the Python engine, on fresh positions.
 
 For each round, fresh positions are drawn by seeded random playouts (``--seed``; pig under a
-rule setting of its own, ``--pig``), and every contender searches every position of the round;
-the contenders of a position run one after the other in an order rotated from round to round.
+rule setting of its own, ``--pig``), and every contender searches every position of the round:
+first the native contenders (the compiled engine and the minimal search), position after
+position, the two of a position one after the other in an order rotated from round to round;
+then the Python engine on the same positions (its searches, thousands of times longer, leave the
+processor's caches cold for whatever runs next: after one of them, a depth-5 pig call of the
+compiled engine took about 0.45 ms instead of 0.3 here).
 What is timed is one whole call in CPU time of this process pinned to one core: for starbench
 the public ``starbench.search(tree, algorithm)`` (its fixed cost included: the request, the
 engine choice, the model's state read from the position, the kernel's bundles), with the game
@@ -122,6 +126,22 @@ CASES = (
 )
 
 
+def time_one(
+    who: str, game: Any, name: str, depth: int, position: Any, heuristic: str, algorithm: str
+) -> tuple[float, Any]:
+    """One contender's search of one position: (CPU seconds, its result; the floor's is (value,
+    nodes)), the game source built outside the timing."""
+    src = game_source(name, depth, position, heuristic)
+    if who == "floor":
+        m = model_of(game)
+        s = m.from_state(src.tree.root[0])
+        counter = np.zeros(1, np.int64)
+        args = floor_args(m, s, depth, src.tree.root_player, heuristic, counter)
+        secs, value = cpu(lambda: floor_expectimax(*args))
+        return secs, (value, int(counter[0]))
+    return cpu(lambda: search(src.tree, algorithm, engine=who))
+
+
 def measure(pig: str, rounds: int, n: int, seed: int, einstein_positions: int) -> list[dict]:
     rng = np.random.default_rng(seed)
     rows: dict[tuple, dict[str, list[float]]] = {}
@@ -130,39 +150,38 @@ def measure(pig: str, rounds: int, n: int, seed: int, einstein_positions: int) -
             name = pig if game_name == "PIG" else game_name
             game = pyspiel.load_game(name)
             count = einstein_positions if "einstein" in name else n
-            for position in positions(game, rng, count, least):
+            drawn = positions(game, rng, count, least)
+            results: dict[tuple[int, str], dict[str, Any]] = {}
+
+            # the native contenders first, position after position, in an order rotated from
+            # round to round; then the Python engine on the same positions (its long searches
+            # would otherwise leave the processor's caches cold for the contender after it)
+            for i in range(len(drawn)):
                 for algorithm in algorithms:
-                    key = (name, depth, heuristic, algorithm)
-                    row = rows.setdefault(key, {"nodes": [], "compiled": [], "python": [],
-                                                "floor": []})  # fmt: skip
-                    contenders = ["compiled", "python"] + (
+                    native = ["compiled"] + (
                         ["floor"] if with_floor and algorithm == "expectimax" else []
                     )
-                    k = r % len(contenders)
-                    results = {}
-                    for who in contenders[k:] + contenders[:k]:
-                        src = game_source(name, depth, position, heuristic)  # outside the timing
-                        if who == "floor":
-                            m = model_of(game)
-                            s = m.from_state(src.tree.root[0])
-                            counter = np.zeros(1, np.int64)
-                            args = floor_args(m, s, depth, src.tree.root_player, heuristic,
-                                              counter)  # fmt: skip
-                            secs, value = cpu(lambda a=args: floor_expectimax(*a))
-                            results[who] = (value, int(counter[0]))
-                        else:
-                            secs, res = cpu(
-                                lambda t=src.tree, e=who, a=algorithm: search(t, a, engine=e)
-                            )
-                            results[who] = res
-                        row[who].append(secs)
-                    a, b = results["compiled"], results["python"]
-                    same = (a.value, a.best_move, a.stats) == (b.value, b.best_move, b.stats)
-                    if not same:
-                        raise SystemExit(f"engines differ: {key} at {position}")
-                    if "floor" in results and results["floor"] != (a.value, a.stats.nodes):
-                        raise SystemExit(f"the floor differs: {key} at {position}")
-                    row["nodes"].append(a.stats.nodes)
+                    k = r % len(native)
+                    for who in native[k:] + native[:k]:
+                        case = (game, name, depth, drawn[i], heuristic, algorithm)
+                        results.setdefault((i, algorithm), {})[who] = time_one(who, *case)
+            for i in range(len(drawn)):
+                for algorithm in algorithms:
+                    case = (game, name, depth, drawn[i], heuristic, algorithm)
+                    results[(i, algorithm)]["python"] = time_one("python", *case)
+            for (i, algorithm), got in sorted(results.items()):
+                key = (name, depth, heuristic, algorithm)
+                row = rows.setdefault(key, {"nodes": [], "compiled": [], "python": [],
+                                            "floor": []})  # fmt: skip
+                for who, (secs, _) in got.items():
+                    row[who].append(secs)
+                a, b = got["compiled"][1], got["python"][1]
+                same = (a.value, a.best_move, a.stats) == (b.value, b.best_move, b.stats)
+                if not same:
+                    raise SystemExit(f"engines differ: {key} at {drawn[i]}")
+                if "floor" in got and got["floor"][1] != (a.value, a.stats.nodes):
+                    raise SystemExit(f"the floor differs: {key} at {drawn[i]}")
+                row["nodes"].append(a.stats.nodes)
     out = []
     for (name, depth, heuristic, algorithm), row in rows.items():
         comp, py, fl = row["compiled"], row["python"], row["floor"]
@@ -215,8 +234,9 @@ def report(rows: list[dict], args: Any, before: Any, after: Any, pinned: str) ->
         f"Warm `starbench.search` calls, whole call in CPU time (its fixed cost included; the "
         f"game source built before the timing), on fresh positions of seeded random playouts "
         f"(seed {args.seed}; {args.rounds} rounds of {args.positions} pig positions and "
-        f"{args.einstein} Einstein positions per case), contenders interleaved (`python "
-        f"scripts/bench_native.py`); every search's value, best move and counters equal on both "
+        f"{args.einstein} Einstein positions per case), the native contenders interleaved, "
+        f"then the Python engine on the same positions (`python scripts/bench_native.py`); "
+        f"every search's value, best move and counters equal on both "
         f"engines.  At {source_state()}; {m['cpu_model']}, {pinned}; numba {m['numba']}; load "
         f"average (1/5/15 min) {before} before, {after} after.",
     ]
