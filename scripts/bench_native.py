@@ -17,9 +17,9 @@ contenders:
 * ``floor``: a minimal native pig model with a plain expectimax: one recursive numba function
   over the state's six numbers as scalars (no arrays, no counters beyond the nodes, no best
   move), pig's rules written out in it, the heuristics pig's model computes: the least a native
-  search of the same tree does (about 53 M nodes/s here, as fast as the 46-82 M of the minimal
-  model the issue that asked for this bench measured; an earlier floor over the model's own
-  functions and arrays, 12-33 M nodes/s, flattered the compiled engine);
+  search of the same tree does (about 50 M nodes/s on the development machine; an earlier floor,
+  a recursion over the model's own functions and arrays, ran at 12-33 M nodes/s and flattered
+  the compiled engine);
 * ``compiled``: ``starbench.search`` with ``engine="auto"`` (the compiled kernel over the model);
 * ``python``: the same with ``engine="python"`` (the reference engine, its fused game path).
 
