@@ -1315,13 +1315,17 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
                 stats[S_TTP] += 1
     sp = 0
     ret = 0.0
-    fast = game is not None and algo == EXHAUSTIVE and not (table is not None and tabled)
+    fast = False
     fast_bm = -1
-    if fast:  # the whole search in one loop; the main loop then has nothing to run
-        status, ret, fast_bm = exhaustive_game()
-        if status != OK:
-            return status, ret, -1, -1
-        sp = -1
+    # the whole search in one loop, the main loop then having nothing to run; ``game is not
+    # None`` tested alone, so that numba drops the branch from a tree's kernel when it compiles
+    if game is not None:  # noqa: SIM102 - numba prunes only a lone test of an argument
+        if algo == EXHAUSTIVE and not (table is not None and tabled):
+            fast = True
+            status, ret, fast_bm = exhaustive_game()
+            if status != OK:
+                return status, ret, -1, -1
+            sp = -1
     while sp >= 0:
         pc = f_pc[sp]
         if pc == ENTER:
