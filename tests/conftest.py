@@ -116,7 +116,7 @@ def pytest_sessionstart(session):
     """Under pytest-xdist, the controller compiles the kernel's two specializations for trees
     (without a table, with one) and those of the two game model families (one each, serving
     searches with and without a table) once, two processes at a time, into numba's cache before
-    the workers start, so that no worker compiles them again (each compile is 12-21 s CPU)."""
+    the workers start, so that no worker compiles them again (each compile is 13-26 s CPU)."""
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return  # a worker, or one process: the first compiled test compiles what it needs

@@ -390,11 +390,11 @@ def cached_on_disk(family: str | None = None, table: bool | None = None) -> bool
     loads it in about a second rather than compiling it)?  numba's own index of the kernel's
     entry, read as numba reads it (stale or missing: empty): a specialization over the game
     model ``family`` (None: a tree's), with a table or without one (None: either)."""
-    from starbench.compiled.kernel import entry_of
+    from starbench.compiled.kernel import ENTRIES
 
     if family is not None:  # a game family's one entry, its model the 8th argument
-        return f"GameModel({family})" in {k[0][7] for k in _index(entry_of(True, True))}
-    return any(_index(entry_of(t, False)) for t in ((False, True) if table is None else (table,)))
+        return f"GameModel({family})" in {k[0][7] for k in _index(ENTRIES[(True, True)])}
+    return any(_index(ENTRIES[(t, False)]) for t in ((False, True) if table is None else (table,)))
 
 
 def _index(entry: Any) -> list[Any]:
@@ -455,6 +455,7 @@ def _one_search(ct: Any, opts: Options, table: bool) -> None:
     """``warm_up``'s one search of ``ct`` (with a one-slot table, or without one)."""
     from starbench.compiled.kernel import enter
 
+    model = getattr(ct, "model", None)  # a game's (compiled.models.ModelTree), else None
     enter(
         tuple(opts),
         *ct.bundles,
@@ -468,7 +469,7 @@ def _one_search(ct: Any, opts: Options, table: bool) -> None:
             )
         ),
         ct.game_bundle(),
-        None if getattr(ct, "model", None) is None else family_value(ct.model.family),
+        None if model is None else family_value(model.family),
     )
 
 

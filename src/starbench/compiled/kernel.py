@@ -1214,6 +1214,14 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
             start_moves(d, kind, n)
         return OK, d, 0.0
 
+    def open_frame(d):
+        """``exhaustive_game``'s frame ``d``, entered: its children made, none searched, its
+        value the chance sum's 0 or the worst for its player, no best move yet."""
+        f_n[d] = expand_game(d)
+        f_i[d] = 0
+        f_bm[d] = -1
+        f_x[d] = 0.0 if f_kind[d] == CHANCE else (-np.inf if f_kind[d] == MAX else np.inf)
+
     def exhaustive_game():
         """Expectimax (and minimax) over a game's model without a table, as the main loop's
         steps run it (``expand_game``, ``count``, ``game_leaf``; ``expectimax`` at a chance node,
@@ -1221,43 +1229,38 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
         requests between a node and its children: the same nodes in the same order, the same
         counters and the same sums (a game search spends most of its time in its frames' steps,
         and this is the one algorithm whose steps never wait on a window).  The root is frame
-        0, entered; returns (status, value, the root's best move or -1)."""
+        0; returns (status, value), the root's best move in ``f_bm[0]`` as the main loop leaves
+        it."""
         d = 0
         if count(stats, lv_inner, lv_leaves, per_level, 0, f_kind[0], False, budget):
-            return BUDGET, np.nan, -1
+            return BUDGET, np.nan
         if f_kind[0] == LEAF:
             v = game_leaf(g_states[0, 0])
             if not (L <= v <= U):
-                return BAD_EVAL, v, -1
-            return OK, v, -1
-        f_n[0] = expand_game(0)
-        f_i[0] = 0
-        f_bm[0] = -1
-        f_x[0] = 0.0 if f_kind[0] == CHANCE else (-np.inf if f_kind[0] == MAX else np.inf)
+                return BAD_EVAL, v
+            return OK, v
+        open_frame(0)
         while True:
             i = f_i[d]
             if i < f_n[d]:
                 ck = c_kind[d, i]
                 e = d + 1
                 if count(stats, lv_inner, lv_leaves, per_level, e, ck, False, budget):
-                    return BUDGET, np.nan, -1
+                    return BUDGET, np.nan
                 if ck != LEAF:  # its frame: entered, expanded, then its children first
                     f_kind[e] = ck
                     f_idx[e] = c_idx[d, i]
                     f_ps[e] = c_ps[d, i]
-                    f_n[e] = expand_game(e)
-                    f_i[e] = 0
-                    f_bm[e] = -1
-                    f_x[e] = 0.0 if ck == CHANCE else (-np.inf if ck == MAX else np.inf)
+                    open_frame(e)
                     d = e
                     continue
                 v = game_leaf(g_states[e, c_idx[d, i]])
                 if not (L <= v <= U):
-                    return BAD_EVAL, v, -1
+                    return BAD_EVAL, v
             else:  # frame d done: its value goes to its parent
                 v = f_x[d]
                 if d == 0:
-                    return OK, v, f_bm[0]
+                    return OK, v
                 d -= 1
                 i = f_i[d]
             kind = f_kind[d]
@@ -1315,14 +1318,11 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
                 stats[S_TTP] += 1
     sp = 0
     ret = 0.0
-    fast = False
-    fast_bm = -1
     # the whole search in one loop, the main loop then having nothing to run; ``game is not
     # None`` tested alone, so that numba drops the branch from a tree's kernel when it compiles
     if game is not None:  # noqa: SIM102 - numba prunes only a lone test of an argument
         if algo == EXHAUSTIVE and not (table is not None and tabled):
-            fast = True
-            status, ret, fast_bm = exhaustive_game()
+            status, ret = exhaustive_game()
             if status != OK:
                 return status, ret, -1, -1
             sp = -1
@@ -1365,9 +1365,7 @@ def search_kernel(opts, tree, arrays, probe, table, out, game, model):
             )
         sp = top
     root_bm = f_bm[0] if f_kind[0] == MAX or f_kind[0] == MIN else -1
-    if fast:
-        root_bm = fast_bm
-    elif root_bm >= 0 and f_hint[0] > 0:
+    if root_bm >= 0 and f_hint[0] > 0:
         root_bm = by_hint(f_hint[0], root_bm)  # the searched position's move
     keep(
         frame_int,
@@ -1415,11 +1413,6 @@ def entry_game(opts, tree, arrays, probe, table, out, game, model):
 #: branches on ``table is None`` and ``game is None`` were compiled whatever the argument types:
 #: a game family's first compile built all three kernels, 55 s CPU in place of about 20).
 ENTRIES = {(False, False): entry_tree, (True, False): entry_table, (True, True): entry_game}
-
-
-def entry_of(table: bool, game: bool):  # noqa: ANN201 - a numba dispatcher
-    """The compiled entry of a specialization (``ENTRIES``)."""
-    return ENTRIES[(table, game)]
 
 
 def enter(opts, tree, arrays, probe, table, out, game, model):  # noqa: ANN001, ANN201
