@@ -460,7 +460,8 @@ def test_a_toy_native_game_is_one_module_plus_one_registry_line(monkeypatch):
             tree = GameTree(
                 state, (-1, 1), depth, heuristic=lead, root_player=r, exact=False, key=key
             )
-            form = ModelTree(model, model.from_state(state), depth, "score_difference", (-1, 1))
+            root = model.from_state(state)
+            form = ModelTree.make(model, root, depth, "score_difference", (-1, 1))
             for algorithm, params in KERNEL_REQUESTS[:7]:  # (a table: pig's and Einstein's)
                 ref = search(tree, algorithm, engine="python", levels=True, **params)
                 got = execute(form, resolve(algorithm, params))

@@ -26,7 +26,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from starbench.compiled.support import unsupported  # no numba: the kernel stays unloaded
+from starbench.compiled.support import game_types, unsupported  # no numba: kernel unloaded
 from starbench.errors import (
     DEADLINE_GRACE_S,
     BudgetExceeded,
@@ -34,7 +34,7 @@ from starbench.errors import (
     InputError,
     deadline,
 )
-from starbench.search.registry import AlgorithmSpec, is_plugin
+from starbench.search.registry import AlgorithmSpec, is_plugin, resolve
 from starbench.search.stats import SearchResult, SearchStats
 from starbench.trees.explicit import ExplicitTree
 from starbench.trees.regular import RegularTree
@@ -102,7 +102,7 @@ def choose(
     if requested not in ENGINES:
         raise InputError(f"{key}: must be one of {', '.join(ENGINES)}, got {requested!r}")
     if requested == "python":
-        return Choice("python", "requested")
+        return _REQUESTED_PYTHON
     why = unsupported(name, exact=exact, debug=debug, time_budget=time_budget, tree=tree)
     if requested == "compiled":
         if why is not None:
@@ -112,9 +112,9 @@ def choose(
                 f"{said} compiled cannot serve {why} ({name}); "
                 f"use {key}{sep}auto or {key}{sep}python"
             )
-        return Choice("compiled", "requested")
-    if why is None and _is_game(tree):  # a game's model: at any size (its kernel is cached)
-        return Choice("compiled", "auto: a game with a model")
+        return _REQUESTED_COMPILED
+    if why is None and isinstance(tree, game_types()):
+        return _GAME_AUTO  # a game's model: at any size (its kernel is cached)
     size = getattr(tree, "size", None)
     if size is None and tree is not None and hasattr(tree, "spec"):
         size = tree.spec.size  # a generated tree: its spec knows the size
@@ -129,11 +129,11 @@ def choose(
     return Choice("compiled", "auto")
 
 
-def _is_game(tree: Any) -> bool:
-    from starbench.games.adapter import GameTree
-    from starbench.games.spec import GameSpec
-
-    return isinstance(tree, GameTree | GameSpec)
+#: ``choose``'s answers that name no request (made once: a game's search is short enough for
+#: a dataclass made per call to show)
+_REQUESTED_PYTHON = Choice("python", "requested")
+_REQUESTED_COMPILED = Choice("compiled", "requested")
+_GAME_AUTO = Choice("compiled", "auto: a game with a model")
 
 
 def game_model(spec: Any) -> Any:
@@ -180,19 +180,15 @@ def compiled_tree(tree: Any) -> Any:
         return CompiledTree.from_regular(
             tree.spec, tree.seed, tree.instance, tree.tree_seed, rid=tree.root[1]
         )
+    if isinstance(tree, game_types()[0]):  # a game with a model: the search over its model
+        form = _kernel().ModelTree.of(tree)
+        if form is not None:
+            return form
+        raise InputError("the compiled engine searches games with a model only (pig, Einstein)")
     if isinstance(tree, CompiledTree):
         return tree
     if isinstance(tree, ExplicitTree):
         return CompiledTree.from_explicit(tree)
-    from starbench.games.adapter import GameTree
-
-    if isinstance(tree, GameTree):  # a game with a model: the search over its model
-        from starbench.compiled.models import ModelTree
-
-        form = ModelTree.of(tree)
-        if form is not None:
-            return form
-        raise InputError("the compiled engine searches games with a model only (pig, Einstein)")
     raise InputError(f"the compiled engine cannot search trees of type {type(tree).__name__}")
 
 
@@ -352,8 +348,6 @@ def search(
     leaf-heavy trees.  A search stopped by its budget raises ``BudgetExceeded`` (with
     ``stats``, where it stopped), one that met a bad evaluation ``EvaluationError``.
     """
-    from starbench.search.registry import resolve
-
     spec = resolve(algorithm, params)
     choice = choose(
         engine,

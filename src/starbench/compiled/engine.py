@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from starbench.compiled.codes import BAD_EVAL, BUDGET, EXHAUSTIVE, N_STATS, PROBING
+from starbench.compiled.codes import BUDGET, EXHAUSTIVE, N_STATS, OK, PROBING
 from starbench.compiled.contract import family_value
 from starbench.compiled.kernel import (
     NO_ARRAYS,
@@ -27,6 +27,7 @@ from starbench.compiled.kernel import (
     Out,
     Probe,
     Table,
+    enter,
 )
 from starbench.compiled.models import ModelTree
 from starbench.compiled.support import compiling_line, kernel_algo
@@ -226,45 +227,35 @@ def execute(
     count nodes, leaves, cut-offs and probes per level (the result's ``by_level``; None
     without); ``table``: the kernel's table to search with (a new one of the request's size
     when None), kept as it is with ``keep_table`` (iterative deepening, ``iteration_maker``)."""
-    from starbench.compiled.kernel import enter
-
     if not isinstance(spec, AlgorithmSpec):
         spec = resolve(spec, params)
-    algo, probing, tt, chance, settings = _kernel_form(spec)
+    algo, probing, tt, chance, settings, tt_flags = _kernel_form(spec)
     if not chance and ct.has_chance:
         raise InputError(f"{spec.name} does not apply to trees with chance nodes")
     game = ct.game_bundle()
-    if tt.bits:
-        table = tuple(table if table is not None else _table(tt.bits))
+    bits = tt.bits
+    if bits:
+        table = tuple(table if table is not None else _table(bits))
     else:  # a game's kernel takes a table always (one specialization per family: kernel.Options)
         table = None if game is None else _NO_TABLE
+    arity, depth, L, U = ct.max_arity, ct.max_depth, ct.L, ct.U  # noqa: N806 - the kernel's
     # the root moves' values: a prefix of this row, filled by the exhaustive algorithms (the
     # values are never NaN, a bad evaluation stops the search), so its length is the root's
     # arity without asking the tree (for a game, a compiled call)
-    stats, root_vals = np.zeros(N_STATS, np.int64), np.full(ct.max_arity or 1, np.nan)
-    by_level = np.zeros((4, ct.max_depth + 2), np.int64)  # levels 0 .. max_depth + 1
-    opts = (  # an ``Options``, as the plain tuple ``kernel.enter`` takes
-        algo,
-        ct.L,
-        ct.U,
-        -1 if node_budget is None else int(node_budget),
-        ct.lazy,
-        ct.levels,
-        ct.max_arity,
-        ct.max_depth,
-        tt.chance,
-        tt.probe,
-        tt.decision_only,
-        tt.deeper,
-        per_level,
-        keep_table,
-        bool(tt.bits),
-    )
-    form = (table is not None, None if game is None else ct.model.family)
+    stats, root_vals = np.zeros(N_STATS, np.int64), np.empty(arity or 1)
+    root_vals.fill(np.nan)
+    by_level = np.zeros((4, depth + 2), np.int64)  # levels 0 .. max_depth + 1
+    budget = -1 if node_budget is None else int(node_budget)
+    # an ``Options``, as the plain tuple ``kernel.enter`` takes
+    opts = (algo, L, U, budget, ct.lazy, ct.levels, arity, depth, *tt_flags,
+            per_level, keep_table, bool(bits))  # fmt: skip
+    if game is None:
+        model, form = None, (table is not None, None)
+    else:  # the model apart from the game's tuple (kernel.entry_game), its family's typed value
+        family = ct.model.family
+        model, form = family_value(family), (True, family)
     if form not in _WARMED:  # its first use here: compiled outside the timing, and said
         _first_use(form, ct.model if game is not None else None)
-    # the model apart from the game's tuple (kernel.entry_game), as its family's typed value
-    model = None if game is None else family_value(form[1])
     tree, arrays = ct.bundles if table is None else ct.table_bundles
     out = (stats, root_vals, by_level)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -272,37 +263,49 @@ def execute(
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     if game is not None and status != BUDGET:
         ct.saw(game[-1])
-    st = SearchStats.of(stats.tolist())
-    if status == BUDGET:
-        raise _Budget(
-            f"node budget of {node_budget} nodes exceeded",
-            st,
-            _levels(by_level) if per_level else None,
-        )
-    if status == BAD_EVAL:
-        where = "a leaf" if game is not None else f"node {bad}"
-        raise EvaluationError(
-            f"{where}: evaluation {value} is NaN or outside the bounds "
-            f"[{ct.bounds[0]}, {ct.bounds[1]}]"
-        )
-    best_move = None if best < 0 else int(best)
+    if status != OK:
+        _stopped(status, value, bad, node_budget, stats, by_level, per_level, ct)
     tied = root_values = None
-    if algo == EXHAUSTIVE and best_move is not None:  # as arith.agree, for every root move
+    if algo == EXHAUSTIVE and best >= 0:  # as arith.agree, for every root move
         root_values = tuple(v for v in root_vals.tolist() if v == v)
-        tol = tolerance(ct.L, ct.U)
+        tol = tolerance(L, U)
         tied = tuple(m for m, v in enumerate(root_values) if abs(v - value) <= tol)
-    return SearchResult(
+    return SearchResult.of(
         spec.name,
         dict(settings),
         float(value),
-        best_move,
+        None if best < 0 else int(best),
         tied,
-        st,
+        SearchStats.of(stats.tolist()),
         False,
         seconds,
         cpu,
         root_values,
         _levels(by_level) if per_level else None,
+    )
+
+
+def _stopped(
+    status: int,
+    value: float,
+    bad: int,
+    node_budget: int | None,
+    stats: np.ndarray,
+    by_level: np.ndarray,
+    per_level: bool,
+    ct: Any,
+) -> None:
+    """Raise what stopped a search (the kernel's ``status``): ``BudgetExceeded`` with the
+    counters where it stopped, or ``EvaluationError`` naming the bad evaluation."""
+    if status == BUDGET:
+        raise _Budget(
+            f"node budget of {node_budget} nodes exceeded",
+            SearchStats.of(stats.tolist()),
+            _levels(by_level) if per_level else None,
+        )
+    where = "a leaf" if isinstance(ct, ModelTree) else f"node {bad}"
+    raise EvaluationError(
+        f"{where}: evaluation {value} is NaN or outside the bounds [{ct.bounds[0]}, {ct.bounds[1]}]"
     )
 
 
@@ -318,9 +321,9 @@ def _levels(by_level: np.ndarray) -> LevelCounts:
     )
 
 
-def _kernel_form(spec: AlgorithmSpec) -> tuple[int, Any, Any, bool, dict[str, Any]]:
-    """(kernel code, probe bundle, table settings, searches chance nodes, settings) of a
-    resolved request, worked out once per request object."""
+def _kernel_form(spec: AlgorithmSpec) -> tuple[int, Any, Any, bool, dict[str, Any], Any]:
+    """(kernel code, probe bundle, table settings, searches chance nodes, settings, the table's
+    ``Options`` flags) of a resolved request, worked out once per request object."""
     form = spec.__dict__.get("_kernel")
     if form is None:
         algo = kernel_algo(spec.name)
@@ -330,8 +333,11 @@ def _kernel_form(spec: AlgorithmSpec) -> tuple[int, Any, Any, bool, dict[str, An
         probing = _NO_PROBE  # k = 0 (Star1, and the algorithms without probes): no probe phase
         if algo == PROBING and probe.k > 0:
             probing = Probe(int(probe.k), probe.sequential, probe.research, probe.skip_full)
-        # the probe bundle as the plain tuple ``kernel.enter`` takes
-        form = (int(algo), tuple(probing), spec.table, spec.info.chance, spec.settings)
+        # the probe bundle as the plain tuple ``kernel.enter`` takes, and the table's flags
+        # in ``Options``' order
+        tt = spec.table
+        flags = (tt.chance, tt.probe, tt.decision_only, tt.deeper)
+        form = (int(algo), tuple(probing), tt, spec.info.chance, spec.settings, flags)
         object.__setattr__(spec, "_kernel", form)  # a cache on the frozen request itself
     return form
 
@@ -426,7 +432,7 @@ def warm_up(forms: Any = None, model: Any = None) -> float:
         if family is None:
             ct = CompiledTree.from_regular(_TINY, 0, 0)
         elif model is not None and model.family == family:
-            ct = ModelTree(model, model.initial(), 0, model.heuristics[0], (-1.0, 1.0))
+            ct = ModelTree.make(model, model.initial(), 0, model.heuristics[0], (-1.0, 1.0))
         else:
             raise ValueError(f"warm_up: the game family {family} needs its model")
         _WARMED.add((table, family))
@@ -453,8 +459,6 @@ def warm_up(forms: Any = None, model: Any = None) -> float:
 
 def _one_search(ct: Any, opts: Options, table: bool) -> None:
     """``warm_up``'s one search of ``ct`` (with a one-slot table, or without one)."""
-    from starbench.compiled.kernel import enter
-
     model = getattr(ct, "model", None)  # a game's (compiled.models.ModelTree), else None
     enter(
         tuple(opts),

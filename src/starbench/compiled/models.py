@@ -17,33 +17,68 @@ table: both engines key a game with a model by the model's ``key`` (``games.mode
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from starbench.compiled.kernel import NO_ARRAYS, NO_LAZY
 from starbench.games.models import GameModel
 
+#: The tree bundles a game's search passes the kernel (``kernel.entry_game``): placeholders.
+_BUNDLES = (tuple(NO_LAZY), tuple(NO_ARRAYS))
 
-@dataclass(frozen=True)
-class ModelTree:
+
+class ModelTree(NamedTuple):
     """A game tree in the compiled engine's form: the game's model, the root as a model state,
-    the decision plies searched, the heuristic and the tree's bounds, and the ``GameTree`` it
-    came from (told what leaves the search saw, ``GameTree.saw_leaves``).  It offers what
-    ``compiled.engine.execute`` reads of a tree (``CompiledTree``'s names) and the kernel's
-    ``Game`` bundle (``game_bundle``)."""
+    the decision plies searched, the heuristic (its name and ``HEURISTIC_CODES`` code), the
+    tree's bounds (L, U), the stack's shape (the model's ``frame``), the root player, and the
+    ``GameTree`` it came from (told what leaves the search saw, ``GameTree.saw_leaves``).  It
+    offers what ``compiled.engine.execute`` reads of a tree (``CompiledTree``'s names) and the
+    kernel's ``Game`` bundle (``game_bundle``).  Made by ``make`` (or ``of`` a ``GameTree``),
+    everything a search reads worked out there: a plain tuple, built and read in C, since a
+    game's search is short enough for its Python to show (``docs/benchmark.md``)."""
 
     model: GameModel
     state: Any
     depth: int
     heuristic: str
+    code: int
+    L: float  # noqa: N815 - the kernel's name
+    U: float  # noqa: N815 - the kernel's name
     bounds: tuple[float, float]
-    tree: Any = None
+    max_arity: int
+    max_depth: int
+    root_player: int
+    tree: Any
+    #: the kernel's tree bundles: placeholders (``kernel.NO_LAZY``, ``NO_ARRAYS``)
+    bundles: tuple[tuple[Any, ...], tuple[Any, ...]] = _BUNDLES
 
-    lazy = False
-    levels = 0
+    @classmethod
+    def make(
+        cls,
+        model: GameModel,
+        state: Any,
+        depth: int,
+        heuristic: str,
+        bounds: tuple[float, float],
+        tree: Any = None,
+    ) -> ModelTree:
+        """The form of ``state`` (a model state) searched ``depth`` plies with the named
+        heuristic within ``bounds``; ``tree``: the ``GameTree`` it comes from, whose root
+        player it takes (the player to move at a decision root, player 0 at a chance root, as
+        ``games.source`` makes a game's tree), else read from the state."""
+        state = np.asarray(state, np.int64)
+        arity, levels = model.frame(state, depth)
+        if tree is not None:
+            root = int(tree.root_player)
+        else:
+            root = max(int(model.player(model.params, state)), 0)
+        L, U = float(bounds[0]), float(bounds[1])  # noqa: N806 - the kernel's names
+        code = model.heuristic_code(heuristic)
+        return cls(
+            model, state, int(depth), heuristic, code, L, U, bounds,
+            max(int(arity), 1), int(levels), root, tree,
+        )  # fmt: skip
 
     @classmethod
     def of(cls, tree: Any) -> ModelTree | None:
@@ -57,50 +92,17 @@ class ModelTree:
         form = None
         if made is not None:
             model, state = made
-            form = cls(model, state, tree.root[1], tree.heuristic_name, tree.bounds, tree)
+            form = cls.make(model, state, tree.root[1], tree.heuristic_name, tree.bounds, tree)
         tree.__dict__["_model_form"] = (tree.root, form)
         return form
 
-    @property
-    def L(self) -> float:  # noqa: N802 - the kernel's name
-        return float(self.bounds[0])
+    lazy = False
+    levels = 0
+    has_chance = True
 
     @property
-    def U(self) -> float:  # noqa: N802 - the kernel's name
-        return float(self.bounds[1])
-
-    @functools.cached_property
-    def shape(self) -> tuple[int, int]:
-        """(the most children a node has, the deepest level below the root): the model's
-        ``frame`` of this root and depth."""
-        arity, levels = self.model.frame(np.asarray(self.state, np.int64), self.depth)
-        return max(int(arity), 1), int(levels)
-
-    @property
-    def max_arity(self) -> int:
-        return self.shape[0]
-
-    @property
-    def max_depth(self) -> int:
-        return self.shape[1]
-
-    @property
-    def has_chance(self) -> bool:
-        return True
-
-    @property
-    def bundles(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-        return tuple(NO_LAZY), tuple(NO_ARRAYS)
-
-    table_bundles = bundles
-
-    @functools.cached_property
-    def root_player(self) -> int:
-        """The root player: the ``GameTree``'s (the player to move at a decision root, player 0
-        at a chance root, as ``games.source`` makes a game's tree), else read from the state."""
-        if self.tree is not None:
-            return int(self.tree.root_player)
-        return max(int(self.model.player(self.model.params, np.asarray(self.state, np.int64))), 0)
+    def table_bundles(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        return self.bundles
 
     def game_bundle(self) -> tuple[Any, ...]:
         """The kernel's ``Game`` bundle, as the plain tuple ``kernel.entry_game`` takes (a fresh
@@ -109,14 +111,7 @@ class ModelTree:
         # a child's state is written before it is read: no need to clear the stack
         states = np.empty((self.max_depth + 2, self.max_arity, m.size), np.int64)
         states[0, 0] = self.state
-        return (
-            m.params,
-            self.root_player,
-            m.heuristic_code(self.heuristic),
-            int(self.depth),
-            states,
-            np.zeros(2, np.float64),
-        )
+        return (m.params, self.root_player, self.code, self.depth, states, np.zeros(2))
 
     def saw(self, flat: Any) -> None:
         """Tell the ``GameTree`` what leaves the search saw (``flat``: the kernel's record)."""

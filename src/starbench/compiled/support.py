@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
@@ -43,26 +44,33 @@ def unsupported(
     if tree is None or isinstance(tree, ExplicitTree) or _compiled(tree):
         return None
     spec = tree.spec if isinstance(tree, RegularTree) else tree
-    if not isinstance(spec, RegularTreeSpec):
-        from starbench.games.adapter import GameTree
-        from starbench.games.spec import GameSpec
-
-        if isinstance(tree, GameTree | GameSpec):
-            return _game_unsupported(tree)
-        return f"trees of type {type(tree).__name__}"
-    if spec.pool and spec.size > spec.full_pass_limit:
-        return "pool trees over tree.full_pass_limit nodes (it unfolds them into arrays)"
-    return None
+    if isinstance(spec, RegularTreeSpec):
+        if spec.pool and spec.size > spec.full_pass_limit:
+            return "pool trees over tree.full_pass_limit nodes (it unfolds them into arrays)"
+        return None
+    game_tree, game_spec = game_types()
+    if isinstance(tree, game_tree | game_spec):
+        return _game_unsupported(tree, game_tree)
+    return f"trees of type {type(tree).__name__}"
 
 
-def _game_unsupported(tree: Any) -> str | None:
+@functools.cache
+def game_types() -> tuple[type, type]:
+    """(``games.adapter.GameTree``, ``games.spec.GameSpec``): a game's tree and a game cell's
+    spec, imported the first time a request is not a random tree's (once: a game's search is
+    short enough for an import per call to show)."""
+    from starbench.games.adapter import GameTree
+    from starbench.games.spec import GameSpec
+
+    return GameTree, GameSpec
+
+
+def _game_unsupported(tree: Any, game_tree: type) -> str | None:
     """Why the compiled engine cannot search this game request, or None: it searches a game
     with a model (``games.models``: pig, Einstein würfelt nicht) with any kernel algorithm and
     table, to a fixed depth or by iterative deepening, with a heuristic the model computes
     (``compiled.models``)."""
-    from starbench.games.adapter import GameTree
-
-    if isinstance(tree, GameTree):
+    if isinstance(tree, game_tree):
         ok = tree.native_model() is not None
     else:  # a GameSpec: its game's model, and the heuristic the model computes
         model = spec_model(tree)

@@ -196,3 +196,15 @@ class SearchResult:
     root_values: tuple[Any, ...] | None = None
     #: the counters per level (``LevelCounts``); None where a search does not count them
     by_level: LevelCounts | None = None
+
+    @classmethod
+    def of(cls, *values: Any) -> SearchResult:
+        """The result from all its fields, in order, without the generated ``__init__``'s
+        per-field frozen assignment (a compiled game search is short enough for it to show)."""
+        result = object.__new__(cls)
+        result.__dict__.update(zip(RESULT_FIELDS, values, strict=True))
+        return result
+
+
+#: ``SearchResult``'s fields, in order (``SearchResult.of``).
+RESULT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(SearchResult))
