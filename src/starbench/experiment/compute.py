@@ -2,10 +2,11 @@
 
 Instance ``i`` of a cell is ``RegularTree(settings.tree, settings.seed, i)`` for every algorithm
 and every rerun; each engine builds it only when first needed.  In a game cell it is the game
-from instance ``i``'s start position (``GameSpec.source``), searched on the Python engine.  A
+from instance ``i``'s start position (``GameSpec.source``), searched over its native model on
+the compiled engine where the game has one (``compiled.models``), else on the Python engine.  A
 search's row holds only what that search produced (``rows.FIELDS``); what the run shares is
-stored once per run.  Pool
-workers die with their parent (Linux: ``PR_SET_PDEATHSIG``; elsewhere a watchdog thread).
+stored once per run.  Pool workers die with their parent (Linux: ``PR_SET_PDEATHSIG``;
+elsewhere a watchdog thread).
 """
 
 from __future__ import annotations
