@@ -120,7 +120,7 @@ def _parser_solve(sub: Any) -> None:
         "--engine",
         choices=("auto", "compiled", "python"),
         default="auto",
-        help="search engine (auto: compiled on trees over 20000 nodes)",
+        help="search engine (auto: compiled on random trees over 20000 nodes, games with a model)",
     )
     p.add_argument(
         "--debug",
