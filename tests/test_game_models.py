@@ -307,6 +307,32 @@ def test_a_game_cell_says_its_model_s_compile_and_warms_its_family(tmp_path, mon
     ]
 
 
+def test_a_grown_game_cell_keeps_the_engine_its_rows_ran_on(tmp_path):
+    """``engine=auto`` runs a game with a model compiled at any size, but a cell grown under
+    it keeps the engine its stored rows of a request ran on (as a random tree's cell does):
+    its timings never mix two engines.  Here rows on the Python engine, then the cell grown
+    with ``auto``: every row on the Python engine."""
+    import pandas as pd
+
+    from starbench.experiment.runner import run_cell
+    from starbench.experiment.settings import AlgorithmSpec, RunSettings
+    from starbench.games.spec import GameSpec
+
+    def cell(trees: int, engine: str) -> RunSettings:
+        tree = GameSpec(game="pig(winscore=10)", depth=2)
+        algorithms = (AlgorithmSpec("star1"), AlgorithmSpec("expectimax"))
+        return RunSettings(tree=tree, algorithms=algorithms, trees=trees, engine=engine,
+                           progress=False)  # fmt: skip
+
+    said: list[str] = []
+    run_cell(cell(2, "python"), tmp_path / "c", out=lambda _: None, warn=said.append)
+    run_cell(cell(3, "auto"), tmp_path / "c", out=lambda _: None, warn=said.append)
+    table = pd.read_parquet(tmp_path / "c" / "table.parquet")
+    assert len(table) == 6 and set(table["engine"]) == {"python"}, table[["algorithm", "engine"]]
+    run_cell(cell(2, "auto"), tmp_path / "d", out=lambda _: None, warn=said.append)
+    assert set(pd.read_parquet(tmp_path / "d" / "table.parquet")["engine"]) == {"compiled"}
+
+
 @pytest.mark.parametrize("budget", [None, 3000])
 def test_iterative_deepening_over_a_model_gives_the_python_engine_s_rows(tmp_path, budget):
     """A deepening game cell (``tree.iterative``) on the compiled engine: one kernel table kept

@@ -114,7 +114,9 @@ def choose(
             )
         return _REQUESTED_COMPILED
     if why is None and isinstance(tree, game_types()):
-        return _GAME_AUTO  # a game's model: at any size (its kernel is cached)
+        # a game's model: at any size (its kernel is cached), but a grown cell keeps the
+        # engine its rows ran on, as a random tree's does
+        return _KEPT.get(kept or "", _GAME_AUTO)
     size = getattr(tree, "size", None)
     if size is None and tree is not None and hasattr(tree, "spec"):
         size = tree.spec.size  # a generated tree: its spec knows the size
@@ -122,8 +124,8 @@ def choose(
         return Choice("python", f"a tree of at most {min_nodes} nodes")
     if why is not None:
         return Choice("python", f"the compiled engine does not serve {why}")
-    if kept in ("compiled", "python"):
-        return Choice(kept, "kept: the cell's earlier rows of it ran there")
+    if kept in _KEPT:
+        return _KEPT[kept]
     if cell_nodes is not None and cell_nodes <= AUTO_RUN_NODES:
         return Choice("python", f"a cell of at most {AUTO_RUN_NODES} nodes")
     return Choice("compiled", "auto")
@@ -134,6 +136,7 @@ def choose(
 _REQUESTED_PYTHON = Choice("python", "requested")
 _REQUESTED_COMPILED = Choice("compiled", "requested")
 _GAME_AUTO = Choice("compiled", "auto: a game with a model")
+_KEPT = {e: Choice(e, "kept: the cell's earlier rows of it ran there") for e in ENGINES[1:]}
 
 
 def game_model(spec: Any) -> Any:
