@@ -259,6 +259,19 @@ def test_the_engines_serve_a_game_over_its_model_and_stop_at_a_budget_alike():
         assert choose("auto", name, tree=src.tree, auto=Auto(min_nodes=10**9)).engine == "compiled"
     with pytest.raises(InputError, match="engine: compiled cannot serve games without a model"):
         choose("compiled", "expectimax", tree=game_source("tic_tac_toe", 2).tree)
+    # a game that has a model, refused for what the tree asks: the reason named, not "no model"
+    exact = game_source("pig(winscore=10)", 2, exact=True).tree
+    with pytest.raises(InputError, match=r"compiled cannot serve exact mode \(a game tree made"):
+        choose("compiled", "star2", tree=exact)
+    assert "exact mode" in choose("auto", "star2", tree=exact).reason
+    from starbench.games.adapter import GameTree
+
+    made = game_source("pig(winscore=10)", 2).tree  # a tree a user makes, their own heuristic
+    unnamed = GameTree(made.root[0], (-1, 1), 2, heuristic=made.heuristic, exact=False)
+    assert choose("auto", "star2", tree=unnamed).reason == (
+        "the compiled engine does not serve a heuristic with no name on pig(winscore=10)'s "
+        "model (it computes zero, score_difference, score_share)"
+    )
     assert choose("auto", "star2", tree=src.tree, time_budget=1.0).engine == "python"
     for name in ("expectimax", "star2"):
         spec = resolve(name)

@@ -71,11 +71,17 @@ def _game_unsupported(tree: Any, game_tree: type) -> str | None:
     table, to a fixed depth or by iterative deepening, with a heuristic the model computes
     (``compiled.models``)."""
     if isinstance(tree, game_tree):
-        ok = tree.native_model() is not None
-    else:  # a GameSpec: its game's model, and the heuristic the model computes
-        model = spec_model(tree)
-        ok = model is not None and tree.heuristic_name() in model.heuristics
-    return None if ok else NO_MODEL
+        return tree.model_refusal()
+    from starbench.games.adapter import NO_MODEL
+
+    model = spec_model(tree)  # a GameSpec: its game's model, and the heuristic it computes
+    if model is None:
+        return NO_MODEL
+    name = tree.heuristic_name()
+    if name not in model.heuristics:
+        computes = ", ".join(model.heuristics)
+        return f"the heuristic {name!r} on {model.game}'s model (it computes {computes})"
+    return None
 
 
 def spec_model(spec: Any) -> Any:
@@ -92,10 +98,6 @@ def compiling_line(seconds: float) -> str:
     """The one line said when a search's kernel is compiled, the first time on a machine
     (``run``, ``solve``, and any first search, ``starbench.search`` included)."""
     return f"starbench: compiling the search kernel (once per machine, about {seconds:.0f} s)"
-
-
-#: What the compiled engine says of a game it has no model of.
-NO_MODEL = "games without a model (games.models: pig, Einstein würfelt nicht)"
 
 
 def _compiled(tree: Any) -> bool:

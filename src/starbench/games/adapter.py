@@ -30,6 +30,9 @@ from starbench.errors import EvaluationError, InputError
 from starbench.search.transposition import text_key
 from starbench.trees.protocol import Kind, Number
 
+#: What the compiled engine says of a game it has no native model of (``GameTree.model_refusal``).
+NO_MODEL = "games without a model (games.models: pig, Einstein würfelt nicht)"
+
 # module constants: looking up an Enum member costs ~150 ns, comparing ~30
 MAX, MIN, CHANCE, LEAF = Kind.MAX, Kind.MIN, Kind.CHANCE, Kind.LEAF
 
@@ -108,21 +111,41 @@ class GameTree:
 
     def native_model(self) -> Any:
         """The game's native model (``games.models``) where the compiled engine can search this
-        tree with it, else None: no model of its game, a heuristic the model does not compute,
-        no horizon, or exact mode.  Asks nothing compiled (choosing an engine calls it)."""
+        tree with it, else None (``model_refusal`` says why).  Asks nothing compiled (choosing
+        an engine calls it)."""
+        return self._native()[0]
+
+    def model_refusal(self) -> str | None:
+        """Why the compiled engine cannot search this tree over a native model, as the end of
+        "the compiled engine does not serve ..." (None: it can): exact mode, no horizon, no
+        model of the game, or a heuristic its model does not compute."""
+        return self._native()[1]
+
+    def _native(self) -> tuple[Any, str | None]:
+        """(the native model or None, why not), made once per root (a shallow view has its
+        own)."""
         made = self.__dict__.get("_native_model")
         if made is not None and made[0] is self.root:
             return made[1]
         state, depth = self.root
-        model = None
-        if depth is not None and not self.exact and hasattr(state, "get_game"):
+        model, why = None, None
+        if self.exact:
+            why = "exact mode (a game tree made with exact=True)"
+        elif depth is None:
+            why = "game trees without a horizon"
+        else:
             from starbench.games.models import model_of
 
-            model = model_of(state.get_game())
-            if model is not None and self.heuristic_name not in model.heuristics:
+            model = model_of(state.get_game()) if hasattr(state, "get_game") else None
+            if model is None:
+                why = NO_MODEL
+            elif self.heuristic_name not in model.heuristics:
+                name = self.heuristic_name
+                what = "a heuristic with no name" if name is None else f"the heuristic {name!r}"
+                why = f"{what} on {model.game}'s model (it computes {', '.join(model.heuristics)})"
                 model = None
-        self._native_model = (self.root, model)
-        return model
+        self._native_model = (self.root, (model, why))
+        return model, why
 
     def model_root(self) -> tuple[Any, Any] | None:
         """(``native_model()``, the root as the model's state), or None where there is no
