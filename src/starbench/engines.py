@@ -183,15 +183,15 @@ def compiled_tree(tree: Any) -> Any:
         return CompiledTree.from_regular(
             tree.spec, tree.seed, tree.instance, tree.tree_seed, rid=tree.root[1]
         )
+    if isinstance(tree, CompiledTree):
+        return tree
+    if isinstance(tree, ExplicitTree):
+        return CompiledTree.from_explicit(tree)
     if isinstance(tree, game_types()[0]):  # a game with a model: the search over its model
         form = _kernel().ModelTree.of(tree)
         if form is not None:
             return form
         raise InputError("the compiled engine searches games with a model only (pig, Einstein)")
-    if isinstance(tree, CompiledTree):
-        return tree
-    if isinstance(tree, ExplicitTree):
-        return CompiledTree.from_explicit(tree)
     raise InputError(f"the compiled engine cannot search trees of type {type(tree).__name__}")
 
 
