@@ -398,8 +398,8 @@ def cached_on_disk(family: str | None = None, table: bool | None = None) -> bool
     model ``family`` (None: a tree's), with a table or without one (None: either)."""
     from starbench.compiled.kernel import ENTRIES
 
-    if family is not None:  # a game family's one entry, its model the 8th argument
-        return f"GameModel({family})" in {k[0][7] for k in _index(ENTRIES[(True, True)])}
+    if family is not None:  # a game family's one entry, its model the last argument
+        return f"GameModel({family})" in {k[0][-1] for k in _index(ENTRIES[(True, True)])}
     return any(_index(ENTRIES[(t, False)]) for t in ((False, True) if table is None else (table,)))
 
 

@@ -1399,13 +1399,14 @@ def entry_table(opts, tree, arrays, probe, table, out):
 
 
 @njit(cache=True)
-def entry_game(opts, tree, arrays, probe, table, out, game, model):
+def entry_game(opts, probe, table, out, game, model):
     """``entry_tree`` over a game's model: with a table always (maybe a placeholder:
     ``Options``), the game's bundle, and the model apart from the game's tuple, whose arrays
     numba then types in C (a tuple holding the model was typed in Python: about 90 us a
-    call)."""
-    o, t, a, p, u = Options(*opts), LazyTree(*tree), ArrayTree(*arrays), Probe(*probe), Out(*out)
-    return search_kernel(o, t, a, p, Table(*table), u, Game(*game), model)
+    call).  The tree bundles are the placeholders, constants here (``NO_LAZY``,
+    ``NO_ARRAYS``): not typed per call."""
+    o, p, u = Options(*opts), Probe(*probe), Out(*out)
+    return search_kernel(o, NO_LAZY, NO_ARRAYS, p, Table(*table), u, Game(*game), model)
 
 
 #: The kernel's entries, by (with a table, over a game): one compiled function each, so that a
@@ -1418,8 +1419,8 @@ ENTRIES = {(False, False): entry_tree, (True, False): entry_table, (True, True):
 def enter(opts, tree, arrays, probe, table, out, game, model):  # noqa: ANN001, ANN201
     """Search with the entry the arguments call for (``table``, ``game`` and ``model`` None
     where absent; a game comes with a table): (status, value, best move or -1, bad node)."""
-    if game is not None:
-        return entry_game(opts, tree, arrays, probe, table, out, game, model)
+    if game is not None:  # its tree bundles are the placeholders (``entry_game``)
+        return entry_game(opts, probe, table, out, game, model)
     if table is not None:
         return entry_table(opts, tree, arrays, probe, table, out)
     return entry_tree(opts, tree, arrays, probe, out)

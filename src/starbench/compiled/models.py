@@ -24,7 +24,8 @@ import numpy as np
 from starbench.compiled.kernel import NO_ARRAYS, NO_LAZY
 from starbench.games.models import GameModel
 
-#: The tree bundles a game's search passes the kernel (``kernel.entry_game``): placeholders.
+#: A game's tree bundles, read as any tree's (``compiled.engine.execute``): the placeholders,
+#: which ``kernel.enter`` does not pass on (``entry_game`` holds them as constants).
 _BUNDLES = (tuple(NO_LAZY), tuple(NO_ARRAYS))
 
 
