@@ -241,7 +241,7 @@ def execute(
     arity, depth, L, U = ct.max_arity, ct.max_depth, ct.L, ct.U  # noqa: N806 - the kernel's
     # the root moves' values: a prefix of this row, filled by the exhaustive algorithms (the
     # values are never NaN, a bad evaluation stops the search), so its length is the root's
-    # arity without asking the tree (for a game, a compiled call)
+    # arity without asking the tree
     stats, root_vals = np.zeros(N_STATS, np.int64), np.empty(arity or 1)
     root_vals.fill(np.nan)
     by_level = np.zeros((4, depth + 2), np.int64)  # levels 0 .. max_depth + 1
@@ -250,13 +250,14 @@ def execute(
     opts = (algo, L, U, budget, ct.lazy, ct.levels, arity, depth, *tt_flags,
             per_level, keep_table, bool(bits))  # fmt: skip
     if game is None:
-        model, form = None, (table is not None, None)
-    else:  # the model apart from the game's tuple (kernel.entry_game), its family's typed value
-        family = ct.model.family
-        model, form = family_value(family), (True, family)
+        model, form, game_model = None, (table is not None, None), None
+        tree, arrays = ct.bundles if table is None else ct.table_bundles
+    else:  # the model apart from the game's tuple, its family's typed value; the tree bundles
+        game_model = ct.model  # are the placeholders ``kernel.entry_game`` holds itself
+        model, form = family_value(game_model.family), (True, game_model.family)
+        tree = arrays = None
     if form not in _WARMED:  # its first use here: compiled outside the timing, and said
-        _first_use(form, ct.model if game is not None else None)
-    tree, arrays = ct.bundles if table is None else ct.table_bundles
+        _first_use(form, game_model)
     out = (stats, root_vals, by_level)
     t0, c0 = time.perf_counter(), time.process_time()
     status, value, best, bad = enter(opts, tree, arrays, probing, table, out, game, model)
@@ -462,7 +463,7 @@ def _one_search(ct: Any, opts: Options, table: bool) -> None:
     model = getattr(ct, "model", None)  # a game's (compiled.models.ModelTree), else None
     enter(
         tuple(opts),
-        *ct.bundles,
+        *(ct.bundles if model is None else (None, None)),  # a game's: ``kernel.entry_game``'s
         tuple(Probe(1, False, False, False)),
         tuple(_table(1)) if table else None,
         tuple(

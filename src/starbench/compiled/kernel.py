@@ -1418,8 +1418,9 @@ ENTRIES = {(False, False): entry_tree, (True, False): entry_table, (True, True):
 
 def enter(opts, tree, arrays, probe, table, out, game, model):  # noqa: ANN001, ANN201
     """Search with the entry the arguments call for (``table``, ``game`` and ``model`` None
-    where absent; a game comes with a table): (status, value, best move or -1, bad node)."""
-    if game is not None:  # its tree bundles are the placeholders (``entry_game``)
+    where absent; a game comes with a table, and its ``tree`` and ``arrays`` are not passed on:
+    ``entry_game`` holds the placeholders): (status, value, best move or -1, bad node)."""
+    if game is not None:
         return entry_game(opts, probe, table, out, game, model)
     if table is not None:
         return entry_table(opts, tree, arrays, probe, table, out)

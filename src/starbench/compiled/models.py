@@ -21,12 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from starbench.compiled.kernel import NO_ARRAYS, NO_LAZY
 from starbench.games.models import GameModel
-
-#: A game's tree bundles, read as any tree's (``compiled.engine.execute``): the placeholders,
-#: which ``kernel.enter`` does not pass on (``entry_game`` holds them as constants).
-_BUNDLES = (tuple(NO_LAZY), tuple(NO_ARRAYS))
 
 
 class ModelTree(NamedTuple):
@@ -51,8 +46,6 @@ class ModelTree(NamedTuple):
     max_depth: int
     root_player: int
     tree: Any
-    #: the kernel's tree bundles: placeholders (``kernel.NO_LAZY``, ``NO_ARRAYS``)
-    bundles: tuple[tuple[Any, ...], tuple[Any, ...]] = _BUNDLES
 
     @classmethod
     def make(
@@ -100,10 +93,6 @@ class ModelTree(NamedTuple):
     lazy = False
     levels = 0
     has_chance = True
-
-    @property
-    def table_bundles(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-        return self.bundles
 
     def game_bundle(self) -> tuple[Any, ...]:
         """The kernel's ``Game`` bundle, as the plain tuple ``kernel.entry_game`` takes (a fresh
